@@ -1,0 +1,1 @@
+//! quarry-syntax: source files, parsing, positions, tokens and code blocks.
