@@ -1,1 +1,26 @@
-//! quarry-syntax: source files, parsing, positions, tokens and code blocks.
+//! quarry-syntax: source files, tree-sitter parsing (Python and Java),
+//! positions and spans, lexical tokens and CodeQueries code blocks.
+//!
+//! It knows nothing of queries or models. Every walk over a syntax tree is
+//! iterative, so deeply nested code cannot overflow the stack.
+
+pub mod blocks;
+pub mod corpus;
+pub mod error;
+pub mod java_lexer;
+pub mod language;
+pub mod parse;
+pub mod position;
+pub mod python_lexer;
+pub mod source;
+pub mod token;
+pub mod tree_dump;
+pub mod walk;
+
+pub use blocks::{code_blocks, BlockKind, Blocks, CodeBlock, LineRun};
+pub use error::SyntaxError;
+pub use language::Language;
+pub use parse::{ErrorKind, ErrorRegion, ParsedFile};
+pub use position::{LineIndex, Position, Span, SpanRecord};
+pub use source::{LoadOptions, SourceFile, DEFAULT_MAX_FILE_BYTES};
+pub use token::{tokenize, Token, TokenKind, TokenRecord};

@@ -2,11 +2,28 @@
 
 use clap::Subcommand;
 
+pub mod blocks;
+pub mod input;
+pub mod output;
+pub mod parse;
+pub mod tokens;
+
 /// Every subcommand of `quarry`.
 #[derive(Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Print the CodeQueries code blocks of a Python file.
+    Blocks(blocks::BlocksArgs),
+    /// Print the lexical tokens of a Python or Java file.
+    Tokens(tokens::TokensArgs),
+    /// Print the syntax tree of a file and its error regions.
+    Parse(parse::ParseArgs),
+}
 
 /// Runs one subcommand and returns the process exit code.
 pub fn run(command: Command) -> i32 {
-    match command {}
+    match command {
+        Command::Blocks(args) => blocks::run(args),
+        Command::Tokens(args) => tokens::run(args),
+        Command::Parse(args) => parse::run(args),
+    }
 }

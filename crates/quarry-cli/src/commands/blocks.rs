@@ -1,0 +1,85 @@
+//! `quarry blocks`: the CodeQueries code blocks of a Python file.
+
+use clap::Args;
+use quarry_syntax::{code_blocks, BlockKind, Language, LineRun};
+use serde::Serialize;
+
+use super::input::{FileArgs, Format};
+use super::output::{report_error, with_stdout, write_json};
+
+/// Arguments of `quarry blocks`.
+#[derive(Args)]
+pub struct BlocksArgs {
+    #[command(flatten)]
+    input: FileArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct BlockRecord<'a> {
+    index: usize,
+    kind: BlockKind,
+    name: &'a str,
+    metadata: String,
+    header: &'a str,
+    lines: &'a [LineRun],
+    content: String,
+}
+
+#[derive(Serialize)]
+struct BlocksDocument<'a> {
+    file: String,
+    language: Language,
+    blocks: Vec<BlockRecord<'a>>,
+}
+
+/// Prints the blocks of one file.
+pub fn run(args: BlocksArgs) -> i32 {
+    let file = match args.input.parse() {
+        Ok(file) => file,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    if file.language() != Language::Python {
+        return report_error(&format!("{}: code blocks are defined for Python files only", args.input.file.display()));
+    }
+    let blocks = code_blocks(&file);
+    let records: Vec<BlockRecord<'_>> = blocks
+        .all()
+        .iter()
+        .map(|b| BlockRecord {
+            index: b.index,
+            kind: b.kind,
+            name: &b.name,
+            metadata: b.metadata(),
+            header: b.header(),
+            lines: &b.lines,
+            content: b.content(&file),
+        })
+        .collect();
+    with_stdout(|out| match args.format {
+        Format::Json => write_json(
+            out,
+            &BlocksDocument { file: args.input.file.display().to_string(), language: file.language(), blocks: records },
+        ),
+        Format::Pretty => {
+            for record in &records {
+                let runs: Vec<String> = record.lines.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
+                writeln!(
+                    out,
+                    "── block {} · {} · {} · lines {}",
+                    record.index,
+                    record.kind.codequeries_name(),
+                    record.metadata,
+                    runs.join(",")
+                )?;
+                write!(out, "{}", record.content)?;
+                if !record.content.ends_with('\n') {
+                    writeln!(out)?;
+                }
+            }
+            Ok(())
+        }
+    })
+}

@@ -1,0 +1,60 @@
+//! `quarry tokens`: the lexical tokens of a Python or Java file.
+
+use clap::Args;
+use quarry_syntax::{tokenize, Language, SourceFile, TokenRecord};
+use serde::Serialize;
+
+use super::input::{FileArgs, Format};
+use super::output::{report_error, with_stdout, write_json};
+
+/// Arguments of `quarry tokens`.
+#[derive(Args)]
+pub struct TokensArgs {
+    #[command(flatten)]
+    input: FileArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct TokensDocument {
+    file: String,
+    language: Language,
+    tokens: Vec<TokenRecord>,
+}
+
+/// Prints the tokens of one file.
+pub fn run(args: TokensArgs) -> i32 {
+    let path = &args.input.file;
+    let Some(language) = args.input.lang.or_else(|| Language::from_path(path)) else {
+        return report_error(&format!("{}: unknown language (use --lang python|java)", path.display()));
+    };
+    let options = quarry_syntax::LoadOptions { max_file_bytes: args.input.max_file_bytes };
+    let source = match SourceFile::load(path, &options) {
+        Ok(source) => source,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    let text = source.text();
+    let records: Vec<TokenRecord> = tokenize(text, language)
+        .iter()
+        .map(|t| TokenRecord { kind: t.kind, span: t.span(text, source.lines()).to_record(text) })
+        .collect();
+    with_stdout(|out| match args.format {
+        Format::Json => {
+            write_json(out, &TokensDocument { file: path.display().to_string(), language, tokens: records })
+        }
+        Format::Pretty => {
+            for t in &records {
+                let kind =
+                    serde_json::to_value(t.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                writeln!(
+                    out,
+                    "{}:{}-{}:{}\t{kind}\t{:?}",
+                    t.span.start_line, t.span.start_column, t.span.end_line, t.span.end_column, t.span.span
+                )?;
+            }
+            Ok(())
+        }
+    })
+}

@@ -1,0 +1,159 @@
+//! Parsing with tree-sitter. Syntax errors never abort: the tree is kept and
+//! its error regions are reported.
+
+use serde::Serialize;
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::error::SyntaxError;
+use crate::language::Language;
+use crate::position::{Span, SpanRecord};
+use crate::source::SourceFile;
+use crate::walk::Preorder;
+
+/// A source file together with its syntax tree.
+pub struct ParsedFile {
+    source: SourceFile,
+    language: Language,
+    tree: Tree,
+}
+
+/// What kind of syntax problem an error region is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorKind {
+    /// Text the grammar could not place (a tree-sitter `ERROR` node).
+    Unexpected,
+    /// A token the parser had to assume (a tree-sitter `MISSING` node).
+    Missing,
+}
+
+/// One region of a file that does not parse cleanly.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorRegion {
+    /// Unexpected text or a missing token.
+    pub kind: ErrorKind,
+    /// For a missing token, what was expected (e.g. `:` or `identifier`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// Where, in the CodeQueries span schema.
+    #[serde(flatten)]
+    pub span: SpanRecord,
+}
+
+impl ParsedFile {
+    /// Parses a loaded source file as `language`.
+    pub fn parse(source: SourceFile, language: Language) -> Result<ParsedFile, SyntaxError> {
+        let mut parser = Parser::new();
+        parser.set_language(&language.grammar()).expect("bundled grammars match the tree-sitter ABI");
+        let tree = parse_text(&mut parser, source.text())
+            .ok_or_else(|| SyntaxError::ParseFailed { path: source.path().to_path_buf() })?;
+        Ok(ParsedFile { source, language, tree })
+    }
+
+    /// Loads and parses a file, choosing the language from its extension
+    /// unless `language` is given.
+    pub fn load(
+        path: &std::path::Path,
+        language: Option<Language>,
+        options: &crate::source::LoadOptions,
+    ) -> Result<ParsedFile, SyntaxError> {
+        let language = match language.or_else(|| Language::from_path(path)) {
+            Some(language) => language,
+            None => return Err(SyntaxError::UnknownLanguage { path: path.to_path_buf() }),
+        };
+        ParsedFile::parse(SourceFile::load(path, options)?, language)
+    }
+
+    /// The source file.
+    pub fn source(&self) -> &SourceFile {
+        &self.source
+    }
+
+    /// The source text.
+    pub fn text(&self) -> &str {
+        self.source.text()
+    }
+
+    /// The language it was parsed as.
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
+    /// The tree-sitter tree.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// The root node of the tree.
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root_node()
+    }
+
+    /// The span of a node, in this file's coordinates.
+    pub fn span_of(&self, node: Node<'_>) -> Span {
+        self.span(node.start_byte(), node.end_byte())
+    }
+
+    /// The span of bytes `start..end`.
+    pub fn span(&self, start: usize, end: usize) -> Span {
+        Span::from_bytes(self.source.text(), self.source.lines(), start, end)
+    }
+
+    /// The source text of a node.
+    pub fn node_text(&self, node: Node<'_>) -> &str {
+        &self.source.text()[node.start_byte()..node.end_byte()]
+    }
+
+    /// Whether the file parsed without any error or missing node.
+    pub fn has_errors(&self) -> bool {
+        self.root().has_error()
+    }
+
+    /// Every error and missing-token region, outermost first, in source order.
+    /// The children of an error region are not reported separately.
+    pub fn error_regions(&self) -> Vec<ErrorRegion> {
+        let mut regions = Vec::new();
+        if !self.has_errors() {
+            return regions;
+        }
+        let mut walk = Preorder::new(self.root());
+        while let Some(node) = walk.next() {
+            if !node.has_error() {
+                walk.skip_children();
+                continue;
+            }
+            let kind = if node.is_missing() {
+                ErrorKind::Missing
+            } else if node.is_error() {
+                ErrorKind::Unexpected
+            } else {
+                continue;
+            };
+            regions.push(ErrorRegion {
+                kind,
+                expected: node.is_missing().then(|| node.kind().to_string()),
+                span: self.span_of(node).to_record(self.text()),
+            });
+            walk.skip_children();
+        }
+        regions
+    }
+}
+
+/// Parses `text`. A lone `\r` ends a line for quarry but not for tree-sitter's
+/// grammars, so such files are parsed from a copy in which each lone `\r` is a
+/// `\n`: the same length, so every byte offset stays valid for the original.
+fn parse_text(parser: &mut Parser, text: &str) -> Option<Tree> {
+    let bytes = text.as_bytes();
+    let has_lone_cr = bytes.iter().enumerate().any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+    if !has_lone_cr {
+        return parser.parse(text, None);
+    }
+    let mut copy = bytes.to_vec();
+    for i in 0..copy.len() {
+        if copy[i] == b'\r' && copy.get(i + 1) != Some(&b'\n') {
+            copy[i] = b'\n';
+        }
+    }
+    parser.parse(&copy, None)
+}
