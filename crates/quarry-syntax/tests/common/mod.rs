@@ -44,13 +44,7 @@ pub fn check_file(file: &ParsedFile) -> Vec<String> {
         let span = token.span(text, lines);
         check_round_trip(text, lines, span, &name, &mut problems);
     }
-    let mut walk = quarry_syntax::walk::Preorder::new(file.root());
-    let mut checked = 0;
-    while let Some(node) = walk.next() {
-        if checked > 2000 {
-            break;
-        }
-        checked += 1;
+    for node in quarry_syntax::walk::Preorder::new(file.root()).take(2000) {
         check_round_trip(text, lines, file.span_of(node), &name, &mut problems);
     }
     problems
