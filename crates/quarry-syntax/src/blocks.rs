@@ -265,7 +265,10 @@ fn assign_lines(file: &ParsedFile, mut definitions: Vec<Definition>) -> Blocks {
     let mut owner: Vec<usize> = vec![0; line_count];
     definitions.sort_by_key(|d| (d.kind != BlockKind::ClassLevel, d.span.start_byte));
     for (i, def) in definitions.iter().enumerate() {
-        for (line, slot) in owner.iter_mut().enumerate().take(def.span.end.line + 1).skip(def.span.start.line) {
+        // The last line holding a byte of the definition: a node that ends at
+        // the start of a line (after its final newline) does not own that line.
+        let last_line = lines.line_of(def.span.end_byte.saturating_sub(1).max(def.span.start_byte));
+        for (line, slot) in owner.iter_mut().enumerate().take(last_line + 1).skip(def.span.start.line) {
             let range = lines.line_range(line).unwrap_or(0..0);
             let first_code = text[range.clone()].find(|c: char| !c.is_whitespace()).map(|offset| range.start + offset);
             if first_code.is_none_or(|offset| offset >= def.span.start_byte) {
