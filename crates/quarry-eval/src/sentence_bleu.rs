@@ -1,0 +1,298 @@
+//! BLEU as nltk's `nltk.translate.bleu_score` computes it: `sentence_bleu`
+//! and `corpus_bleu` over pre-tokenized text, with configurable weights,
+//! `auto_reweigh`, and the Chen & Cherry (2014) smoothing functions
+//! `method0`–`method7` with nltk's defaults (epsilon 0.1, alpha 5, k 5).
+//!
+//! Scores are on nltk's 0–1 scale. Fractions are kept exact where nltk keeps
+//! `Fraction`s and rounded where nltk switches to floats, so results are
+//! bit-identical.
+
+use std::collections::HashMap;
+
+use crate::pynum::{fsum, ratio_to_f64, PyNum};
+use crate::EvalError;
+
+/// nltk's `SmoothingFunction` methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Smoothing {
+    /// No smoothing (nltk's default).
+    #[default]
+    Method0,
+    /// Add epsilon (0.1) to zero match counts.
+    Method1,
+    /// Add one to numerator and denominator from bigrams on (Lin & Och 2004).
+    Method2,
+    /// NIST geometric sequence smoothing.
+    Method3,
+    /// Length-scaled geometric smoothing (k = 5).
+    Method4,
+    /// Average of neighbouring orders.
+    Method5,
+    /// Interpolation with a prior (alpha = 5); needs three or more orders.
+    Method6,
+    /// Methods 4 then 5.
+    Method7,
+}
+
+impl Smoothing {
+    /// Parses `method0` … `method7` (or `0` … `7`).
+    pub fn parse(name: &str) -> Result<Self, EvalError> {
+        let digit = name.strip_prefix("method").unwrap_or(name);
+        Ok(match digit {
+            "0" => Smoothing::Method0,
+            "1" => Smoothing::Method1,
+            "2" => Smoothing::Method2,
+            "3" => Smoothing::Method3,
+            "4" => Smoothing::Method4,
+            "5" => Smoothing::Method5,
+            "6" => Smoothing::Method6,
+            "7" => Smoothing::Method7,
+            _ => {
+                return Err(EvalError::InvalidParameter(format!(
+                    "unknown smoothing function {name:?} (expected method0..method7)"
+                )))
+            }
+        })
+    }
+}
+
+/// Options of nltk's `sentence_bleu` / `corpus_bleu`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NltkBleuOptions {
+    /// Weights per n-gram order; their count sets the maximum order.
+    pub weights: Vec<f64>,
+    /// The smoothing function.
+    pub smoothing: Smoothing,
+    /// nltk's `auto_reweigh`.
+    pub auto_reweigh: bool,
+}
+
+impl Default for NltkBleuOptions {
+    fn default() -> Self {
+        NltkBleuOptions { weights: vec![0.25; 4], smoothing: Smoothing::Method0, auto_reweigh: false }
+    }
+}
+
+/// nltk's `modified_precision` as an unreduced fraction (numerator, denominator).
+fn modified_precision(refs: &[&[&str]], hyp: &[&str], n: usize) -> (i128, i128) {
+    let mut counts: HashMap<&[&str], i128> = HashMap::new();
+    if hyp.len() >= n {
+        for g in hyp.windows(n) {
+            *counts.entry(g).or_insert(0) += 1;
+        }
+    }
+    let mut max_counts: HashMap<&[&str], i128> = HashMap::new();
+    for r in refs {
+        let mut rc: HashMap<&[&str], i128> = HashMap::new();
+        if r.len() >= n {
+            for g in r.windows(n) {
+                if counts.contains_key(g) {
+                    *rc.entry(g).or_insert(0) += 1;
+                }
+            }
+        }
+        for g in counts.keys() {
+            let m = max_counts.entry(g).or_insert(0);
+            *m = (*m).max(rc.get(g).copied().unwrap_or(0));
+        }
+    }
+    let numerator: i128 = counts.iter().map(|(g, c)| (*c).min(max_counts[g])).sum();
+    let denominator = counts.values().sum::<i128>().max(1);
+    (numerator, denominator)
+}
+
+/// nltk's `closest_ref_length`: closest, ties to the shorter.
+fn closest_ref_length(refs: &[&[&str]], hyp_len: usize) -> usize {
+    refs.iter()
+        .map(|r| r.len())
+        .min_by_key(|&l| (l.abs_diff(hyp_len), l))
+        .unwrap_or(0)
+}
+
+/// nltk's `brevity_penalty`.
+fn brevity_penalty(closest_ref_len: usize, hyp_len: usize) -> f64 {
+    if hyp_len > closest_ref_len {
+        1.0
+    } else if hyp_len == 0 {
+        0.0
+    } else {
+        (1.0 - closest_ref_len as f64 / hyp_len as f64).exp()
+    }
+}
+
+/// nltk's `sentence_bleu(references, hypothesis, weights, smoothing, auto_reweigh)`.
+pub fn sentence_bleu(refs: &[&[&str]], hyp: &[&str], opts: &NltkBleuOptions) -> Result<f64, EvalError> {
+    corpus_bleu(&[refs.to_vec()], &[hyp], opts)
+}
+
+/// nltk's `corpus_bleu(list_of_references, hypotheses, ...)`.
+pub fn corpus_bleu(list_of_refs: &[Vec<&[&str]>], hyps: &[&[&str]], opts: &NltkBleuOptions) -> Result<f64, EvalError> {
+    if list_of_refs.len() != hyps.len() {
+        return Err(EvalError::LengthMismatch { hyps: hyps.len(), refs: list_of_refs.len(), stream: 0 });
+    }
+    if hyps.is_empty() {
+        return Err(EvalError::EmptyInput);
+    }
+    if opts.weights.is_empty() {
+        return Err(EvalError::InvalidParameter("weights must not be empty".into()));
+    }
+    let max_n = opts.weights.len();
+    if opts.smoothing == Smoothing::Method6 && max_n < 3 {
+        return Err(EvalError::InvalidParameter("smoothing method6 needs at least three weights".into()));
+    }
+    let mut numerators = vec![0i128; max_n];
+    let mut denominators = vec![0i128; max_n];
+    let (mut hyp_lengths, mut ref_lengths) = (0usize, 0usize);
+    for (refs, hyp) in list_of_refs.iter().zip(hyps) {
+        if refs.is_empty() {
+            return Err(EvalError::NoReferences);
+        }
+        for n in 1..=max_n {
+            let (num, den) = modified_precision(refs, hyp, n);
+            numerators[n - 1] += num;
+            denominators[n - 1] += den;
+        }
+        hyp_lengths += hyp.len();
+        ref_lengths += closest_ref_length(refs, hyp.len());
+    }
+    let bp = brevity_penalty(ref_lengths, hyp_lengths);
+    if numerators[0] == 0 {
+        return Ok(0.0);
+    }
+    let p_n: Vec<PyNum> = (0..max_n).map(|i| PyNum::Frac(numerators[i], denominators[i])).collect();
+    // nltk passes the last segment to smoothing functions that need one.
+    let last_refs = &list_of_refs[list_of_refs.len() - 1];
+    let last_hyp = hyps[hyps.len() - 1];
+    let p_n = smooth(opts.smoothing, p_n, last_refs, last_hyp, hyp_lengths)?;
+
+    let mut weights = opts.weights.clone();
+    if opts.auto_reweigh && hyp_lengths < 4 && weights == [0.25; 4] {
+        weights = vec![1.0 / hyp_lengths as f64; hyp_lengths];
+    }
+    let terms = weights
+        .iter()
+        .zip(&p_n)
+        .filter(|(_, p)| p.is_positive())
+        .map(|(w, p)| w * p.to_f64().ln());
+    Ok(bp * fsum(terms).exp())
+}
+
+fn smooth(method: Smoothing, mut p_n: Vec<PyNum>, refs: &[&[&str]], hyp: &[&str], hyp_len: usize) -> Result<Vec<PyNum>, EvalError> {
+    const EPSILON: f64 = 0.1;
+    const ALPHA: i128 = 5;
+    const K: i128 = 5;
+    let den = |p: PyNum| match p {
+        PyNum::Frac(_, d) => d,
+        PyNum::Float(_) => 1,
+    };
+    match method {
+        Smoothing::Method0 => Ok(p_n
+            .into_iter()
+            .map(|p| if p.numerator() != 0 { p } else { PyNum::Float(f64::MIN_POSITIVE) })
+            .collect()),
+        Smoothing::Method1 => Ok(p_n
+            .into_iter()
+            .map(|p| {
+                if p.numerator() == 0 {
+                    PyNum::Float((p.numerator() as f64 + EPSILON) / den(p) as f64)
+                } else {
+                    p
+                }
+            })
+            .collect()),
+        Smoothing::Method2 => Ok(p_n
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| if i != 0 { PyNum::Frac(p.numerator() + 1, den(p) + 1) } else { p })
+            .collect()),
+        Smoothing::Method3 => {
+            let mut incvnt = 1u32;
+            for p in p_n.iter_mut() {
+                if p.numerator() == 0 {
+                    let d = (1u128 << incvnt) * den(*p) as u128;
+                    *p = PyNum::Float(ratio_to_f64(1, d));
+                    incvnt += 1;
+                }
+            }
+            Ok(p_n)
+        }
+        Smoothing::Method4 => {
+            let mut incvnt = 1u32;
+            for p in p_n.iter_mut() {
+                if p.numerator() == 0 && hyp_len > 1 {
+                    let scaled = ((1i128 << incvnt) * K) as f64 / (hyp_len as f64).ln();
+                    let numerator = 1.0 / scaled;
+                    *p = PyNum::Float(numerator / den(*p) as f64);
+                    incvnt += 1;
+                }
+            }
+            Ok(p_n)
+        }
+        Smoothing::Method5 => {
+            let (n5, d5) = modified_precision(refs, hyp, 5);
+            let mut plus1 = p_n.clone();
+            plus1.push(PyNum::Frac(n5, d5));
+            let mut prev = p_n[0].add(PyNum::int(1));
+            for i in 0..p_n.len() {
+                let v = prev.add(p_n[i]).add(plus1[i + 1]).div(PyNum::int(3));
+                p_n[i] = v;
+                prev = v;
+            }
+            Ok(p_n)
+        }
+        Smoothing::Method6 => {
+            if p_n[2].is_zero() {
+                return Err(EvalError::Undefined(
+                    "smoothing method6 requires a non-zero trigram precision".into(),
+                ));
+            }
+            for i in 2..p_n.len() {
+                let m = p_n[i].numerator();
+                let l = hyp.len().saturating_sub(i) as i128;
+                p_n[i] = if p_n[i - 2].is_zero() {
+                    // pi0 is the int 0: int / int true division gives a float.
+                    PyNum::Float(ratio_to_f64(m as u128, (l + ALPHA) as u128))
+                } else {
+                    let pi0 = p_n[i - 1].mul(p_n[i - 1]).div(p_n[i - 2]);
+                    PyNum::int(m)
+                        .add(PyNum::int(ALPHA).mul(pi0))
+                        .div(PyNum::int(l + ALPHA))
+                };
+            }
+            Ok(p_n)
+        }
+        Smoothing::Method7 => {
+            let p_n = smooth(Smoothing::Method4, p_n, refs, hyp, hyp_len)?;
+            smooth(Smoothing::Method5, p_n, refs, hyp, hyp_len)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<&str> {
+        s.split_whitespace().collect()
+    }
+
+    #[test]
+    fn nltk_doc_example() {
+        let hyp = toks("It is a guide to action which ensures that the military always obeys the commands of the party");
+        let r1 = toks("It is a guide to action that ensures that the military will forever heed Party commands");
+        let r2 = toks("It is the guiding principle which guarantees the military forces always being under the command of the Party");
+        let r3 = toks("It is the practical guide for the army always to heed the directions of the party");
+        let refs: Vec<&[&str]> = vec![&r1, &r2, &r3];
+        let s = sentence_bleu(&refs, &hyp, &NltkBleuOptions::default()).unwrap();
+        assert!((s - 0.5045666840058485).abs() < 1e-15, "{s}");
+    }
+
+    #[test]
+    fn unigram_weights() {
+        let hyp = toks("a b c d");
+        let r = toks("a b x y");
+        let refs: Vec<&[&str]> = vec![&r];
+        let opts = NltkBleuOptions { weights: vec![1.0, 0.0, 0.0, 0.0], ..Default::default() };
+        assert!((sentence_bleu(&refs, &hyp, &opts).unwrap() - 0.5).abs() < 1e-15);
+    }
+}
