@@ -58,7 +58,10 @@ pub fn segment_stats(hyp: &str, refs: &[&str]) -> BleuStats {
 }
 
 fn stats_from_tokenized(hyp_tok: &str, ref_toks: &[String]) -> BleuStats {
-    let ref_words: Vec<Vec<&str>> = ref_toks.iter().map(|r| r.split(' ').filter(|t| !t.is_empty()).collect()).collect();
+    let ref_words: Vec<Vec<&str>> = ref_toks
+        .iter()
+        .map(|r| r.split(' ').filter(|t| !t.is_empty()).collect())
+        .collect();
     let mut ref_ngrams: NgramCounts = NgramCounts::new();
     let mut ref_lens = Vec::with_capacity(ref_words.len());
     for words in &ref_words {
@@ -121,10 +124,16 @@ pub fn compute_bleu(stats: &BleuStats, effective_order: bool) -> BleuScore {
     }
     let mut precisions = [0.0; MAX_ORDER];
     if stats.correct.iter().all(|&c| c == 0) {
-        return BleuScore { score: 0.0, precisions, bp, stats: *stats };
+        return BleuScore {
+            score: 0.0,
+            precisions,
+            bp,
+            stats: *stats,
+        };
     }
     let mut smooth_mteval = 1.0f64;
     let mut eff_order = MAX_ORDER;
+    #[allow(clippy::needless_range_loop)] // mirrors sacrebleu's indexed loop
     for n in 0..MAX_ORDER {
         if stats.total[n] == 0 {
             break;
@@ -144,7 +153,12 @@ pub fn compute_bleu(stats: &BleuStats, effective_order: bool) -> BleuScore {
         log_sum += my_log(*p);
     }
     let score = bp * (log_sum / eff_order as f64).exp();
-    BleuScore { score, precisions, bp, stats: *stats }
+    BleuScore {
+        score,
+        precisions,
+        bp,
+        stats: *stats,
+    }
 }
 
 /// Checks that every reference stream has one line per hypothesis.
@@ -154,7 +168,11 @@ pub(crate) fn check_streams<H, R>(hyps: &[H], refs: &[Vec<R>]) -> Result<(), Eva
     }
     for (stream, r) in refs.iter().enumerate() {
         if r.len() != hyps.len() {
-            return Err(EvalError::LengthMismatch { hyps: hyps.len(), refs: r.len(), stream });
+            return Err(EvalError::LengthMismatch {
+                hyps: hyps.len(),
+                refs: r.len(),
+                stream,
+            });
         }
     }
     Ok(())
@@ -197,7 +215,11 @@ mod tests {
 
     #[test]
     fn identical_sentences_score_100() {
-        let s = corpus_bleu(&["the cat sat on the mat"], &[vec!["the cat sat on the mat"]]).unwrap();
+        let s = corpus_bleu(
+            &["the cat sat on the mat"],
+            &[vec!["the cat sat on the mat"]],
+        )
+        .unwrap();
         assert!((s.score - 100.0).abs() < 1e-12);
     }
 

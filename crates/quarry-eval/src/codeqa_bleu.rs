@@ -71,7 +71,10 @@ pub fn codeqa_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64),
     let mut total = 0.0;
     for (i, h) in hyps.iter().enumerate() {
         let hyp: Vec<&str> = split_whitespace(h).collect();
-        let seg_refs: Vec<Vec<&str>> = refs.iter().map(|r| split_whitespace(r[i]).collect()).collect();
+        let seg_refs: Vec<Vec<&str>> = refs
+            .iter()
+            .map(|r| split_whitespace(r[i]).collect())
+            .collect();
         let s = smoothed_bleu(&seg_refs, &hyp)?;
         total += s;
         scores.push(s);
@@ -87,7 +90,7 @@ mod tests {
     #[test]
     fn identical_is_one() {
         let t = vec!["a", "b", "c", "d", "e"];
-        assert!((smoothed_bleu(&[t.clone()], &t).unwrap() - 1.0).abs() < 1e-15);
+        assert!((smoothed_bleu(std::slice::from_ref(&t), &t).unwrap() - 1.0).abs() < 1e-15);
     }
 
     #[test]

@@ -43,7 +43,7 @@ fn is_consonant(word: &[char], mut i: usize) -> bool {
             negate = !negate;
             i -= 1;
         }
-        return !is_vowel(word[i]) != negate;
+        return is_vowel(word[i]) == negate;
     }
     true
 }
@@ -119,11 +119,19 @@ fn apply_rules(word: &[char], rules: &[Rule]) -> Word {
     for (suffix, replacement, condition) in rules {
         if *suffix == "*d" && ends_double_consonant(word) {
             let stem = &word[..word.len() - 2];
-            return if condition(stem) { concat(stem, replacement) } else { word.to_vec() };
+            return if condition(stem) {
+                concat(stem, replacement)
+            } else {
+                word.to_vec()
+            };
         }
         if ends_with(word, suffix) {
             let stem = strip(word, suffix);
-            return if condition(&stem) { concat(&stem, replacement) } else { word.to_vec() };
+            return if condition(&stem) {
+                concat(&stem, replacement)
+            } else {
+                word.to_vec()
+            };
         }
     }
     word.to_vec()
@@ -133,7 +141,11 @@ fn always(_: &[char]) -> bool {
     true
 }
 
-fn rule<'a>(suffix: &'a str, replacement: &str, condition: &'a dyn Fn(&[char]) -> bool) -> Rule<'a> {
+fn rule<'a>(
+    suffix: &'a str,
+    replacement: &str,
+    condition: &'a dyn Fn(&[char]) -> bool,
+) -> Rule<'a> {
     (suffix, replacement.to_string(), condition)
 }
 
@@ -143,7 +155,12 @@ fn step1a(word: &[char]) -> Word {
     }
     apply_rules(
         word,
-        &[rule("sses", "ss", &always), rule("ies", "i", &always), rule("ss", "ss", &always), rule("s", "", &always)],
+        &[
+            rule("sses", "ss", &always),
+            rule("ies", "i", &always),
+            rule("ss", "ss", &always),
+            rule("s", "", &always),
+        ],
     )
 }
 
@@ -154,7 +171,11 @@ fn step1b(word: &[char]) -> Word {
     }
     if ends_with(word, "eed") {
         let stem = strip(word, "eed");
-        return if measure(&stem) > 0 { concat(&stem, "ee") } else { word.to_vec() };
+        return if measure(&stem) > 0 {
+            concat(&stem, "ee")
+        } else {
+            word.to_vec()
+        };
     }
     let mut intermediate: Option<Word> = None;
     for suffix in ["ed", "ing"] {
@@ -243,11 +264,17 @@ fn step4(word: &[char]) -> Word {
     let gt1 = |s: &[char]| measure(s) > 1;
     let ion = |s: &[char]| measure(s) > 1 && matches!(s.last(), Some('s' | 't'));
     let rules: Vec<Rule> = [
-        "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism", "ate", "iti",
-        "ous", "ive", "ize",
+        "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion",
+        "ou", "ism", "ate", "iti", "ous", "ive", "ize",
     ]
     .iter()
-    .map(|s| -> Rule { if *s == "ion" { rule(s, "", &ion) } else { rule(s, "", &gt1) } })
+    .map(|s| -> Rule {
+        if *s == "ion" {
+            rule(s, "", &ion)
+        } else {
+            rule(s, "", &gt1)
+        }
+    })
     .collect();
     apply_rules(word, &rules)
 }

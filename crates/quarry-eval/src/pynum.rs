@@ -140,17 +140,17 @@ impl PyNum {
     }
 
     /// Python `a + b`.
-    pub fn add(self, other: PyNum) -> PyNum {
+    pub fn py_add(self, other: PyNum) -> PyNum {
         self.binop(other, '+')
     }
 
     /// Python `a * b`.
-    pub fn mul(self, other: PyNum) -> PyNum {
+    pub fn py_mul(self, other: PyNum) -> PyNum {
         self.binop(other, '*')
     }
 
     /// Python `a / b` (both operands non-zero denominators).
-    pub fn div(self, other: PyNum) -> PyNum {
+    pub fn py_div(self, other: PyNum) -> PyNum {
         self.binop(other, '/')
     }
 
@@ -251,8 +251,11 @@ mod tests {
 
     #[test]
     fn fractions_add_exactly() {
-        let a = PyNum::Frac(1, 3).add(PyNum::Frac(1, 6));
+        let a = PyNum::Frac(1, 3).py_add(PyNum::Frac(1, 6));
         assert_eq!(a, PyNum::Frac(1, 2));
-        assert_eq!(PyNum::Frac(1, 2).add(PyNum::Float(0.25)), PyNum::Float(0.75));
+        assert_eq!(
+            PyNum::Frac(1, 2).py_add(PyNum::Float(0.25)),
+            PyNum::Float(0.75)
+        );
     }
 }

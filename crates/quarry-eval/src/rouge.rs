@@ -25,8 +25,18 @@ pub fn tokenize(text: &str, use_stemmer: bool) -> Vec<String> {
     lowered
         .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
         .filter(|t| !t.is_empty())
-        .map(|t| if use_stemmer && t.len() > 3 { porter::stem(t) } else { t.to_string() })
-        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+        .map(|t| {
+            if use_stemmer && t.len() > 3 {
+                porter::stem(t)
+            } else {
+                t.to_string()
+            }
+        })
+        .filter(|t| {
+            !t.is_empty()
+                && t.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
         .collect()
 }
 
@@ -39,7 +49,11 @@ pub fn lcs_len<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     let mut cur = vec![0usize; b.len() + 1];
     for x in a {
         for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y { prev[j] + 1 } else { prev[j + 1].max(cur[j]) };
+            cur[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
         }
         std::mem::swap(&mut prev, &mut cur);
     }
@@ -63,7 +77,11 @@ pub fn score_lcs(target: &[String], prediction: &[String]) -> RougeScore {
     let lcs = lcs_len(target, prediction) as f64;
     let precision = lcs / prediction.len() as f64;
     let recall = lcs / target.len() as f64;
-    RougeScore { precision, recall, fmeasure: fmeasure(precision, recall) }
+    RougeScore {
+        precision,
+        recall,
+        fmeasure: fmeasure(precision, recall),
+    }
 }
 
 /// A ROUGE-L scorer with rouge-score's default tokenizer.
@@ -76,7 +94,10 @@ pub struct RougeL {
 impl RougeL {
     /// `scorer.score(target, prediction)['rougeL']`.
     pub fn score(&self, target: &str, prediction: &str) -> RougeScore {
-        score_lcs(&tokenize(target, self.use_stemmer), &tokenize(prediction, self.use_stemmer))
+        score_lcs(
+            &tokenize(target, self.use_stemmer),
+            &tokenize(prediction, self.use_stemmer),
+        )
     }
 
     /// `scorer.score_multi(targets, prediction)['rougeL']`: the first target
@@ -101,14 +122,19 @@ mod tests {
 
     #[test]
     fn rouge_score_doc_example() {
-        let s = RougeL { use_stemmer: true }
-            .score("The quick brown fox jumps over the lazy dog", "The quick brown dog jumps on the log.");
+        let s = RougeL { use_stemmer: true }.score(
+            "The quick brown fox jumps over the lazy dog",
+            "The quick brown dog jumps on the log.",
+        );
         assert!((s.precision - 0.625).abs() < 1e-15);
         assert!((s.recall - 5.0 / 9.0).abs() < 1e-15);
     }
 
     #[test]
     fn tokenizer_drops_punctuation() {
-        assert_eq!(tokenize("Hello, World! x_y", false), ["hello", "world", "x", "y"]);
+        assert_eq!(
+            tokenize("Hello, World! x_y", false),
+            ["hello", "world", "x", "y"]
+        );
     }
 }

@@ -69,7 +69,11 @@ pub struct NltkBleuOptions {
 
 impl Default for NltkBleuOptions {
     fn default() -> Self {
-        NltkBleuOptions { weights: vec![0.25; 4], smoothing: Smoothing::Method0, auto_reweigh: false }
+        NltkBleuOptions {
+            weights: vec![0.25; 4],
+            smoothing: Smoothing::Method0,
+            auto_reweigh: false,
+        }
     }
 }
 
@@ -121,24 +125,40 @@ fn brevity_penalty(closest_ref_len: usize, hyp_len: usize) -> f64 {
 }
 
 /// nltk's `sentence_bleu(references, hypothesis, weights, smoothing, auto_reweigh)`.
-pub fn sentence_bleu(refs: &[&[&str]], hyp: &[&str], opts: &NltkBleuOptions) -> Result<f64, EvalError> {
+pub fn sentence_bleu(
+    refs: &[&[&str]],
+    hyp: &[&str],
+    opts: &NltkBleuOptions,
+) -> Result<f64, EvalError> {
     corpus_bleu(&[refs.to_vec()], &[hyp], opts)
 }
 
 /// nltk's `corpus_bleu(list_of_references, hypotheses, ...)`.
-pub fn corpus_bleu(list_of_refs: &[Vec<&[&str]>], hyps: &[&[&str]], opts: &NltkBleuOptions) -> Result<f64, EvalError> {
+pub fn corpus_bleu(
+    list_of_refs: &[Vec<&[&str]>],
+    hyps: &[&[&str]],
+    opts: &NltkBleuOptions,
+) -> Result<f64, EvalError> {
     if list_of_refs.len() != hyps.len() {
-        return Err(EvalError::LengthMismatch { hyps: hyps.len(), refs: list_of_refs.len(), stream: 0 });
+        return Err(EvalError::LengthMismatch {
+            hyps: hyps.len(),
+            refs: list_of_refs.len(),
+            stream: 0,
+        });
     }
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);
     }
     if opts.weights.is_empty() {
-        return Err(EvalError::InvalidParameter("weights must not be empty".into()));
+        return Err(EvalError::InvalidParameter(
+            "weights must not be empty".into(),
+        ));
     }
     let max_n = opts.weights.len();
     if opts.smoothing == Smoothing::Method6 && max_n < 3 {
-        return Err(EvalError::InvalidParameter("smoothing method6 needs at least three weights".into()));
+        return Err(EvalError::InvalidParameter(
+            "smoothing method6 needs at least three weights".into(),
+        ));
     }
     let mut numerators = vec![0i128; max_n];
     let mut denominators = vec![0i128; max_n];
@@ -159,7 +179,9 @@ pub fn corpus_bleu(list_of_refs: &[Vec<&[&str]>], hyps: &[&[&str]], opts: &NltkB
     if numerators[0] == 0 {
         return Ok(0.0);
     }
-    let p_n: Vec<PyNum> = (0..max_n).map(|i| PyNum::Frac(numerators[i], denominators[i])).collect();
+    let p_n: Vec<PyNum> = (0..max_n)
+        .map(|i| PyNum::Frac(numerators[i], denominators[i]))
+        .collect();
     // nltk passes the last segment to smoothing functions that need one.
     let last_refs = &list_of_refs[list_of_refs.len() - 1];
     let last_hyp = hyps[hyps.len() - 1];
@@ -177,7 +199,13 @@ pub fn corpus_bleu(list_of_refs: &[Vec<&[&str]>], hyps: &[&[&str]], opts: &NltkB
     Ok(bp * fsum(terms).exp())
 }
 
-fn smooth(method: Smoothing, mut p_n: Vec<PyNum>, refs: &[&[&str]], hyp: &[&str], hyp_len: usize) -> Result<Vec<PyNum>, EvalError> {
+fn smooth(
+    method: Smoothing,
+    mut p_n: Vec<PyNum>,
+    refs: &[&[&str]],
+    hyp: &[&str],
+    hyp_len: usize,
+) -> Result<Vec<PyNum>, EvalError> {
     const EPSILON: f64 = 0.1;
     const ALPHA: i128 = 5;
     const K: i128 = 5;
@@ -188,7 +216,13 @@ fn smooth(method: Smoothing, mut p_n: Vec<PyNum>, refs: &[&[&str]], hyp: &[&str]
     match method {
         Smoothing::Method0 => Ok(p_n
             .into_iter()
-            .map(|p| if p.numerator() != 0 { p } else { PyNum::Float(f64::MIN_POSITIVE) })
+            .map(|p| {
+                if p.numerator() != 0 {
+                    p
+                } else {
+                    PyNum::Float(f64::MIN_POSITIVE)
+                }
+            })
             .collect()),
         Smoothing::Method1 => Ok(p_n
             .into_iter()
@@ -203,7 +237,13 @@ fn smooth(method: Smoothing, mut p_n: Vec<PyNum>, refs: &[&[&str]], hyp: &[&str]
         Smoothing::Method2 => Ok(p_n
             .iter()
             .enumerate()
-            .map(|(i, &p)| if i != 0 { PyNum::Frac(p.numerator() + 1, den(p) + 1) } else { p })
+            .map(|(i, &p)| {
+                if i != 0 {
+                    PyNum::Frac(p.numerator() + 1, den(p) + 1)
+                } else {
+                    p
+                }
+            })
             .collect()),
         Smoothing::Method3 => {
             let mut incvnt = 1u32;
@@ -232,9 +272,12 @@ fn smooth(method: Smoothing, mut p_n: Vec<PyNum>, refs: &[&[&str]], hyp: &[&str]
             let (n5, d5) = modified_precision(refs, hyp, 5);
             let mut plus1 = p_n.clone();
             plus1.push(PyNum::Frac(n5, d5));
-            let mut prev = p_n[0].add(PyNum::int(1));
+            let mut prev = p_n[0].py_add(PyNum::int(1));
             for i in 0..p_n.len() {
-                let v = prev.add(p_n[i]).add(plus1[i + 1]).div(PyNum::int(3));
+                let v = prev
+                    .py_add(p_n[i])
+                    .py_add(plus1[i + 1])
+                    .py_div(PyNum::int(3));
                 p_n[i] = v;
                 prev = v;
             }
@@ -253,10 +296,10 @@ fn smooth(method: Smoothing, mut p_n: Vec<PyNum>, refs: &[&[&str]], hyp: &[&str]
                     // pi0 is the int 0: int / int true division gives a float.
                     PyNum::Float(ratio_to_f64(m as u128, (l + ALPHA) as u128))
                 } else {
-                    let pi0 = p_n[i - 1].mul(p_n[i - 1]).div(p_n[i - 2]);
+                    let pi0 = p_n[i - 1].py_mul(p_n[i - 1]).py_div(p_n[i - 2]);
                     PyNum::int(m)
-                        .add(PyNum::int(ALPHA).mul(pi0))
-                        .div(PyNum::int(l + ALPHA))
+                        .py_add(PyNum::int(ALPHA).py_mul(pi0))
+                        .py_div(PyNum::int(l + ALPHA))
                 };
             }
             Ok(p_n)
@@ -281,7 +324,9 @@ mod tests {
         let hyp = toks("It is a guide to action which ensures that the military always obeys the commands of the party");
         let r1 = toks("It is a guide to action that ensures that the military will forever heed Party commands");
         let r2 = toks("It is the guiding principle which guarantees the military forces always being under the command of the Party");
-        let r3 = toks("It is the practical guide for the army always to heed the directions of the party");
+        let r3 = toks(
+            "It is the practical guide for the army always to heed the directions of the party",
+        );
         let refs: Vec<&[&str]> = vec![&r1, &r2, &r3];
         let s = sentence_bleu(&refs, &hyp, &NltkBleuOptions::default()).unwrap();
         assert!((s - 0.5045666840058485).abs() < 1e-15, "{s}");
@@ -292,7 +337,10 @@ mod tests {
         let hyp = toks("a b c d");
         let r = toks("a b x y");
         let refs: Vec<&[&str]> = vec![&r];
-        let opts = NltkBleuOptions { weights: vec![1.0, 0.0, 0.0, 0.0], ..Default::default() };
+        let opts = NltkBleuOptions {
+            weights: vec![1.0, 0.0, 0.0, 0.0],
+            ..Default::default()
+        };
         assert!((sentence_bleu(&refs, &hyp, &opts).unwrap() - 0.5).abs() < 1e-15);
     }
 }

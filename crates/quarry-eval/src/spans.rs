@@ -26,12 +26,20 @@ pub fn span_set_exact_match(prediction: &[Span], gold: &[Span]) -> bool {
 /// Fraction of examples whose span sets match exactly (0–1).
 pub fn span_set_accuracy(predictions: &[Vec<Span>], golds: &[Vec<Span>]) -> Result<f64, EvalError> {
     if predictions.len() != golds.len() {
-        return Err(EvalError::LengthMismatch { hyps: predictions.len(), refs: golds.len(), stream: 0 });
+        return Err(EvalError::LengthMismatch {
+            hyps: predictions.len(),
+            refs: golds.len(),
+            stream: 0,
+        });
     }
     if predictions.is_empty() {
         return Err(EvalError::EmptyInput);
     }
-    let hits = predictions.iter().zip(golds).filter(|(p, g)| span_set_exact_match(p, g)).count();
+    let hits = predictions
+        .iter()
+        .zip(golds)
+        .filter(|(p, g)| span_set_exact_match(p, g))
+        .count();
     Ok(hits as f64 / predictions.len() as f64)
 }
 
@@ -45,6 +53,9 @@ mod tests {
         let b = Span { start: 7, end: 9 };
         assert!(span_set_exact_match(&[a, b], &[b, a]));
         assert!(!span_set_exact_match(&[a], &[a, b]));
-        assert_eq!(span_set_accuracy(&[vec![a], vec![b]], &[vec![a], vec![a]]).unwrap(), 0.5);
+        assert_eq!(
+            span_set_accuracy(&[vec![a], vec![b]], &[vec![a], vec![a]]).unwrap(),
+            0.5
+        );
     }
 }

@@ -69,9 +69,12 @@ pub fn tokenize_13a(segment: &str) -> String {
         |o, a, b| o.extend([' ', a, ' ', b]),
     );
     // dash when preceded by a digit
-    let chars = sub_pairs(&chars, is_digit, |c| c == '-', |o, a, b| {
-        o.extend([a, ' ', b, ' '])
-    });
+    let chars = sub_pairs(
+        &chars,
+        is_digit,
+        |c| c == '-',
+        |o, a, b| o.extend([a, ' ', b, ' ']),
+    );
     let joined: String = chars.into_iter().collect();
     pytext::split_whitespace(&joined)
         .collect::<Vec<_>>()
