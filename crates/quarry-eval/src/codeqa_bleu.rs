@@ -75,7 +75,10 @@ pub fn codeqa_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64),
             .iter()
             .map(|r| split_whitespace(r[i]).collect())
             .collect();
-        let s = smoothed_bleu(&seg_refs, &hyp)?;
+        let s = smoothed_bleu(&seg_refs, &hyp).map_err(|e| match e {
+            EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),
+            other => other,
+        })?;
         total += s;
         scores.push(s);
     }

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use crate::pynum::{fsum, ratio_to_f64, PyNum};
+use crate::pytext::split_whitespace;
 use crate::EvalError;
 
 /// nltk's `SmoothingFunction` methods.
@@ -309,6 +310,56 @@ fn smooth(
             smooth(Smoothing::Method5, p_n, refs, hyp, hyp_len)
         }
     }
+}
+
+/// Scores of raw text lines, tokenized on whitespace like Python's
+/// `str.split()`: per-line `sentence_bleu`, their mean, and nltk's
+/// `corpus_bleu` over all lines. `refs[k][i]` is the k-th reference of line `i`.
+pub fn line_scores(
+    hyps: &[&str],
+    refs: &[Vec<&str>],
+    opts: &NltkBleuOptions,
+) -> Result<LineScores, EvalError> {
+    crate::bleu::check_streams(hyps, refs)?;
+    if hyps.is_empty() {
+        return Err(EvalError::EmptyInput);
+    }
+    let hyp_toks: Vec<Vec<&str>> = hyps.iter().map(|h| split_whitespace(h).collect()).collect();
+    let ref_toks: Vec<Vec<Vec<&str>>> = refs
+        .iter()
+        .map(|s| s.iter().map(|r| split_whitespace(r).collect()).collect())
+        .collect();
+    let mut per_line = Vec::with_capacity(hyps.len());
+    let mut all_refs: Vec<Vec<&[&str]>> = Vec::with_capacity(hyps.len());
+    let mut sum = 0.0;
+    for (i, hyp) in hyp_toks.iter().enumerate() {
+        let seg: Vec<&[&str]> = ref_toks.iter().map(|s| s[i].as_slice()).collect();
+        let s = sentence_bleu(&seg, hyp, opts).map_err(|e| match e {
+            EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),
+            other => other,
+        })?;
+        sum += s;
+        per_line.push(s);
+        all_refs.push(seg);
+    }
+    let hyp_slices: Vec<&[&str]> = hyp_toks.iter().map(Vec::as_slice).collect();
+    let corpus = corpus_bleu(&all_refs, &hyp_slices, opts)?;
+    Ok(LineScores {
+        mean: sum / hyps.len() as f64,
+        per_line,
+        corpus,
+    })
+}
+
+/// Per-line sentence BLEU with the mean and the corpus-level value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineScores {
+    /// One score per line (0–1).
+    pub per_line: Vec<f64>,
+    /// Mean of the per-line scores.
+    pub mean: f64,
+    /// nltk's `corpus_bleu` over all lines.
+    pub corpus: f64,
 }
 
 #[cfg(test)]
