@@ -62,10 +62,13 @@ fn stats_from_tokenized(hyp_tok: &str, ref_toks: &[String]) -> BleuStats {
         .iter()
         .map(|r| r.split(' ').filter(|t| !t.is_empty()).collect())
         .collect();
-    let mut ref_ngrams: NgramCounts = NgramCounts::new();
-    let mut ref_lens = Vec::with_capacity(ref_words.len());
-    for words in &ref_words {
-        ref_lens.push(words.len() as u64);
+    let ref_lens: Vec<u64> = ref_words.iter().map(|w| w.len() as u64).collect();
+    // n-gram counts of the references, merged by maximum
+    let mut ref_ngrams: NgramCounts = match ref_words.first() {
+        Some(first) => count_ngrams(first, 1, MAX_ORDER),
+        None => NgramCounts::default(),
+    };
+    for words in ref_words.iter().skip(1) {
         for (gram, count) in count_ngrams(words, 1, MAX_ORDER) {
             let slot = ref_ngrams.entry(gram).or_insert(0);
             *slot = (*slot).max(count);
@@ -78,11 +81,17 @@ fn stats_from_tokenized(hyp_tok: &str, ref_toks: &[String]) -> BleuStats {
         ref_len: closest_ref_len(hyp_len, &ref_lens),
         ..BleuStats::default()
     };
-    for (gram, count) in count_ngrams(&hyp_words, 1, MAX_ORDER) {
-        let n = gram.len() - 1;
-        stats.total[n] += count as u64;
-        if let Some(r) = ref_ngrams.get(gram) {
-            stats.correct[n] += count.min(*r) as u64;
+    // Clipped matches: each hypothesis n-gram consumes one reference count,
+    // which sums min(hyp count, ref count) without counting the hypothesis.
+    for n in 1..=MAX_ORDER.min(hyp_words.len()) {
+        stats.total[n - 1] = (hyp_words.len() + 1 - n) as u64;
+        for gram in hyp_words.windows(n) {
+            if let Some(r) = ref_ngrams.get_mut(gram) {
+                if *r > 0 {
+                    *r -= 1;
+                    stats.correct[n - 1] += 1;
+                }
+            }
         }
     }
     stats

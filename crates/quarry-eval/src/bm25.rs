@@ -136,8 +136,10 @@ impl Bm25 {
         score
     }
 
-    /// Indices of the `n` best documents, best first; ties keep rank-bm25's
-    /// order (`argsort` reversed: the later document first).
+    /// Indices of the `n` best documents, best first. Equal scores put the
+    /// later document first, as reversing a stable ascending sort does
+    /// (numpy's default `argsort` in rank-bm25's `get_top_n` does not promise
+    /// any order among ties).
     pub fn top_n<S: AsRef<str>>(&self, query: &[S], n: usize) -> Vec<usize> {
         let scores = self.scores(query);
         let mut idx: Vec<usize> = (0..scores.len()).collect();

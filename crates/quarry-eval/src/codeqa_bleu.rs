@@ -29,7 +29,7 @@ pub fn smoothed_bleu(refs: &[Vec<&str>], hyp: &[&str]) -> Result<f64, EvalError>
         ));
     }
     let translation_length = hyp.len();
-    let mut merged: NgramCounts = NgramCounts::new();
+    let mut merged: NgramCounts = NgramCounts::default();
     for r in refs {
         for (g, c) in count_ngrams(r, 1, MAX_ORDER) {
             let slot = merged.entry(g).or_insert(0);

@@ -111,7 +111,7 @@ fn concat(stem: &[char], tail: &str) -> Word {
 }
 
 /// One rule of `_apply_rule_list`: suffix, replacement, condition on the stem.
-type Rule<'a> = (&'a str, String, &'a dyn Fn(&[char]) -> bool);
+type Rule<'a> = (&'a str, &'a str, &'a dyn Fn(&[char]) -> bool);
 
 /// nltk's `_apply_rule_list`: the first rule whose suffix matches decides.
 /// The suffix `"*d"` stands for a double consonant ending.
@@ -143,10 +143,10 @@ fn always(_: &[char]) -> bool {
 
 fn rule<'a>(
     suffix: &'a str,
-    replacement: &str,
+    replacement: &'a str,
     condition: &'a dyn Fn(&[char]) -> bool,
 ) -> Rule<'a> {
-    (suffix, replacement.to_string(), condition)
+    (suffix, replacement, condition)
 }
 
 fn step1a(word: &[char]) -> Word {
@@ -192,6 +192,7 @@ fn step1b(word: &[char]) -> Word {
     };
     let last = *stem.last().unwrap_or(&' ');
     let not_lsz = move |_: &[char]| !matches!(last, 'l' | 's' | 'z');
+    let last_text = last.to_string();
     let m1_cvc = |s: &[char]| measure(s) == 1 && ends_cvc(s);
     apply_rules(
         &stem,
@@ -199,7 +200,7 @@ fn step1b(word: &[char]) -> Word {
             rule("at", "ate", &always),
             rule("bl", "ble", &always),
             rule("iz", "ize", &always),
-            ("*d", last.to_string(), &not_lsz),
+            ("*d", last_text.as_str(), &not_lsz),
             rule("", "e", &m1_cvc),
         ],
     )

@@ -6,6 +6,9 @@
 //!
 //! Scores are on rouge-score's 0–1 scale.
 
+use std::cell::RefCell;
+
+use crate::ngrams::FastMap;
 use crate::porter;
 use crate::EvalError;
 
@@ -22,23 +25,7 @@ pub struct RougeScore {
 
 /// rouge-score's `tokenize.tokenize(text, stemmer)`.
 pub fn tokenize(text: &str, use_stemmer: bool) -> Vec<String> {
-    let lowered = crate::pytext::lower(text);
-    lowered
-        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            if use_stemmer && t.len() > 3 {
-                porter::stem(t)
-            } else {
-                t.to_string()
-            }
-        })
-        .filter(|t| {
-            !t.is_empty()
-                && t.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
-        .collect()
+    RougeL::new(use_stemmer).tokens(text)
 }
 
 /// Length of the longest common subsequence.
@@ -85,29 +72,61 @@ pub fn score_lcs(target: &[String], prediction: &[String]) -> RougeScore {
     }
 }
 
-/// A ROUGE-L scorer with rouge-score's default tokenizer.
-#[derive(Debug, Clone, Copy, Default)]
+/// A ROUGE-L scorer with rouge-score's default tokenizer; remembers stems.
+#[derive(Debug, Default)]
 pub struct RougeL {
-    /// Whether tokens longer than three characters are Porter-stemmed.
-    pub use_stemmer: bool,
+    use_stemmer: bool,
+    stems: RefCell<FastMap<String, String>>,
 }
 
 impl RougeL {
+    /// A scorer; `use_stemmer` Porter-stems tokens longer than three characters.
+    pub fn new(use_stemmer: bool) -> Self {
+        RougeL {
+            use_stemmer,
+            stems: RefCell::default(),
+        }
+    }
+
+    /// `tokenize(text, stemmer)` with stems cached across calls.
+    pub fn tokens(&self, text: &str) -> Vec<String> {
+        let lowered = crate::pytext::lower(text);
+        let mut stems = self.stems.borrow_mut();
+        lowered
+            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                if self.use_stemmer && t.len() > 3 {
+                    if let Some(s) = stems.get(t) {
+                        return s.clone();
+                    }
+                    let s = porter::stem(t);
+                    stems.insert(t.to_string(), s.clone());
+                    s
+                } else {
+                    t.to_string()
+                }
+            })
+            .filter(|t| {
+                !t.is_empty()
+                    && t.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            })
+            .collect()
+    }
+
     /// `scorer.score(target, prediction)['rougeL']`.
     pub fn score(&self, target: &str, prediction: &str) -> RougeScore {
-        score_lcs(
-            &tokenize(target, self.use_stemmer),
-            &tokenize(prediction, self.use_stemmer),
-        )
+        score_lcs(&self.tokens(target), &self.tokens(prediction))
     }
 
     /// `scorer.score_multi(targets, prediction)['rougeL']`: the first target
     /// with the highest F-measure.
     pub fn score_multi(&self, targets: &[&str], prediction: &str) -> RougeScore {
-        let pred = tokenize(prediction, self.use_stemmer);
+        let pred = self.tokens(prediction);
         let mut best: Option<RougeScore> = None;
         for t in targets {
-            let s = score_lcs(&tokenize(t, self.use_stemmer), &pred);
+            let s = score_lcs(&self.tokens(t), &pred);
             // numpy.argmax keeps the first maximum
             if best.is_none_or(|b| s.fmeasure > b.fmeasure) {
                 best = Some(s);
@@ -128,7 +147,7 @@ pub fn line_scores(
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);
     }
-    let scorer = RougeL { use_stemmer };
+    let scorer = RougeL::new(use_stemmer);
     let mut per_line = Vec::with_capacity(hyps.len());
     let mut sum = 0.0;
     for (i, h) in hyps.iter().enumerate() {
@@ -151,7 +170,7 @@ mod tests {
 
     #[test]
     fn rouge_score_doc_example() {
-        let s = RougeL { use_stemmer: true }.score(
+        let s = RougeL::new(true).score(
             "The quick brown fox jumps over the lazy dog",
             "The quick brown dog jumps on the log.",
         );

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use crate::ngrams::{count_ngrams, FastMap};
 use crate::pynum::{fsum, ratio_to_f64, PyNum};
 use crate::pytext::split_whitespace;
 use crate::EvalError;
@@ -125,6 +126,52 @@ fn brevity_penalty(closest_ref_len: usize, hyp_len: usize) -> f64 {
     }
 }
 
+/// The statistics nltk's `corpus_bleu` accumulates for one segment.
+#[derive(Debug, Clone, PartialEq)]
+struct SegmentCounts {
+    /// Clipped matches per order (`modified_precision` numerators).
+    num: Vec<i128>,
+    /// Hypothesis n-grams per order, at least 1 (`modified_precision` denominators).
+    den: Vec<i128>,
+    hyp_len: usize,
+    ref_len: usize,
+}
+
+/// All `modified_precision` fractions of one segment for orders 1..=max_n,
+/// counting each n-gram once.
+fn segment_counts(refs: &[&[&str]], hyp: &[&str], max_n: usize) -> SegmentCounts {
+    let hyp_counts = count_ngrams(hyp, 1, max_n);
+    let mut max_ref: FastMap<&[&str], usize> = FastMap::default();
+    max_ref.reserve(hyp_counts.len());
+    for r in refs {
+        let mut rc: FastMap<&[&str], usize> = FastMap::default();
+        for n in 1..=max_n.min(r.len()) {
+            for g in r.windows(n) {
+                if hyp_counts.contains_key(g) {
+                    *rc.entry(g).or_insert(0) += 1;
+                }
+            }
+        }
+        for (g, c) in rc {
+            let m = max_ref.entry(g).or_insert(0);
+            *m = (*m).max(c);
+        }
+    }
+    let mut num = vec![0i128; max_n];
+    for (g, c) in &hyp_counts {
+        num[g.len() - 1] += (*c).min(max_ref.get(g).copied().unwrap_or(0)) as i128;
+    }
+    let den = (1..=max_n)
+        .map(|n| (hyp.len() + 1).saturating_sub(n).max(1) as i128)
+        .collect();
+    SegmentCounts {
+        num,
+        den,
+        hyp_len: hyp.len(),
+        ref_len: closest_ref_length(refs, hyp.len()),
+    }
+}
+
 /// nltk's `sentence_bleu(references, hypothesis, weights, smoothing, auto_reweigh)`.
 pub fn sentence_bleu(
     refs: &[&[&str]],
@@ -132,6 +179,20 @@ pub fn sentence_bleu(
     opts: &NltkBleuOptions,
 ) -> Result<f64, EvalError> {
     corpus_bleu(&[refs.to_vec()], &[hyp], opts)
+}
+
+fn check_options(opts: &NltkBleuOptions) -> Result<(), EvalError> {
+    if opts.weights.is_empty() {
+        return Err(EvalError::InvalidParameter(
+            "weights must not be empty".into(),
+        ));
+    }
+    if opts.smoothing == Smoothing::Method6 && opts.weights.len() < 3 {
+        return Err(EvalError::InvalidParameter(
+            "smoothing method6 needs at least three weights".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// nltk's `corpus_bleu(list_of_references, hypotheses, ...)`.
@@ -150,31 +211,37 @@ pub fn corpus_bleu(
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);
     }
-    if opts.weights.is_empty() {
-        return Err(EvalError::InvalidParameter(
-            "weights must not be empty".into(),
-        ));
-    }
-    let max_n = opts.weights.len();
-    if opts.smoothing == Smoothing::Method6 && max_n < 3 {
-        return Err(EvalError::InvalidParameter(
-            "smoothing method6 needs at least three weights".into(),
-        ));
-    }
-    let mut numerators = vec![0i128; max_n];
-    let mut denominators = vec![0i128; max_n];
-    let (mut hyp_lengths, mut ref_lengths) = (0usize, 0usize);
+    check_options(opts)?;
+    let mut segments = Vec::with_capacity(hyps.len());
     for (refs, hyp) in list_of_refs.iter().zip(hyps) {
         if refs.is_empty() {
             return Err(EvalError::NoReferences);
         }
-        for n in 1..=max_n {
-            let (num, den) = modified_precision(refs, hyp, n);
-            numerators[n - 1] += num;
-            denominators[n - 1] += den;
+        segments.push(segment_counts(refs, hyp, opts.weights.len()));
+    }
+    let last = hyps.len() - 1;
+    score_segments(&segments, &list_of_refs[last], hyps[last], opts)
+}
+
+/// The score of accumulated segment statistics; `last_refs` and `last_hyp`
+/// are the segment nltk hands to smoothing functions that need one.
+fn score_segments(
+    segments: &[SegmentCounts],
+    last_refs: &[&[&str]],
+    last_hyp: &[&str],
+    opts: &NltkBleuOptions,
+) -> Result<f64, EvalError> {
+    let max_n = opts.weights.len();
+    let mut numerators = vec![0i128; max_n];
+    let mut denominators = vec![0i128; max_n];
+    let (mut hyp_lengths, mut ref_lengths) = (0usize, 0usize);
+    for seg in segments {
+        for i in 0..max_n {
+            numerators[i] += seg.num[i];
+            denominators[i] += seg.den[i];
         }
-        hyp_lengths += hyp.len();
-        ref_lengths += closest_ref_length(refs, hyp.len());
+        hyp_lengths += seg.hyp_len;
+        ref_lengths += seg.ref_len;
     }
     let bp = brevity_penalty(ref_lengths, hyp_lengths);
     if numerators[0] == 0 {
@@ -183,9 +250,6 @@ pub fn corpus_bleu(
     let p_n: Vec<PyNum> = (0..max_n)
         .map(|i| PyNum::Frac(numerators[i], denominators[i]))
         .collect();
-    // nltk passes the last segment to smoothing functions that need one.
-    let last_refs = &list_of_refs[list_of_refs.len() - 1];
-    let last_hyp = hyps[hyps.len() - 1];
     let p_n = smooth(opts.smoothing, p_n, last_refs, last_hyp, hyp_lengths)?;
 
     let mut weights = opts.weights.clone();
@@ -324,26 +388,31 @@ pub fn line_scores(
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);
     }
+    check_options(opts)?;
     let hyp_toks: Vec<Vec<&str>> = hyps.iter().map(|h| split_whitespace(h).collect()).collect();
     let ref_toks: Vec<Vec<Vec<&str>>> = refs
         .iter()
         .map(|s| s.iter().map(|r| split_whitespace(r).collect()).collect())
         .collect();
     let mut per_line = Vec::with_capacity(hyps.len());
-    let mut all_refs: Vec<Vec<&[&str]>> = Vec::with_capacity(hyps.len());
+    let mut segments = Vec::with_capacity(hyps.len());
     let mut sum = 0.0;
+    let mut last_refs: Vec<&[&str]> = Vec::new();
     for (i, hyp) in hyp_toks.iter().enumerate() {
-        let seg: Vec<&[&str]> = ref_toks.iter().map(|s| s[i].as_slice()).collect();
-        let s = sentence_bleu(&seg, hyp, opts).map_err(|e| match e {
-            EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),
-            other => other,
-        })?;
+        let seg_refs: Vec<&[&str]> = ref_toks.iter().map(|s| s[i].as_slice()).collect();
+        let counts = segment_counts(&seg_refs, hyp, opts.weights.len());
+        let s = score_segments(std::slice::from_ref(&counts), &seg_refs, hyp, opts).map_err(
+            |e| match e {
+                EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),
+                other => other,
+            },
+        )?;
         sum += s;
         per_line.push(s);
-        all_refs.push(seg);
+        segments.push(counts);
+        last_refs = seg_refs;
     }
-    let hyp_slices: Vec<&[&str]> = hyp_toks.iter().map(Vec::as_slice).collect();
-    let corpus = corpus_bleu(&all_refs, &hyp_slices, opts)?;
+    let corpus = score_segments(&segments, &last_refs, &hyp_toks[hyp_toks.len() - 1], opts)?;
     Ok(LineScores {
         mean: sum / hyps.len() as f64,
         per_line,

@@ -4,19 +4,24 @@ use crate::pytext;
 
 /// True for the characters of sacrebleu's first regular expression
 /// `[\{-\~\[-\` -\&\(-\+\:-\@\/]`, which are split off on both sides.
-fn is_split_punct(c: char) -> bool {
-    matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/')
+fn is_split_punct(c: u8) -> bool {
+    matches!(c, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/')
 }
 
 /// Applies a two-character pattern `(A)(B)` left to right without overlaps,
 /// like Python's `re.sub`, writing the replacement built by `emit`.
+///
+/// It works on UTF-8 bytes: every class involved either is ASCII or is the
+/// complement of ASCII digits, and multi-byte characters never contain ASCII
+/// bytes, so matches and insertions fall where the character-level regular
+/// expression puts them.
 fn sub_pairs(
-    input: &[char],
-    first: impl Fn(char) -> bool,
-    second: impl Fn(char) -> bool,
-    emit: impl Fn(&mut Vec<char>, char, char),
-) -> Vec<char> {
-    let mut out = Vec::with_capacity(input.len() + 8);
+    input: &[u8],
+    first: impl Fn(u8) -> bool,
+    second: impl Fn(u8) -> bool,
+    emit: impl Fn(&mut Vec<u8>, u8, u8),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len() + 16);
     let mut i = 0;
     while i < input.len() {
         if i + 1 < input.len() && first(input[i]) && second(input[i + 1]) {
@@ -33,8 +38,13 @@ fn sub_pairs(
 /// Tokenizes one segment exactly as sacrebleu's `Tokenizer13a` does after
 /// BLEU's own preprocessing (`rstrip`), returning the space-joined tokens.
 pub fn tokenize_13a(segment: &str) -> String {
-    let mut line = pytext::rstrip(segment).replace("<skipped>", "");
-    line = line.replace("-\n", "").replace('\n', " ");
+    let mut line = pytext::rstrip(segment).to_string();
+    if line.contains('<') {
+        line = line.replace("<skipped>", "");
+    }
+    if line.contains('\n') {
+        line = line.replace("-\n", "").replace('\n', " ");
+    }
     if line.contains('&') {
         line = line
             .replace("&quot;", "\"")
@@ -42,43 +52,48 @@ pub fn tokenize_13a(segment: &str) -> String {
             .replace("&lt;", "<")
             .replace("&gt;", ">");
     }
-    let mut chars: Vec<char> = Vec::with_capacity(line.len() + 2);
-    chars.push(' ');
-    for c in line.chars() {
+    let mut bytes: Vec<u8> = Vec::with_capacity(line.len() * 2 + 2);
+    bytes.push(b' ');
+    for &c in line.as_bytes() {
         if is_split_punct(c) {
-            chars.extend([' ', c, ' ']);
+            bytes.extend([b' ', c, b' ']);
         } else {
-            chars.push(c);
+            bytes.push(c);
         }
     }
-    chars.push(' ');
-    let is_digit = |c: char| c.is_ascii_digit();
-    let is_dot_comma = |c: char| c == '.' || c == ',';
+    bytes.push(b' ');
+    let is_digit = |c: u8| c.is_ascii_digit();
+    let is_dot_comma = |c: u8| c == b'.' || c == b',';
     // period and comma unless preceded by a digit
-    let chars = sub_pairs(
-        &chars,
+    let bytes = sub_pairs(
+        &bytes,
         |c| !is_digit(c),
         is_dot_comma,
-        |o, a, b| o.extend([a, ' ', b, ' ']),
+        |o, a, b| o.extend([a, b' ', b, b' ']),
     );
     // period and comma unless followed by a digit
-    let chars = sub_pairs(
-        &chars,
+    let bytes = sub_pairs(
+        &bytes,
         is_dot_comma,
         |c| !is_digit(c),
-        |o, a, b| o.extend([' ', a, ' ', b]),
+        |o, a, b| o.extend([b' ', a, b' ', b]),
     );
     // dash when preceded by a digit
-    let chars = sub_pairs(
-        &chars,
+    let bytes = sub_pairs(
+        &bytes,
         is_digit,
-        |c| c == '-',
-        |o, a, b| o.extend([a, ' ', b, ' ']),
+        |c| c == b'-',
+        |o, a, b| o.extend([a, b' ', b, b' ']),
     );
-    let joined: String = chars.into_iter().collect();
-    pytext::split_whitespace(&joined)
-        .collect::<Vec<_>>()
-        .join(" ")
+    let text = String::from_utf8_lossy(&bytes);
+    let mut out = String::with_capacity(text.len());
+    for token in pytext::split_whitespace(&text) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(token);
+    }
+    out
 }
 
 #[cfg(test)]

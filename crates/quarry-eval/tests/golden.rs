@@ -217,7 +217,7 @@ fn rouge_l_with_and_without_stemmer() {
     let f = fixture();
     let mut c = Checker::new("rouge-l");
     for (name, stem) in [("nostem", false), ("stem", true)] {
-        let scorer = RougeL { use_stemmer: stem };
+        let scorer = RougeL::new(stem);
         let expected = f.expected[format!("rouge_l_{name}")].as_array().unwrap();
         for (i, e) in expected.iter().enumerate() {
             let s = scorer.score(&f.refs[0][i], &f.hyps[i]);
