@@ -14,6 +14,8 @@
 //! | [`classification`] | accuracy, per-class P/R/F1, macro-F1, confusion | 0–1 |
 //! | [`bm25`] | rank-bm25 `BM25Okapi` | raw |
 
+#![warn(missing_docs)]
+
 pub mod bleu;
 pub mod bm25;
 pub mod classification;
