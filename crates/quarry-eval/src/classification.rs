@@ -1,10 +1,11 @@
 //! Classification metrics with scikit-learn's conventions: labels sorted,
 //! confusion matrix rows are true labels and columns predictions, per-class
 //! precision/recall/F1 with 0 where undefined (`zero_division=0`), macro-F1
-//! the unweighted mean over every label seen in either list.
+//! the unweighted mean (numpy's) over every label seen in either list.
 
 use std::collections::BTreeSet;
 
+use crate::pynum::numpy_mean;
 use crate::EvalError;
 
 /// Precision, recall, F1 and support of one class.
@@ -79,14 +80,12 @@ pub fn classification_report(
     }
     let correct: usize = (0..k).map(|i| confusion[i][i]).sum();
     let mut per_class = Vec::with_capacity(k);
-    let mut f1_sum = 0.0;
     for (i, label) in labels.iter().enumerate() {
         let tp = confusion[i][i];
         let support: usize = confusion[i].iter().sum();
         let predicted_n: usize = confusion.iter().map(|row| row[i]).sum();
         let (fp, fn_) = (predicted_n - tp, support - tp);
         let f1 = ratio(2 * tp, 2 * tp + fp + fn_);
-        f1_sum += f1;
         per_class.push(ClassScore {
             label: label.clone(),
             precision: ratio(tp, predicted_n),
@@ -97,7 +96,7 @@ pub fn classification_report(
     }
     Ok(ClassificationReport {
         accuracy: ratio(correct, truth.len()),
-        macro_f1: f1_sum / k as f64,
+        macro_f1: numpy_mean(&per_class.iter().map(|c| c.f1).collect::<Vec<_>>()),
         per_class,
         confusion,
         labels,

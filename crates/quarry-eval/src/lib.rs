@@ -6,6 +6,7 @@
 //! | [`bleu`] | sacrebleu `corpus_bleu` / `sentence_bleu` (13a, exp smoothing) | 0–100 |
 //! | [`sentence_bleu`] | nltk `sentence_bleu` / `corpus_bleu`, weights, method0–7 | 0–1 |
 //! | [`codeqa_bleu`] | CodeQA's averaged smoothed BLEU-4 (`google_bleu.py`) | 0–1 |
+//! | [`codeqa_rouge`] | CodeQA's coco-caption ROUGE-L (beta 1.2, `numpy.mean`) | 0–1 |
 //! | [`rouge`] | rouge-score ROUGE-L (with or without its Porter stemmer) | 0–1 |
 //! | [`meteor`] | nltk `meteor_score` (exact, stem, WordNet synonyms) | 0–1 |
 //! | [`squad`] | SQuAD v1.1 exact match and token F1 | 0–100 corpus |
@@ -20,6 +21,7 @@ pub mod bleu;
 pub mod bm25;
 pub mod classification;
 pub mod codeqa_bleu;
+pub mod codeqa_rouge;
 mod error;
 pub mod lines;
 pub mod meteor;

@@ -230,6 +230,46 @@ pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
     hi
 }
 
+/// numpy's pairwise summation of float64 (`pairwise_sum_DOUBLE`): blocks of
+/// up to 128 values summed with eight accumulators, larger arrays split in
+/// halves at multiples of eight.
+fn numpy_pairwise_sum(a: &[f64]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        let mut res = 0.0;
+        for x in a {
+            res += x;
+        }
+        res
+    } else if n <= 128 {
+        let mut r = [0.0f64; 8];
+        r.copy_from_slice(&a[..8]);
+        let mut i = 8;
+        while i < n - (n % 8) {
+            for j in 0..8 {
+                r[j] += a[i + j];
+            }
+            i += 8;
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        while i < n {
+            res += a[i];
+            i += 1;
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        numpy_pairwise_sum(&a[..n2]) + numpy_pairwise_sum(&a[n2..])
+    }
+}
+
+/// `numpy.mean` of a contiguous float64 array: `(0.0 + pairwise sum) / n`
+/// (NaN for an empty array, as numpy returns).
+pub fn numpy_mean(a: &[f64]) -> f64 {
+    (0.0 + numpy_pairwise_sum(a)) / a.len() as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +281,15 @@ mod tests {
         assert_eq!(ratio_to_f64(big, 3), (big as f64) / 3.0);
         assert_eq!(ratio_to_f64(10u128.pow(30), 10u128.pow(29)), 10.0);
         assert_eq!(ratio_to_f64((1u128 << 60) * 7, 1u128 << 60), 7.0);
+    }
+
+    #[test]
+    fn numpy_mean_uses_pairwise_blocks() {
+        let v: Vec<f64> = (0..300).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+        let m = numpy_mean(&v);
+        let naive = v.iter().sum::<f64>() / 300.0;
+        assert!((m - naive).abs() < 1e-15);
+        assert_eq!(numpy_mean(&[1.0, 2.0]), 1.5);
     }
 
     #[test]

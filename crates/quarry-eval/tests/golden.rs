@@ -11,7 +11,7 @@ use quarry_eval::pytext::split_whitespace;
 use quarry_eval::rouge::RougeL;
 use quarry_eval::sentence_bleu::{self, NltkBleuOptions, Smoothing};
 use quarry_eval::wordnet::WordNet;
-use quarry_eval::{bleu, codeqa_bleu, porter, squad, tok13a};
+use quarry_eval::{bleu, classification, codeqa_bleu, codeqa_rouge, lines, porter, squad, tok13a};
 use serde_json::Value;
 
 const TOL: f64 = 1e-9;
@@ -406,5 +406,133 @@ fn bm25_matches_rank_bm25() {
             }
         }
     }
+    c.finish();
+}
+
+#[test]
+fn codeqa_rouge_matches_coco_caption_scorer() {
+    let f = fixture();
+    let mut c = Checker::new("codeqa rouge-l");
+    let e = &f.expected["codeqa_rouge"];
+    for (n, suffix) in [(1, ""), (2, "_two_refs")] {
+        let (lines, mean) = codeqa_rouge::codeqa_rouge_l(&f.hyps(), &f.streams(n)).unwrap();
+        c.check(
+            format!("mean{suffix}"),
+            e[format!("mean{suffix}")].as_f64().unwrap(),
+            mean,
+        );
+        for (i, (x, y)) in f64s(&e[format!("per_line{suffix}")])
+            .iter()
+            .zip(&lines)
+            .enumerate()
+        {
+            c.check(format!("line {i}{suffix}"), *x, *y);
+        }
+    }
+    c.finish();
+}
+
+#[test]
+fn classification_matches_scikit_learn() {
+    let f = fixture();
+    let mut c = Checker::new("classification");
+    let e = &f.expected["classification"];
+    let strs = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let truth = strs(&e["truth"]);
+    let pred = strs(&e["pred"]);
+    let t: Vec<&str> = truth.iter().map(String::as_str).collect();
+    let p: Vec<&str> = pred.iter().map(String::as_str).collect();
+    let r = classification::classification_report(&t, &p).unwrap();
+    assert_eq!(r.labels, strs(&e["labels"]));
+    c.check("accuracy", e["accuracy"].as_f64().unwrap(), r.accuracy);
+    c.check("macro f1", e["macro_f1"].as_f64().unwrap(), r.macro_f1);
+    for (i, class) in r.per_class.iter().enumerate() {
+        c.check(
+            format!("precision {}", class.label),
+            e["precision"][i].as_f64().unwrap(),
+            class.precision,
+        );
+        c.check(
+            format!("recall {}", class.label),
+            e["recall"][i].as_f64().unwrap(),
+            class.recall,
+        );
+        c.check(
+            format!("f1 {}", class.label),
+            e["f1"][i].as_f64().unwrap(),
+            class.f1,
+        );
+        assert_eq!(class.support as u64, e["support"][i].as_u64().unwrap());
+    }
+    let confusion: Vec<Vec<usize>> = e["confusion"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap() as usize)
+                .collect()
+        })
+        .collect();
+    assert_eq!(r.confusion, confusion);
+    c.finish();
+}
+
+#[test]
+fn line_sets_match_hotpotqa() {
+    let f = fixture();
+    let mut c = Checker::new("line sets");
+    let e = &f.expected["line_sets"];
+    let sets = |v: &Value| -> Vec<Vec<u64>> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                s.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_u64().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    let gold = sets(&e["gold"]);
+    let pred = sets(&e["pred"]);
+    for (i, m) in e["per_example"].as_array().unwrap().iter().enumerate() {
+        let s = lines::set_score(&pred[i], &gold[i]);
+        c.check(format!("em {i}"), m["sp_em"].as_f64().unwrap(), s.em);
+        c.check(format!("f1 {i}"), m["sp_f1"].as_f64().unwrap(), s.f1);
+        c.check(
+            format!("precision {i}"),
+            m["sp_prec"].as_f64().unwrap(),
+            s.precision,
+        );
+        c.check(
+            format!("recall {i}"),
+            m["sp_recall"].as_f64().unwrap(),
+            s.recall,
+        );
+    }
+    let mean = lines::mean_set_scores(&pred, &gold).unwrap();
+    c.check("mean em", e["mean"]["sp_em"].as_f64().unwrap(), mean.em);
+    c.check("mean f1", e["mean"]["sp_f1"].as_f64().unwrap(), mean.f1);
+    c.check(
+        "mean precision",
+        e["mean"]["sp_prec"].as_f64().unwrap(),
+        mean.precision,
+    );
+    c.check(
+        "mean recall",
+        e["mean"]["sp_recall"].as_f64().unwrap(),
+        mean.recall,
+    );
     c.finish();
 }

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use quarry_eval::meteor::{Meteor, MeteorParams};
 use quarry_eval::sentence_bleu::{NltkBleuOptions, Smoothing};
 use quarry_eval::wordnet::WordNet;
-use quarry_eval::{bleu, codeqa_bleu, rouge, sentence_bleu, squad, EvalError};
+use quarry_eval::{bleu, codeqa_bleu, codeqa_rouge, rouge, sentence_bleu, squad, EvalError};
 use serde_json::{json, Map, Value};
 
 /// Metrics the subcommand computes.
@@ -21,6 +21,8 @@ pub enum MetricName {
     CodeqaBleu,
     /// rouge-score ROUGE-L F-measure per line and its mean, 0-1.
     RougeL,
+    /// CodeQA's coco-caption ROUGE-L (beta 1.2) per line and its numpy mean, 0-1.
+    CodeqaRougeL,
     /// nltk meteor_score per line (whitespace tokens) and its mean, 0-1.
     Meteor,
     /// SQuAD v1.1 exact match, 0-100.
@@ -225,6 +227,14 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
                 if args.stem { "on" } else { "off" }
             );
             ("rouge-l", mean, desc, Some(lines))
+        }
+        MetricName::CodeqaRougeL => {
+            let (lines, mean) = codeqa_rouge::codeqa_rouge_l(&hyps, &refs)?;
+            let desc = format!(
+                "CodeQA (coco-caption) ROUGE-L mean = {mean:.6} (papers report x100: {:.2})",
+                mean * 100.0
+            );
+            ("codeqa-rouge-l", mean, desc, Some(lines))
         }
         MetricName::Meteor => {
             let wordnet = load_wordnet(args)?;
