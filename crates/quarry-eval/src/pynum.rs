@@ -24,9 +24,12 @@ fn gcd(mut a: i128, mut b: i128) -> i128 {
 }
 
 /// Correctly rounded `num / den` for non-negative integers, as Python's
-/// `int / int` true division computes it (round half to even).
+/// `int / int` true division computes it (round half to even). A zero
+/// denominator, where Python raises, gives NaN.
 pub fn ratio_to_f64(num: u128, den: u128) -> f64 {
-    assert!(den != 0, "division by zero");
+    if den == 0 {
+        return f64::NAN;
+    }
     if num == 0 {
         return 0.0;
     }
@@ -107,51 +110,47 @@ impl PyNum {
         }
     }
 
-    fn frac_op(a: (i128, i128), b: (i128, i128), op: char) -> Option<Self> {
+    fn frac_op(a: (i128, i128), b: (i128, i128), op: Op) -> Option<Self> {
         let (an, ad) = a;
         let (bn, bd) = b;
         let r = match op {
-            '+' => {
+            Op::Add => {
                 let n = an.checked_mul(bd)?.checked_add(bn.checked_mul(ad)?)?;
                 (n, ad.checked_mul(bd)?)
             }
-            '*' => (an.checked_mul(bn)?, ad.checked_mul(bd)?),
-            '/' => (an.checked_mul(bd)?, ad.checked_mul(bn)?),
-            _ => unreachable!("unknown operator"),
+            Op::Mul => (an.checked_mul(bn)?, ad.checked_mul(bd)?),
+            Op::Div => (an.checked_mul(bd)?, ad.checked_mul(bn)?),
         };
+        if r.1 == 0 {
+            return None;
+        }
         Some(Self::reduced(r.0, r.1))
     }
 
-    fn binop(self, other: PyNum, op: char) -> PyNum {
-        match (self, other) {
-            (PyNum::Frac(an, ad), PyNum::Frac(bn, bd)) => {
-                let a = Self::reduced(an, ad);
-                let b = Self::reduced(bn, bd);
-                let (PyNum::Frac(an, ad), PyNum::Frac(bn, bd)) = (a, b) else {
-                    unreachable!("reduced fractions stay fractions")
-                };
-                Self::frac_op((an, ad), (bn, bd), op).unwrap_or_else(|| {
-                    // Beyond 128 bits: continue in floating point.
-                    PyNum::Float(float_op(a.to_f64(), b.to_f64(), op))
-                })
+    fn binop(self, other: PyNum, op: Op) -> PyNum {
+        if let (PyNum::Frac(an, ad), PyNum::Frac(bn, bd)) = (self, other) {
+            let (g1, g2) = (gcd(an, ad).max(1), gcd(bn, bd).max(1));
+            if let Some(r) = Self::frac_op((an / g1, ad / g1), (bn / g2, bd / g2), op) {
+                return r;
             }
-            (a, b) => PyNum::Float(float_op(a.to_f64(), b.to_f64(), op)),
+            // Beyond 128 bits (or a zero divisor): continue in floating point.
         }
+        PyNum::Float(float_op(self.to_f64(), other.to_f64(), op))
     }
 
     /// Python `a + b`.
     pub fn py_add(self, other: PyNum) -> PyNum {
-        self.binop(other, '+')
+        self.binop(other, Op::Add)
     }
 
     /// Python `a * b`.
     pub fn py_mul(self, other: PyNum) -> PyNum {
-        self.binop(other, '*')
+        self.binop(other, Op::Mul)
     }
 
     /// Python `a / b` (both operands non-zero denominators).
     pub fn py_div(self, other: PyNum) -> PyNum {
-        self.binop(other, '/')
+        self.binop(other, Op::Div)
     }
 
     /// Python `x == 0`.
@@ -171,12 +170,19 @@ impl PyNum {
     }
 }
 
-fn float_op(a: f64, b: f64, op: char) -> f64 {
+/// The arithmetic operators nltk's smoothing functions use.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Add,
+    Mul,
+    Div,
+}
+
+fn float_op(a: f64, b: f64, op: Op) -> f64 {
     match op {
-        '+' => a + b,
-        '*' => a * b,
-        '/' => a / b,
-        _ => unreachable!("unknown operator"),
+        Op::Add => a + b,
+        Op::Mul => a * b,
+        Op::Div => a / b,
     }
 }
 
