@@ -291,3 +291,61 @@ fn bad_input_exits_with_2_and_names_the_file() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn labels_line_sets_and_spans() {
+    let dir = temp_dir("sets");
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let gold = write("gold.txt", "a\nb\nb\nc\n");
+    let pred = write("pred.txt", "a\nb\nc\nc\n");
+    let report = json_of(&quarry(&[
+        "metrics", "macro-f1", "--hyp", &pred, "--ref", &gold, "--format", "json",
+    ]));
+    // scikit-learn: f1_score(list("abbc"), list("abcc"), average="macro")
+    assert_eq!(report["score"].as_f64().unwrap(), 0.7777777777777777);
+    assert_eq!(report["accuracy"].as_f64().unwrap(), 0.75);
+    assert_eq!(
+        report["confusion"],
+        serde_json::json!([[1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    );
+
+    let lg = write("lg.txt", "1,2,3\n\n5-7\n");
+    let lp = write("lp.txt", "2,3,4\n\n5 6 7\n");
+    let lf1 = json_of(&quarry(&[
+        "metrics",
+        "line-f1",
+        "--hyp",
+        &lp,
+        "--ref",
+        &lg,
+        "--format",
+        "json",
+        "--per-line",
+    ]));
+    assert_eq!(
+        lf1["per_line"],
+        serde_json::json!([0.6666666666666666, 0.0, 1.0])
+    );
+    assert!(close(lf1["em"].as_f64().unwrap(), 2.0 / 3.0));
+
+    let sg = write("sg.txt", "1-4 7-9\n3-5\n");
+    let sp = write("sp.txt", "7-9,1-4\n3-6\n");
+    let span = json_of(&quarry(&[
+        "metrics", "span-em", "--hyp", &sp, "--ref", &sg, "--format", "json",
+    ]));
+    assert_eq!(span["score"].as_f64().unwrap(), 0.5);
+
+    let bad = write("bad.txt", "1-4 x\n3-5\n");
+    let out = quarry(&["metrics", "span-em", "--hyp", &bad, "--ref", &sg]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.txt line 1"));
+    let out = quarry(&[
+        "metrics", "accuracy", "--hyp", &pred, "--ref", &gold, "--ref", &gold,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}

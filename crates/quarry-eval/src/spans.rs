@@ -43,6 +43,26 @@ pub fn span_set_accuracy(predictions: &[Vec<Span>], golds: &[Vec<Span>]) -> Resu
     Ok(hits as f64 / predictions.len() as f64)
 }
 
+/// Parses a span set written as `START-END` items separated by commas or
+/// whitespace, e.g. `"3-7, 12-15"`; an empty text is the empty set.
+pub fn parse_span_set(text: &str) -> Result<Vec<Span>, EvalError> {
+    let mut out = Vec::new();
+    for part in text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+    {
+        let bad = || EvalError::InvalidParameter(format!("bad span {part:?} (expected START-END)"));
+        let (a, b) = part.split_once('-').ok_or_else(bad)?;
+        let (start, end): (u64, u64) =
+            (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+        if start > end {
+            return Err(bad());
+        }
+        out.push(Span { start, end });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +77,8 @@ mod tests {
             span_set_accuracy(&[vec![a], vec![b]], &[vec![a], vec![a]]).unwrap(),
             0.5
         );
+        assert_eq!(parse_span_set("1-4, 7-9").unwrap(), [a, b]);
+        assert!(parse_span_set("4").is_err());
+        assert!(parse_span_set("").unwrap().is_empty());
     }
 }

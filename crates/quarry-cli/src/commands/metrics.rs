@@ -1,5 +1,6 @@
 //! `quarry metrics NAME --hyp FILE --ref FILE...`: scores hypothesis lines
-//! against reference lines with a metric from `quarry-eval`.
+//! against reference lines (text, labels, line sets or span sets) with a
+//! metric from `quarry-eval`.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +8,10 @@ use clap::{Args, ValueEnum};
 use quarry_eval::meteor::{Meteor, MeteorParams};
 use quarry_eval::sentence_bleu::{NltkBleuOptions, Smoothing};
 use quarry_eval::wordnet::WordNet;
-use quarry_eval::{bleu, codeqa_bleu, codeqa_rouge, rouge, sentence_bleu, squad, EvalError};
+use quarry_eval::{
+    bleu, classification, codeqa_bleu, codeqa_rouge, lines, rouge, sentence_bleu, spans, squad,
+    EvalError,
+};
 use serde_json::{json, Map, Value};
 
 /// Metrics the subcommand computes.
@@ -29,6 +33,16 @@ pub enum MetricName {
     Em,
     /// SQuAD v1.1 token F1, 0-100.
     F1,
+    /// Classification accuracy of predicted (hyp) against gold (ref) label lines, 0-1.
+    Accuracy,
+    /// Macro-F1 over all labels (scikit-learn conventions), 0-1.
+    MacroF1,
+    /// Line-set exact match as HotpotQA's supporting facts; lines like `3,5-7`, 0-1.
+    LineEm,
+    /// Line-set F1 as HotpotQA's supporting facts; lines like `3,5-7`, 0-1.
+    LineF1,
+    /// Span-set exact match (CodeQueries); lines like `10-14 20-31`, 0-1.
+    SpanEm,
 }
 
 /// Output formats.
@@ -267,6 +281,99 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
             );
             (name, score, desc, Some(lines))
         }
+        MetricName::Accuracy | MetricName::MacroF1 => {
+            let gold = single_reference(args, &refs)?;
+            let report = classification::classification_report(gold, &hyps)?;
+            extra.insert("accuracy".into(), json!(report.accuracy));
+            extra.insert("macro_f1".into(), json!(report.macro_f1));
+            extra.insert("labels".into(), json!(report.labels));
+            let per_class: Vec<Value> = report
+                .per_class
+                .iter()
+                .map(|c| json!({"label": c.label, "precision": c.precision, "recall": c.recall, "f1": c.f1, "support": c.support}))
+                .collect();
+            extra.insert("per_class".into(), Value::Array(per_class));
+            extra.insert("confusion".into(), json!(report.confusion));
+            let lines: Vec<f64> = hyps
+                .iter()
+                .zip(gold)
+                .map(|(h, g)| if h == g { 1.0 } else { 0.0 })
+                .collect();
+            let desc = format!(
+                "accuracy = {:.4}, macro-F1 = {:.4} over {} labels",
+                report.accuracy,
+                report.macro_f1,
+                report.labels.len()
+            );
+            if args.name == MetricName::Accuracy {
+                ("accuracy", report.accuracy, desc, Some(lines))
+            } else {
+                ("macro-f1", report.macro_f1, desc, Some(lines))
+            }
+        }
+        MetricName::LineEm | MetricName::LineF1 => {
+            let gold = single_reference(args, &refs)?;
+            let parse = |text: &str, path: &Path, i: usize| {
+                lines::parse_line_set(text)
+                    .map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
+            };
+            let mut preds = Vec::with_capacity(n);
+            let mut golds = Vec::with_capacity(n);
+            let mut per_line = Vec::with_capacity(n);
+            for i in 0..n {
+                let p = parse(hyps[i], &args.hyp, i)?;
+                let g = parse(gold[i], &args.refs[0], i)?;
+                let s = lines::set_score(&p, &g);
+                per_line.push(if args.name == MetricName::LineEm {
+                    s.em
+                } else {
+                    s.f1
+                });
+                preds.push(p);
+                golds.push(g);
+            }
+            let mean = lines::mean_set_scores(&preds, &golds)?;
+            extra.insert("em".into(), json!(mean.em));
+            extra.insert("f1".into(), json!(mean.f1));
+            extra.insert("precision".into(), json!(mean.precision));
+            extra.insert("recall".into(), json!(mean.recall));
+            let desc = format!(
+                "line sets (HotpotQA supporting facts): EM = {:.4}, F1 = {:.4}, P = {:.4}, R = {:.4}",
+                mean.em, mean.f1, mean.precision, mean.recall
+            );
+            if args.name == MetricName::LineEm {
+                ("line-em", mean.em, desc, Some(per_line))
+            } else {
+                ("line-f1", mean.f1, desc, Some(per_line))
+            }
+        }
+        MetricName::SpanEm => {
+            let gold = single_reference(args, &refs)?;
+            let parse = |text: &str, path: &Path, i: usize| {
+                spans::parse_span_set(text)
+                    .map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
+            };
+            let mut preds = Vec::with_capacity(n);
+            let mut golds = Vec::with_capacity(n);
+            for i in 0..n {
+                preds.push(parse(hyps[i], &args.hyp, i)?);
+                golds.push(parse(gold[i], &args.refs[0], i)?);
+            }
+            let per_line: Vec<f64> = preds
+                .iter()
+                .zip(&golds)
+                .map(|(p, g)| {
+                    if spans::span_set_exact_match(p, g) {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let score = spans::span_set_accuracy(&preds, &golds)?;
+            let desc = format!("span-set exact match = {score:.4}");
+            ("span-em", score, desc, Some(per_line))
+        }
     };
     Ok(Output {
         metric,
@@ -275,6 +382,23 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
         extra,
         per_line: if args.per_line { per_line } else { None },
     })
+}
+
+/// The one reference stream of metrics that compare against a single gold file.
+fn single_reference<'a>(
+    args: &MetricsArgs,
+    refs: &'a [Vec<&'a str>],
+) -> Result<&'a [&'a str], Failure> {
+    match refs {
+        [one] => Ok(one),
+        _ => Err(bad_input(format!(
+            "{} takes exactly one --ref file, got {}",
+            args.name
+                .to_possible_value()
+                .map_or_else(String::new, |v| v.get_name().to_string()),
+            refs.len()
+        ))),
+    }
 }
 
 fn load_wordnet(args: &MetricsArgs) -> Result<Option<WordNet>, Failure> {
