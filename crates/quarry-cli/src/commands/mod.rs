@@ -4,6 +4,7 @@ use clap::Subcommand;
 
 pub mod blocks;
 pub mod input;
+pub mod metrics;
 pub mod output;
 pub mod parse;
 pub mod tokens;
@@ -17,6 +18,8 @@ pub enum Command {
     Tokens(tokens::TokensArgs),
     /// Print the syntax tree of a file and its error regions.
     Parse(parse::ParseArgs),
+    /// Score hypotheses against references (BLEU, ROUGE-L, METEOR, EM, F1).
+    Metrics(metrics::MetricsArgs),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -25,5 +28,6 @@ pub fn run(command: Command) -> i32 {
         Command::Blocks(args) => blocks::run(args),
         Command::Tokens(args) => tokens::run(args),
         Command::Parse(args) => parse::run(args),
+        Command::Metrics(args) => metrics::run(args),
     }
 }
