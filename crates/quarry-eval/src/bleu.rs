@@ -58,10 +58,7 @@ pub fn segment_stats(hyp: &str, refs: &[&str]) -> BleuStats {
 }
 
 fn stats_from_tokenized(hyp_tok: &str, ref_toks: &[String]) -> BleuStats {
-    let ref_words: Vec<Vec<&str>> = ref_toks
-        .iter()
-        .map(|r| r.split(' ').filter(|t| !t.is_empty()).collect())
-        .collect();
+    let ref_words: Vec<Vec<&str>> = ref_toks.iter().map(|r| r.split(' ').filter(|t| !t.is_empty()).collect()).collect();
     let ref_lens: Vec<u64> = ref_words.iter().map(|w| w.len() as u64).collect();
     // n-gram counts of the references, merged by maximum
     let mut ref_ngrams: NgramCounts = match ref_words.first() {
@@ -76,11 +73,8 @@ fn stats_from_tokenized(hyp_tok: &str, ref_toks: &[String]) -> BleuStats {
     }
     let hyp_words: Vec<&str> = hyp_tok.split(' ').filter(|t| !t.is_empty()).collect();
     let hyp_len = hyp_words.len() as u64;
-    let mut stats = BleuStats {
-        sys_len: hyp_len,
-        ref_len: closest_ref_len(hyp_len, &ref_lens),
-        ..BleuStats::default()
-    };
+    let mut stats =
+        BleuStats { sys_len: hyp_len, ref_len: closest_ref_len(hyp_len, &ref_lens), ..BleuStats::default() };
     // Clipped matches: each hypothesis n-gram consumes one reference count,
     // which sums min(hyp count, ref count) without counting the hypothesis.
     for n in 1..=MAX_ORDER.min(hyp_words.len()) {
@@ -125,20 +119,11 @@ pub fn compute_bleu(stats: &BleuStats, effective_order: bool) -> BleuScore {
     let (sys_len, ref_len) = (stats.sys_len, stats.ref_len);
     let mut bp = 1.0;
     if sys_len < ref_len {
-        bp = if sys_len > 0 {
-            (1.0 - ref_len as f64 / sys_len as f64).exp()
-        } else {
-            0.0
-        };
+        bp = if sys_len > 0 { (1.0 - ref_len as f64 / sys_len as f64).exp() } else { 0.0 };
     }
     let mut precisions = [0.0; MAX_ORDER];
     if stats.correct.iter().all(|&c| c == 0) {
-        return BleuScore {
-            score: 0.0,
-            precisions,
-            bp,
-            stats: *stats,
-        };
+        return BleuScore { score: 0.0, precisions, bp, stats: *stats };
     }
     let mut smooth_mteval = 1.0f64;
     let mut eff_order = MAX_ORDER;
@@ -162,12 +147,7 @@ pub fn compute_bleu(stats: &BleuStats, effective_order: bool) -> BleuScore {
         log_sum += my_log(*p);
     }
     let score = bp * (log_sum / eff_order as f64).exp();
-    BleuScore {
-        score,
-        precisions,
-        bp,
-        stats: *stats,
-    }
+    BleuScore { score, precisions, bp, stats: *stats }
 }
 
 /// Checks that every reference stream has one line per hypothesis.
@@ -177,11 +157,7 @@ pub(crate) fn check_streams<H, R>(hyps: &[H], refs: &[Vec<R>]) -> Result<(), Eva
     }
     for (stream, r) in refs.iter().enumerate() {
         if r.len() != hyps.len() {
-            return Err(EvalError::LengthMismatch {
-                hyps: hyps.len(),
-                refs: r.len(),
-                stream,
-            });
+            return Err(EvalError::LengthMismatch { hyps: hyps.len(), refs: r.len(), stream });
         }
     }
     Ok(())
@@ -202,10 +178,7 @@ pub fn corpus_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<BleuScore, EvalE
 /// (exponential smoothing, effective order).
 pub fn sentence_bleus(hyps: &[&str], refs: &[Vec<&str>]) -> Result<Vec<BleuScore>, EvalError> {
     check_streams(hyps, refs)?;
-    Ok(segment_stats_all(hyps, refs)
-        .iter()
-        .map(|s| compute_bleu(s, true))
-        .collect())
+    Ok(segment_stats_all(hyps, refs).iter().map(|s| compute_bleu(s, true)).collect())
 }
 
 fn segment_stats_all(hyps: &[&str], refs: &[Vec<&str>]) -> Vec<BleuStats> {
@@ -224,11 +197,7 @@ mod tests {
 
     #[test]
     fn identical_sentences_score_100() {
-        let s = corpus_bleu(
-            &["the cat sat on the mat"],
-            &[vec!["the cat sat on the mat"]],
-        )
-        .unwrap();
+        let s = corpus_bleu(&["the cat sat on the mat"], &[vec!["the cat sat on the mat"]]).unwrap();
         assert!((s.score - 100.0).abs() < 1e-12);
     }
 

@@ -19,11 +19,7 @@ pub struct Bm25Params {
 
 impl Default for Bm25Params {
     fn default() -> Self {
-        Bm25Params {
-            k1: 1.5,
-            b: 0.75,
-            epsilon: 0.25,
-        }
+        Bm25Params { k1: 1.5, b: 0.75, epsilon: 0.25 }
     }
 }
 
@@ -87,22 +83,12 @@ impl Bm25 {
             }
             idf.insert(w.clone(), v);
         }
-        let average_idf = if order.is_empty() {
-            0.0
-        } else {
-            idf_sum / order.len() as f64
-        };
+        let average_idf = if order.is_empty() { 0.0 } else { idf_sum / order.len() as f64 };
         let eps = params.epsilon * average_idf;
         for w in negative {
             idf.insert(w, eps);
         }
-        Ok(Bm25 {
-            params,
-            doc_freqs,
-            doc_len,
-            avgdl,
-            idf,
-        })
+        Ok(Bm25 { params, doc_freqs, doc_len, avgdl, idf })
     }
 
     /// Number of documents.
@@ -129,8 +115,7 @@ impl Bm25 {
             let idf = self.idf(q);
             for (i, s) in score.iter_mut().enumerate() {
                 let f = self.doc_freqs[i].get(q).copied().unwrap_or(0) as f64;
-                *s += idf
-                    * (f * (k1 + 1.0) / (f + k1 * (1.0 - b + b * self.doc_len[i] / self.avgdl)));
+                *s += idf * (f * (k1 + 1.0) / (f + k1 * (1.0 - b + b * self.doc_len[i] / self.avgdl)));
             }
         }
         score
@@ -155,14 +140,11 @@ mod tests {
 
     #[test]
     fn rank_bm25_readme_example() {
-        let corpus: Vec<Vec<&str>> = [
-            "Hello there good man!",
-            "It is quite windy in London",
-            "How is the weather today?",
-        ]
-        .iter()
-        .map(|d| d.split(' ').collect())
-        .collect();
+        let corpus: Vec<Vec<&str>> =
+            ["Hello there good man!", "It is quite windy in London", "How is the weather today?"]
+                .iter()
+                .map(|d| d.split(' ').collect())
+                .collect();
         let bm = Bm25::new(&corpus, Bm25Params::default()).unwrap();
         let s = bm.scores(&["windy", "London"]);
         assert_eq!(s[0], 0.0);

@@ -47,32 +47,16 @@ fn ratio(a: usize, b: usize) -> f64 {
 }
 
 /// Computes the report for parallel lists of true and predicted labels.
-pub fn classification_report(
-    truth: &[&str],
-    predicted: &[&str],
-) -> Result<ClassificationReport, EvalError> {
+pub fn classification_report(truth: &[&str], predicted: &[&str]) -> Result<ClassificationReport, EvalError> {
     if truth.len() != predicted.len() {
-        return Err(EvalError::LengthMismatch {
-            hyps: predicted.len(),
-            refs: truth.len(),
-            stream: 0,
-        });
+        return Err(EvalError::LengthMismatch { hyps: predicted.len(), refs: truth.len(), stream: 0 });
     }
     if truth.is_empty() {
         return Err(EvalError::EmptyInput);
     }
-    let labels: Vec<String> = truth
-        .iter()
-        .chain(predicted)
-        .map(|s| s.to_string())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let idx = |l: &str| {
-        labels
-            .binary_search_by(|x| x.as_str().cmp(l))
-            .unwrap_or_default()
-    };
+    let labels: Vec<String> =
+        truth.iter().chain(predicted).map(|s| s.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
+    let idx = |l: &str| labels.binary_search_by(|x| x.as_str().cmp(l)).unwrap_or_default();
     let k = labels.len();
     let mut confusion = vec![vec![0usize; k]; k];
     for (t, p) in truth.iter().zip(predicted) {
@@ -112,10 +96,7 @@ mod tests {
         let r = classification_report(&["a", "a", "b", "c"], &["a", "b", "b", "b"]).unwrap();
         assert_eq!(r.labels, ["a", "b", "c"]);
         assert_eq!(r.accuracy, 0.5);
-        assert_eq!(
-            r.confusion,
-            vec![vec![1, 1, 0], vec![0, 1, 0], vec![0, 1, 0]]
-        );
+        assert_eq!(r.confusion, vec![vec![1, 1, 0], vec![0, 1, 0], vec![0, 1, 0]]);
         // f1: a = 2/3, b = 2/4, c = 0
         assert!((r.macro_f1 - (2.0 / 3.0 + 0.5) / 3.0).abs() < 1e-15);
         assert!((r.per_class[1].precision - 1.0 / 3.0).abs() < 1e-15);

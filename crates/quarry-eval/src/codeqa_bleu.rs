@@ -18,15 +18,9 @@ const MAX_ORDER: usize = 4;
 /// The reference implementation divides by the shortest reference length, so
 /// an empty reference (or none) is an error, as it is there.
 pub fn smoothed_bleu(refs: &[Vec<&str>], hyp: &[&str]) -> Result<f64, EvalError> {
-    let reference_length = refs
-        .iter()
-        .map(|r| r.len())
-        .min()
-        .ok_or(EvalError::NoReferences)?;
+    let reference_length = refs.iter().map(|r| r.len()).min().ok_or(EvalError::NoReferences)?;
     if reference_length == 0 {
-        return Err(EvalError::Undefined(
-            "CodeQA BLEU divides by the shortest reference length, which is 0".into(),
-        ));
+        return Err(EvalError::Undefined("CodeQA BLEU divides by the shortest reference length, which is 0".into()));
     }
     let translation_length = hyp.len();
     let mut merged: NgramCounts = NgramCounts::default();
@@ -71,10 +65,7 @@ pub fn codeqa_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64),
     let mut total = 0.0;
     for (i, h) in hyps.iter().enumerate() {
         let hyp: Vec<&str> = split_whitespace(h).collect();
-        let seg_refs: Vec<Vec<&str>> = refs
-            .iter()
-            .map(|r| split_whitespace(r[i]).collect())
-            .collect();
+        let seg_refs: Vec<Vec<&str>> = refs.iter().map(|r| split_whitespace(r[i]).collect()).collect();
         let s = smoothed_bleu(&seg_refs, &hyp).map_err(|e| match e {
             EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),
             other => other,

@@ -26,37 +26,17 @@ pub fn set_score<T: Eq + Hash>(prediction: &[T], gold: &[T]) -> SetScore {
     let tp = pred.intersection(&gold).count();
     let fp = pred.len() - tp;
     let fn_ = gold.len() - tp;
-    let precision = if tp + fp > 0 {
-        1.0 * tp as f64 / (tp + fp) as f64
-    } else {
-        0.0
-    };
-    let recall = if tp + fn_ > 0 {
-        1.0 * tp as f64 / (tp + fn_) as f64
-    } else {
-        0.0
-    };
-    let f1 = if precision + recall > 0.0 {
-        2.0 * precision * recall / (precision + recall)
-    } else {
-        0.0
-    };
+    let precision = if tp + fp > 0 { 1.0 * tp as f64 / (tp + fp) as f64 } else { 0.0 };
+    let recall = if tp + fn_ > 0 { 1.0 * tp as f64 / (tp + fn_) as f64 } else { 0.0 };
+    let f1 = if precision + recall > 0.0 { 2.0 * precision * recall / (precision + recall) } else { 0.0 };
     let em = if fp + fn_ == 0 { 1.0 } else { 0.0 };
-    SetScore {
-        precision,
-        recall,
-        f1,
-        em,
-    }
+    SetScore { precision, recall, f1, em }
 }
 
 /// Parses a line set such as `"3, 5-7 10"` into line numbers.
 pub fn parse_line_set(text: &str) -> Result<Vec<u64>, EvalError> {
     let mut out = Vec::new();
-    for part in text
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|p| !p.is_empty())
-    {
+    for part in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|p| !p.is_empty()) {
         let bad = || EvalError::InvalidParameter(format!("bad line number or range {part:?}"));
         if let Some((a, b)) = part.split_once('-') {
             let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
@@ -73,16 +53,9 @@ pub fn parse_line_set(text: &str) -> Result<Vec<u64>, EvalError> {
 
 /// Mean line exact match and mean line F1 over examples (HotpotQA averages
 /// the per-example values).
-pub fn mean_set_scores<T: Eq + Hash>(
-    predictions: &[Vec<T>],
-    golds: &[Vec<T>],
-) -> Result<SetScore, EvalError> {
+pub fn mean_set_scores<T: Eq + Hash>(predictions: &[Vec<T>], golds: &[Vec<T>]) -> Result<SetScore, EvalError> {
     if predictions.len() != golds.len() {
-        return Err(EvalError::LengthMismatch {
-            hyps: predictions.len(),
-            refs: golds.len(),
-            stream: 0,
-        });
+        return Err(EvalError::LengthMismatch { hyps: predictions.len(), refs: golds.len(), stream: 0 });
     }
     if predictions.is_empty() {
         return Err(EvalError::EmptyInput);
@@ -96,12 +69,7 @@ pub fn mean_set_scores<T: Eq + Hash>(
         total.em += s.em;
     }
     let n = predictions.len() as f64;
-    Ok(SetScore {
-        precision: total.precision / n,
-        recall: total.recall / n,
-        f1: total.f1 / n,
-        em: total.em / n,
-    })
+    Ok(SetScore { precision: total.precision / n, recall: total.recall / n, f1: total.f1 / n, em: total.em / n })
 }
 
 #[cfg(test)]

@@ -31,11 +31,7 @@ pub struct MeteorParams {
 
 impl Default for MeteorParams {
     fn default() -> Self {
-        MeteorParams {
-            alpha: 0.9,
-            beta: 3.0,
-            gamma: 0.5,
-        }
+        MeteorParams { alpha: 0.9, beta: 3.0, gamma: 0.5 }
     }
 }
 
@@ -67,18 +63,11 @@ fn match_enums(hyp: Enum, reference: Enum, matches: &mut Vec<(usize, usize)>) ->
         }
     }
     drop(positions);
-    (
-        keep_unused(hyp, &hyp_used),
-        keep_unused(reference, &ref_used),
-    )
+    (keep_unused(hyp, &hyp_used), keep_unused(reference, &ref_used))
 }
 
 fn keep_unused(list: Enum, used: &[bool]) -> Enum {
-    list.into_iter()
-        .zip(used)
-        .filter(|(_, u)| !**u)
-        .map(|(p, _)| p)
-        .collect()
+    list.into_iter().zip(used).filter(|(_, u)| !**u).map(|(p, _)| p).collect()
 }
 
 /// nltk's `_count_chunks` over matches sorted by hypothesis position.
@@ -95,12 +84,7 @@ fn count_chunks(matches: &[(usize, usize)]) -> usize {
 impl<'w> Meteor<'w> {
     /// A scorer; `wordnet: None` gives exact+stem matching only.
     pub fn new(params: MeteorParams, wordnet: Option<&'w WordNet>) -> Self {
-        Meteor {
-            params,
-            wordnet,
-            stems: RefCell::default(),
-            synonyms: RefCell::default(),
-        }
+        Meteor { params, wordnet, stems: RefCell::default(), synonyms: RefCell::default() }
     }
 
     /// Whether WordNet synonym matching is active.
@@ -121,29 +105,17 @@ impl<'w> Meteor<'w> {
         if let Some(s) = self.synonyms.borrow().get(word) {
             return s.clone();
         }
-        let mut set: HashSet<String> = wn
-            .synonym_names(word)
-            .into_iter()
-            .filter(|n| !n.contains('_'))
-            .collect();
+        let mut set: HashSet<String> = wn.synonym_names(word).into_iter().filter(|n| !n.contains('_')).collect();
         set.insert(word.to_string());
         let set = Rc::new(set);
-        self.synonyms
-            .borrow_mut()
-            .insert(word.to_string(), set.clone());
+        self.synonyms.borrow_mut().insert(word.to_string(), set.clone());
         set
     }
 
     /// nltk's `_enum_wordnetsyn_match`: for each hypothesis word from the
     /// last, the highest unused reference position holding one of its
     /// synonyms (or itself).
-    fn synonym_match(
-        &self,
-        wn: &WordNet,
-        hyp: Enum,
-        reference: Enum,
-        matches: &mut Vec<(usize, usize)>,
-    ) {
+    fn synonym_match(&self, wn: &WordNet, hyp: Enum, reference: Enum, matches: &mut Vec<(usize, usize)>) {
         let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
         for (j, (_, w)) in reference.iter().enumerate() {
             positions.entry(w).or_default().push(j);
@@ -169,24 +141,14 @@ impl<'w> Meteor<'w> {
 
     /// nltk's `single_meteor_score(reference, hypothesis)`.
     pub fn single(&self, reference: &[&str], hypothesis: &[&str]) -> f64 {
-        let hyp: Enum = hypothesis
-            .iter()
-            .map(|w| crate::pytext::lower(w).into())
-            .enumerate()
-            .collect();
-        let reference_enum: Enum = reference
-            .iter()
-            .map(|w| crate::pytext::lower(w).into())
-            .enumerate()
-            .collect();
+        let hyp: Enum = hypothesis.iter().map(|w| crate::pytext::lower(w).into()).enumerate().collect();
+        let reference_enum: Enum = reference.iter().map(|w| crate::pytext::lower(w).into()).enumerate().collect();
         let translation_length = hyp.len();
         let reference_length = reference_enum.len();
         let mut matches = Vec::new();
         let (hyp, reference_enum) = match_enums(hyp, reference_enum, &mut matches);
-        let stem_all =
-            |e: Enum| -> Enum { e.into_iter().map(|(i, w)| (i, self.stem(&w))).collect() };
-        let (hyp, reference_enum) =
-            match_enums(stem_all(hyp), stem_all(reference_enum), &mut matches);
+        let stem_all = |e: Enum| -> Enum { e.into_iter().map(|(i, w)| (i, self.stem(&w))).collect() };
+        let (hyp, reference_enum) = match_enums(stem_all(hyp), stem_all(reference_enum), &mut matches);
         if let Some(wn) = self.wordnet {
             self.synonym_match(wn, hyp, reference_enum, &mut matches);
         }
@@ -213,9 +175,7 @@ impl<'w> Meteor<'w> {
         references
             .iter()
             .map(|r| self.single(r, hypothesis))
-            .fold(None, |best: Option<f64>, s| {
-                Some(best.map_or(s, |b| if s > b { s } else { b }))
-            })
+            .fold(None, |best: Option<f64>, s| Some(best.map_or(s, |b| if s > b { s } else { b })))
             .unwrap_or(0.0)
     }
 }
@@ -223,11 +183,7 @@ impl<'w> Meteor<'w> {
 impl Meteor<'_> {
     /// METEOR of every raw line, tokenized on whitespace like Python's
     /// `str.split()`, and the mean; `refs[k][i]` is the k-th reference of line `i`.
-    pub fn line_scores(
-        &self,
-        hyps: &[&str],
-        refs: &[Vec<&str>],
-    ) -> Result<(Vec<f64>, f64), EvalError> {
+    pub fn line_scores(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64), EvalError> {
         crate::bleu::check_streams(hyps, refs)?;
         if hyps.is_empty() {
             return Err(EvalError::EmptyInput);
@@ -236,10 +192,7 @@ impl Meteor<'_> {
         let mut sum = 0.0;
         for (i, h) in hyps.iter().enumerate() {
             let hyp: Vec<&str> = split_whitespace(h).collect();
-            let toks: Vec<Vec<&str>> = refs
-                .iter()
-                .map(|s| split_whitespace(s[i]).collect())
-                .collect();
+            let toks: Vec<Vec<&str>> = refs.iter().map(|s| split_whitespace(s[i]).collect()).collect();
             let seg: Vec<&[&str]> = toks.iter().map(Vec::as_slice).collect();
             let s = self.score(&seg, &hyp);
             sum += s;

@@ -119,19 +119,11 @@ fn apply_rules(word: &[char], rules: &[Rule]) -> Word {
     for (suffix, replacement, condition) in rules {
         if *suffix == "*d" && ends_double_consonant(word) {
             let stem = &word[..word.len() - 2];
-            return if condition(stem) {
-                concat(stem, replacement)
-            } else {
-                word.to_vec()
-            };
+            return if condition(stem) { concat(stem, replacement) } else { word.to_vec() };
         }
         if ends_with(word, suffix) {
             let stem = strip(word, suffix);
-            return if condition(&stem) {
-                concat(&stem, replacement)
-            } else {
-                word.to_vec()
-            };
+            return if condition(&stem) { concat(&stem, replacement) } else { word.to_vec() };
         }
     }
     word.to_vec()
@@ -141,11 +133,7 @@ fn always(_: &[char]) -> bool {
     true
 }
 
-fn rule<'a>(
-    suffix: &'a str,
-    replacement: &'a str,
-    condition: &'a dyn Fn(&[char]) -> bool,
-) -> Rule<'a> {
+fn rule<'a>(suffix: &'a str, replacement: &'a str, condition: &'a dyn Fn(&[char]) -> bool) -> Rule<'a> {
     (suffix, replacement, condition)
 }
 
@@ -155,12 +143,7 @@ fn step1a(word: &[char]) -> Word {
     }
     apply_rules(
         word,
-        &[
-            rule("sses", "ss", &always),
-            rule("ies", "i", &always),
-            rule("ss", "ss", &always),
-            rule("s", "", &always),
-        ],
+        &[rule("sses", "ss", &always), rule("ies", "i", &always), rule("ss", "ss", &always), rule("s", "", &always)],
     )
 }
 
@@ -171,11 +154,7 @@ fn step1b(word: &[char]) -> Word {
     }
     if ends_with(word, "eed") {
         let stem = strip(word, "eed");
-        return if measure(&stem) > 0 {
-            concat(&stem, "ee")
-        } else {
-            word.to_vec()
-        };
+        return if measure(&stem) > 0 { concat(&stem, "ee") } else { word.to_vec() };
     }
     let mut intermediate: Option<Word> = None;
     for suffix in ["ed", "ing"] {
@@ -265,8 +244,8 @@ fn step4(word: &[char]) -> Word {
     let gt1 = |s: &[char]| measure(s) > 1;
     let ion = |s: &[char]| measure(s) > 1 && matches!(s.last(), Some('s' | 't'));
     let rules: Vec<Rule> = [
-        "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion",
-        "ou", "ism", "ate", "iti", "ous", "ive", "ize",
+        "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism", "ate",
+        "iti", "ous", "ive", "ize",
     ]
     .iter()
     .map(|s| -> Rule {

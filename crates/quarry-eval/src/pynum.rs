@@ -308,9 +308,6 @@ mod tests {
     fn fractions_add_exactly() {
         let a = PyNum::Frac(1, 3).py_add(PyNum::Frac(1, 6));
         assert_eq!(a, PyNum::Frac(1, 2));
-        assert_eq!(
-            PyNum::Frac(1, 2).py_add(PyNum::Float(0.25)),
-            PyNum::Float(0.75)
-        );
+        assert_eq!(PyNum::Frac(1, 2).py_add(PyNum::Float(0.25)), PyNum::Float(0.75));
     }
 }

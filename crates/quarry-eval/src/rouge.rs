@@ -37,11 +37,7 @@ pub fn lcs_len<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     let mut cur = vec![0usize; b.len() + 1];
     for x in a {
         for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y {
-                prev[j] + 1
-            } else {
-                prev[j + 1].max(cur[j])
-            };
+            cur[j + 1] = if x == y { prev[j] + 1 } else { prev[j + 1].max(cur[j]) };
         }
         std::mem::swap(&mut prev, &mut cur);
     }
@@ -65,11 +61,7 @@ pub fn score_lcs(target: &[String], prediction: &[String]) -> RougeScore {
     let lcs = lcs_len(target, prediction) as f64;
     let precision = lcs / prediction.len() as f64;
     let recall = lcs / target.len() as f64;
-    RougeScore {
-        precision,
-        recall,
-        fmeasure: fmeasure(precision, recall),
-    }
+    RougeScore { precision, recall, fmeasure: fmeasure(precision, recall) }
 }
 
 /// A ROUGE-L scorer with rouge-score's default tokenizer; remembers stems.
@@ -82,10 +74,7 @@ pub struct RougeL {
 impl RougeL {
     /// A scorer; `use_stemmer` Porter-stems tokens longer than three characters.
     pub fn new(use_stemmer: bool) -> Self {
-        RougeL {
-            use_stemmer,
-            stems: RefCell::default(),
-        }
+        RougeL { use_stemmer, stems: RefCell::default() }
     }
 
     /// `tokenize(text, stemmer)` with stems cached across calls.
@@ -107,11 +96,7 @@ impl RougeL {
                     t.to_string()
                 }
             })
-            .filter(|t| {
-                !t.is_empty()
-                    && t.bytes()
-                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-            })
+            .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
             .collect()
     }
 
@@ -138,11 +123,7 @@ impl RougeL {
 
 /// ROUGE-L F-measure of every line (best over the references, as
 /// `score_multi`) and their mean; `refs[k][i]` is the k-th reference of line `i`.
-pub fn line_scores(
-    hyps: &[&str],
-    refs: &[Vec<&str>],
-    use_stemmer: bool,
-) -> Result<(Vec<f64>, f64), EvalError> {
+pub fn line_scores(hyps: &[&str], refs: &[Vec<&str>], use_stemmer: bool) -> Result<(Vec<f64>, f64), EvalError> {
     crate::bleu::check_streams(hyps, refs)?;
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);
@@ -152,12 +133,7 @@ pub fn line_scores(
     let mut sum = 0.0;
     for (i, h) in hyps.iter().enumerate() {
         let targets: Vec<&str> = refs.iter().map(|s| s[i]).collect();
-        let f = if targets.len() == 1 {
-            scorer.score(targets[0], h)
-        } else {
-            scorer.score_multi(&targets, h)
-        }
-        .fmeasure;
+        let f = if targets.len() == 1 { scorer.score(targets[0], h) } else { scorer.score_multi(&targets, h) }.fmeasure;
         sum += f;
         per_line.push(f);
     }
@@ -170,19 +146,14 @@ mod tests {
 
     #[test]
     fn rouge_score_doc_example() {
-        let s = RougeL::new(true).score(
-            "The quick brown fox jumps over the lazy dog",
-            "The quick brown dog jumps on the log.",
-        );
+        let s = RougeL::new(true)
+            .score("The quick brown fox jumps over the lazy dog", "The quick brown dog jumps on the log.");
         assert!((s.precision - 0.625).abs() < 1e-15);
         assert!((s.recall - 5.0 / 9.0).abs() < 1e-15);
     }
 
     #[test]
     fn tokenizer_drops_punctuation() {
-        assert_eq!(
-            tokenize("Hello, World! x_y", false),
-            ["hello", "world", "x", "y"]
-        );
+        assert_eq!(tokenize("Hello, World! x_y", false), ["hello", "world", "x", "y"]);
     }
 }

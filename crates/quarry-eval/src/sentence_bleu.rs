@@ -71,11 +71,7 @@ pub struct NltkBleuOptions {
 
 impl Default for NltkBleuOptions {
     fn default() -> Self {
-        NltkBleuOptions {
-            weights: vec![0.25; 4],
-            smoothing: Smoothing::Method0,
-            auto_reweigh: false,
-        }
+        NltkBleuOptions { weights: vec![0.25; 4], smoothing: Smoothing::Method0, auto_reweigh: false }
     }
 }
 
@@ -109,10 +105,7 @@ fn modified_precision(refs: &[&[&str]], hyp: &[&str], n: usize) -> (i128, i128) 
 
 /// nltk's `closest_ref_length`: closest, ties to the shorter.
 fn closest_ref_length(refs: &[&[&str]], hyp_len: usize) -> usize {
-    refs.iter()
-        .map(|r| r.len())
-        .min_by_key(|&l| (l.abs_diff(hyp_len), l))
-        .unwrap_or(0)
+    refs.iter().map(|r| r.len()).min_by_key(|&l| (l.abs_diff(hyp_len), l)).unwrap_or(0)
 }
 
 /// nltk's `brevity_penalty`.
@@ -161,52 +154,29 @@ fn segment_counts(refs: &[&[&str]], hyp: &[&str], max_n: usize) -> SegmentCounts
     for (g, c) in &hyp_counts {
         num[g.len() - 1] += (*c).min(max_ref.get(g).copied().unwrap_or(0)) as i128;
     }
-    let den = (1..=max_n)
-        .map(|n| (hyp.len() + 1).saturating_sub(n).max(1) as i128)
-        .collect();
-    SegmentCounts {
-        num,
-        den,
-        hyp_len: hyp.len(),
-        ref_len: closest_ref_length(refs, hyp.len()),
-    }
+    let den = (1..=max_n).map(|n| (hyp.len() + 1).saturating_sub(n).max(1) as i128).collect();
+    SegmentCounts { num, den, hyp_len: hyp.len(), ref_len: closest_ref_length(refs, hyp.len()) }
 }
 
 /// nltk's `sentence_bleu(references, hypothesis, weights, smoothing, auto_reweigh)`.
-pub fn sentence_bleu(
-    refs: &[&[&str]],
-    hyp: &[&str],
-    opts: &NltkBleuOptions,
-) -> Result<f64, EvalError> {
+pub fn sentence_bleu(refs: &[&[&str]], hyp: &[&str], opts: &NltkBleuOptions) -> Result<f64, EvalError> {
     corpus_bleu(&[refs.to_vec()], &[hyp], opts)
 }
 
 fn check_options(opts: &NltkBleuOptions) -> Result<(), EvalError> {
     if opts.weights.is_empty() {
-        return Err(EvalError::InvalidParameter(
-            "weights must not be empty".into(),
-        ));
+        return Err(EvalError::InvalidParameter("weights must not be empty".into()));
     }
     if opts.smoothing == Smoothing::Method6 && opts.weights.len() < 3 {
-        return Err(EvalError::InvalidParameter(
-            "smoothing method6 needs at least three weights".into(),
-        ));
+        return Err(EvalError::InvalidParameter("smoothing method6 needs at least three weights".into()));
     }
     Ok(())
 }
 
 /// nltk's `corpus_bleu(list_of_references, hypotheses, ...)`.
-pub fn corpus_bleu(
-    list_of_refs: &[Vec<&[&str]>],
-    hyps: &[&[&str]],
-    opts: &NltkBleuOptions,
-) -> Result<f64, EvalError> {
+pub fn corpus_bleu(list_of_refs: &[Vec<&[&str]>], hyps: &[&[&str]], opts: &NltkBleuOptions) -> Result<f64, EvalError> {
     if list_of_refs.len() != hyps.len() {
-        return Err(EvalError::LengthMismatch {
-            hyps: hyps.len(),
-            refs: list_of_refs.len(),
-            stream: 0,
-        });
+        return Err(EvalError::LengthMismatch { hyps: hyps.len(), refs: list_of_refs.len(), stream: 0 });
     }
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);
@@ -247,20 +217,14 @@ fn score_segments(
     if numerators[0] == 0 {
         return Ok(0.0);
     }
-    let p_n: Vec<PyNum> = (0..max_n)
-        .map(|i| PyNum::Frac(numerators[i], denominators[i]))
-        .collect();
+    let p_n: Vec<PyNum> = (0..max_n).map(|i| PyNum::Frac(numerators[i], denominators[i])).collect();
     let p_n = smooth(opts.smoothing, p_n, last_refs, last_hyp, hyp_lengths)?;
 
     let mut weights = opts.weights.clone();
     if opts.auto_reweigh && hyp_lengths < 4 && weights == [0.25; 4] {
         weights = vec![1.0 / hyp_lengths as f64; hyp_lengths];
     }
-    let terms = weights
-        .iter()
-        .zip(&p_n)
-        .filter(|(_, p)| p.is_positive())
-        .map(|(w, p)| w * p.to_f64().ln());
+    let terms = weights.iter().zip(&p_n).filter(|(_, p)| p.is_positive()).map(|(w, p)| w * p.to_f64().ln());
     Ok(bp * fsum(terms).exp())
 }
 
@@ -279,36 +243,25 @@ fn smooth(
         PyNum::Float(_) => 1,
     };
     match method {
-        Smoothing::Method0 => Ok(p_n
-            .into_iter()
-            .map(|p| {
-                if p.numerator() != 0 {
-                    p
-                } else {
-                    PyNum::Float(f64::MIN_POSITIVE)
-                }
-            })
-            .collect()),
-        Smoothing::Method1 => Ok(p_n
-            .into_iter()
-            .map(|p| {
-                if p.numerator() == 0 {
-                    PyNum::Float((p.numerator() as f64 + EPSILON) / den(p) as f64)
-                } else {
-                    p
-                }
-            })
-            .collect()),
+        Smoothing::Method0 => {
+            Ok(p_n.into_iter().map(|p| if p.numerator() != 0 { p } else { PyNum::Float(f64::MIN_POSITIVE) }).collect())
+        }
+        Smoothing::Method1 => {
+            Ok(p_n
+                .into_iter()
+                .map(|p| {
+                    if p.numerator() == 0 {
+                        PyNum::Float((p.numerator() as f64 + EPSILON) / den(p) as f64)
+                    } else {
+                        p
+                    }
+                })
+                .collect())
+        }
         Smoothing::Method2 => Ok(p_n
             .iter()
             .enumerate()
-            .map(|(i, &p)| {
-                if i != 0 {
-                    PyNum::Frac(p.numerator() + 1, den(p) + 1)
-                } else {
-                    p
-                }
-            })
+            .map(|(i, &p)| if i != 0 { PyNum::Frac(p.numerator() + 1, den(p) + 1) } else { p })
             .collect()),
         Smoothing::Method3 => {
             let mut incvnt = 1u32;
@@ -339,10 +292,7 @@ fn smooth(
             plus1.push(PyNum::Frac(n5, d5));
             let mut prev = p_n[0].py_add(PyNum::int(1));
             for i in 0..p_n.len() {
-                let v = prev
-                    .py_add(p_n[i])
-                    .py_add(plus1[i + 1])
-                    .py_div(PyNum::int(3));
+                let v = prev.py_add(p_n[i]).py_add(plus1[i + 1]).py_div(PyNum::int(3));
                 p_n[i] = v;
                 prev = v;
             }
@@ -350,9 +300,7 @@ fn smooth(
         }
         Smoothing::Method6 => {
             if p_n[2].is_zero() {
-                return Err(EvalError::Undefined(
-                    "smoothing method6 requires a non-zero trigram precision".into(),
-                ));
+                return Err(EvalError::Undefined("smoothing method6 requires a non-zero trigram precision".into()));
             }
             for i in 2..p_n.len() {
                 let m = p_n[i].numerator();
@@ -362,9 +310,7 @@ fn smooth(
                     PyNum::Float(ratio_to_f64(m as u128, (l + ALPHA) as u128))
                 } else {
                     let pi0 = p_n[i - 1].py_mul(p_n[i - 1]).py_div(p_n[i - 2]);
-                    PyNum::int(m)
-                        .py_add(PyNum::int(ALPHA).py_mul(pi0))
-                        .py_div(PyNum::int(l + ALPHA))
+                    PyNum::int(m).py_add(PyNum::int(ALPHA).py_mul(pi0)).py_div(PyNum::int(l + ALPHA))
                 };
             }
             Ok(p_n)
@@ -379,21 +325,15 @@ fn smooth(
 /// Scores of raw text lines, tokenized on whitespace like Python's
 /// `str.split()`: per-line `sentence_bleu`, their mean, and nltk's
 /// `corpus_bleu` over all lines. `refs[k][i]` is the k-th reference of line `i`.
-pub fn line_scores(
-    hyps: &[&str],
-    refs: &[Vec<&str>],
-    opts: &NltkBleuOptions,
-) -> Result<LineScores, EvalError> {
+pub fn line_scores(hyps: &[&str], refs: &[Vec<&str>], opts: &NltkBleuOptions) -> Result<LineScores, EvalError> {
     crate::bleu::check_streams(hyps, refs)?;
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);
     }
     check_options(opts)?;
     let hyp_toks: Vec<Vec<&str>> = hyps.iter().map(|h| split_whitespace(h).collect()).collect();
-    let ref_toks: Vec<Vec<Vec<&str>>> = refs
-        .iter()
-        .map(|s| s.iter().map(|r| split_whitespace(r).collect()).collect())
-        .collect();
+    let ref_toks: Vec<Vec<Vec<&str>>> =
+        refs.iter().map(|s| s.iter().map(|r| split_whitespace(r).collect()).collect()).collect();
     let mut per_line = Vec::with_capacity(hyps.len());
     let mut segments = Vec::with_capacity(hyps.len());
     let mut sum = 0.0;
@@ -401,23 +341,17 @@ pub fn line_scores(
     for (i, hyp) in hyp_toks.iter().enumerate() {
         let seg_refs: Vec<&[&str]> = ref_toks.iter().map(|s| s[i].as_slice()).collect();
         let counts = segment_counts(&seg_refs, hyp, opts.weights.len());
-        let s = score_segments(std::slice::from_ref(&counts), &seg_refs, hyp, opts).map_err(
-            |e| match e {
-                EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),
-                other => other,
-            },
-        )?;
+        let s = score_segments(std::slice::from_ref(&counts), &seg_refs, hyp, opts).map_err(|e| match e {
+            EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),
+            other => other,
+        })?;
         sum += s;
         per_line.push(s);
         segments.push(counts);
         last_refs = seg_refs;
     }
     let corpus = score_segments(&segments, &last_refs, &hyp_toks[hyp_toks.len() - 1], opts)?;
-    Ok(LineScores {
-        mean: sum / hyps.len() as f64,
-        per_line,
-        corpus,
-    })
+    Ok(LineScores { mean: sum / hyps.len() as f64, per_line, corpus })
 }
 
 /// Per-line sentence BLEU with the mean and the corpus-level value.
@@ -441,12 +375,11 @@ mod tests {
 
     #[test]
     fn nltk_doc_example() {
-        let hyp = toks("It is a guide to action which ensures that the military always obeys the commands of the party");
+        let hyp =
+            toks("It is a guide to action which ensures that the military always obeys the commands of the party");
         let r1 = toks("It is a guide to action that ensures that the military will forever heed Party commands");
         let r2 = toks("It is the guiding principle which guarantees the military forces always being under the command of the Party");
-        let r3 = toks(
-            "It is the practical guide for the army always to heed the directions of the party",
-        );
+        let r3 = toks("It is the practical guide for the army always to heed the directions of the party");
         let refs: Vec<&[&str]> = vec![&r1, &r2, &r3];
         let s = sentence_bleu(&refs, &hyp, &NltkBleuOptions::default()).unwrap();
         assert!((s - 0.5045666840058485).abs() < 1e-15, "{s}");
@@ -457,10 +390,7 @@ mod tests {
         let hyp = toks("a b c d");
         let r = toks("a b x y");
         let refs: Vec<&[&str]> = vec![&r];
-        let opts = NltkBleuOptions {
-            weights: vec![1.0, 0.0, 0.0, 0.0],
-            ..Default::default()
-        };
+        let opts = NltkBleuOptions { weights: vec![1.0, 0.0, 0.0, 0.0], ..Default::default() };
         assert!((sentence_bleu(&refs, &hyp, &opts).unwrap() - 0.5).abs() < 1e-15);
     }
 }

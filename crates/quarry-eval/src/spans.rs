@@ -26,20 +26,12 @@ pub fn span_set_exact_match(prediction: &[Span], gold: &[Span]) -> bool {
 /// Fraction of examples whose span sets match exactly (0–1).
 pub fn span_set_accuracy(predictions: &[Vec<Span>], golds: &[Vec<Span>]) -> Result<f64, EvalError> {
     if predictions.len() != golds.len() {
-        return Err(EvalError::LengthMismatch {
-            hyps: predictions.len(),
-            refs: golds.len(),
-            stream: 0,
-        });
+        return Err(EvalError::LengthMismatch { hyps: predictions.len(), refs: golds.len(), stream: 0 });
     }
     if predictions.is_empty() {
         return Err(EvalError::EmptyInput);
     }
-    let hits = predictions
-        .iter()
-        .zip(golds)
-        .filter(|(p, g)| span_set_exact_match(p, g))
-        .count();
+    let hits = predictions.iter().zip(golds).filter(|(p, g)| span_set_exact_match(p, g)).count();
     Ok(hits as f64 / predictions.len() as f64)
 }
 
@@ -47,14 +39,10 @@ pub fn span_set_accuracy(predictions: &[Vec<Span>], golds: &[Vec<Span>]) -> Resu
 /// whitespace, e.g. `"3-7, 12-15"`; an empty text is the empty set.
 pub fn parse_span_set(text: &str) -> Result<Vec<Span>, EvalError> {
     let mut out = Vec::new();
-    for part in text
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|p| !p.is_empty())
-    {
+    for part in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|p| !p.is_empty()) {
         let bad = || EvalError::InvalidParameter(format!("bad span {part:?} (expected START-END)"));
         let (a, b) = part.split_once('-').ok_or_else(bad)?;
-        let (start, end): (u64, u64) =
-            (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+        let (start, end): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
         if start > end {
             return Err(bad());
         }
@@ -73,10 +61,7 @@ mod tests {
         let b = Span { start: 7, end: 9 };
         assert!(span_set_exact_match(&[a, b], &[b, a]));
         assert!(!span_set_exact_match(&[a], &[a, b]));
-        assert_eq!(
-            span_set_accuracy(&[vec![a], vec![b]], &[vec![a], vec![a]]).unwrap(),
-            0.5
-        );
+        assert_eq!(span_set_accuracy(&[vec![a], vec![b]], &[vec![a], vec![a]]).unwrap(), 0.5);
         assert_eq!(parse_span_set("1-4, 7-9").unwrap(), [a, b]);
         assert!(parse_span_set("4").is_err());
         assert!(parse_span_set("").unwrap().is_empty());

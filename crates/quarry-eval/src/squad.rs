@@ -19,10 +19,7 @@ fn is_word_char(c: char) -> bool {
 /// `normalize_answer(s)` of the SQuAD script.
 pub fn normalize_answer(s: &str) -> String {
     let lowered = pytext::lower(s);
-    let no_punc: String = lowered
-        .chars()
-        .filter(|c| !PUNCTUATION.contains(*c))
-        .collect();
+    let no_punc: String = lowered.chars().filter(|c| !PUNCTUATION.contains(*c)).collect();
     // re.sub(r'\b(a|an|the)\b', ' ', text): whole-word articles become a space.
     let mut no_articles = String::with_capacity(no_punc.len());
     let mut word = String::new();
@@ -43,9 +40,7 @@ pub fn normalize_answer(s: &str) -> String {
         }
     }
     flush(&mut word, &mut no_articles);
-    pytext::split_whitespace(&no_articles)
-        .collect::<Vec<_>>()
-        .join(" ")
+    pytext::split_whitespace(&no_articles).collect::<Vec<_>>().join(" ")
 }
 
 /// `exact_match_score(prediction, ground_truth)`: 1.0 or 0.0.
@@ -85,24 +80,13 @@ pub fn f1(prediction: &str, ground_truth: &str) -> f64 {
 }
 
 /// `metric_max_over_ground_truths`: the best score over the references.
-pub fn max_over_ground_truths(
-    metric: fn(&str, &str) -> f64,
-    prediction: &str,
-    truths: &[&str],
-) -> f64 {
-    truths
-        .iter()
-        .map(|t| metric(prediction, t))
-        .fold(f64::NEG_INFINITY, f64::max)
+pub fn max_over_ground_truths(metric: fn(&str, &str) -> f64, prediction: &str, truths: &[&str]) -> f64 {
+    truths.iter().map(|t| metric(prediction, t)).fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// Per-line scores and the corpus score `100 * sum / n` for `metric`
 /// (`exact_match` or `f1`); `refs[k][i]` is the k-th answer of line `i`.
-pub fn corpus(
-    metric: fn(&str, &str) -> f64,
-    hyps: &[&str],
-    refs: &[Vec<&str>],
-) -> Result<(Vec<f64>, f64), EvalError> {
+pub fn corpus(metric: fn(&str, &str) -> f64, hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64), EvalError> {
     crate::bleu::check_streams(hyps, refs)?;
     if hyps.is_empty() {
         return Err(EvalError::EmptyInput);

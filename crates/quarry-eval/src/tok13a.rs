@@ -46,11 +46,7 @@ pub fn tokenize_13a(segment: &str) -> String {
         line = line.replace("-\n", "").replace('\n', " ");
     }
     if line.contains('&') {
-        line = line
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">");
+        line = line.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
     }
     let mut bytes: Vec<u8> = Vec::with_capacity(line.len() * 2 + 2);
     bytes.push(b' ');
@@ -65,26 +61,11 @@ pub fn tokenize_13a(segment: &str) -> String {
     let is_digit = |c: u8| c.is_ascii_digit();
     let is_dot_comma = |c: u8| c == b'.' || c == b',';
     // period and comma unless preceded by a digit
-    let bytes = sub_pairs(
-        &bytes,
-        |c| !is_digit(c),
-        is_dot_comma,
-        |o, a, b| o.extend([a, b' ', b, b' ']),
-    );
+    let bytes = sub_pairs(&bytes, |c| !is_digit(c), is_dot_comma, |o, a, b| o.extend([a, b' ', b, b' ']));
     // period and comma unless followed by a digit
-    let bytes = sub_pairs(
-        &bytes,
-        is_dot_comma,
-        |c| !is_digit(c),
-        |o, a, b| o.extend([b' ', a, b' ', b]),
-    );
+    let bytes = sub_pairs(&bytes, is_dot_comma, |c| !is_digit(c), |o, a, b| o.extend([b' ', a, b' ', b]));
     // dash when preceded by a digit
-    let bytes = sub_pairs(
-        &bytes,
-        is_digit,
-        |c| c == b'-',
-        |o, a, b| o.extend([a, b' ', b, b' ']),
-    );
+    let bytes = sub_pairs(&bytes, is_digit, |c| c == b'-', |o, a, b| o.extend([a, b' ', b, b' ']));
     let text = String::from_utf8_lossy(&bytes);
     let mut out = String::with_capacity(text.len());
     for token in pytext::split_whitespace(&text) {

@@ -29,16 +29,7 @@ const SUBSTITUTIONS: [&[(&str, &str)]; 4] = [
         ("men", "man"),
         ("ies", "y"),
     ],
-    &[
-        ("s", ""),
-        ("ies", "y"),
-        ("es", "e"),
-        ("es", ""),
-        ("ed", "e"),
-        ("ed", ""),
-        ("ing", "e"),
-        ("ing", ""),
-    ],
+    &[("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")],
     &[("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
     &[],
 ];
@@ -62,18 +53,11 @@ pub struct WordNet {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, EvalError> {
-    std::fs::read(path).map_err(|source| EvalError::WordNetIo {
-        path: path.to_path_buf(),
-        source,
-    })
+    std::fs::read(path).map_err(|source| EvalError::WordNetIo { path: path.to_path_buf(), source })
 }
 
 fn format_err(path: &Path, line: usize, message: &str) -> EvalError {
-    EvalError::WordNetFormat {
-        path: path.to_path_buf(),
-        line,
-        message: message.to_string(),
-    }
+    EvalError::WordNetFormat { path: path.to_path_buf(), line, message: message.to_string() }
 }
 
 impl WordNet {
@@ -109,14 +93,10 @@ impl WordNet {
                 if line.starts_with(' ') || line.is_empty() {
                     continue;
                 }
-                let (lemma, offsets) = parse_index_line(line)
-                    .ok_or_else(|| format_err(&index_path, lineno + 1, "bad index entry"))?;
+                let (lemma, offsets) =
+                    parse_index_line(line).ok_or_else(|| format_err(&index_path, lineno + 1, "bad index entry"))?;
                 if !lemma.1.starts_with(p) {
-                    return Err(format_err(
-                        &index_path,
-                        lineno + 1,
-                        "unexpected part of speech",
-                    ));
+                    return Err(format_err(&index_path, lineno + 1, "unexpected part of speech"));
                 }
                 d.index.insert(lemma.0, offsets);
             }
@@ -125,17 +105,13 @@ impl WordNet {
             for line in text.lines() {
                 let mut terms = line.split_whitespace();
                 if let Some(first) = terms.next() {
-                    d.exceptions
-                        .insert(first.to_string(), terms.map(str::to_string).collect());
+                    d.exceptions.insert(first.to_string(), terms.map(str::to_string).collect());
                 }
             }
             d.data = read(&dir.join(format!("data.{suffix}")))?;
             pos.push(d);
         }
-        Ok(WordNet {
-            pos,
-            dir: dir.to_path_buf(),
-        })
+        Ok(WordNet { pos, dir: dir.to_path_buf() })
     }
 
     /// The directory the database was read from.
@@ -171,16 +147,11 @@ impl WordNet {
         if offset >= data.len() {
             return Vec::new();
         }
-        let end = data[offset..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(data.len(), |e| offset + e);
+        let end = data[offset..].iter().position(|&b| b == b'\n').map_or(data.len(), |e| offset + e);
         let line = String::from_utf8_lossy(&data[offset..end]);
         let columns = line.split('|').next().unwrap_or("");
         let mut it = columns.split_whitespace();
-        let (Some(_off), Some(_lex), Some(_ty), Some(count)) =
-            (it.next(), it.next(), it.next(), it.next())
-        else {
+        let (Some(_off), Some(_lex), Some(_ty), Some(count)) = (it.next(), it.next(), it.next(), it.next()) else {
             return Vec::new();
         };
         let n = usize::from_str_radix(count, 16).unwrap_or(0);
@@ -233,9 +204,7 @@ fn parse_index_line(line: &str) -> Option<((String, String), Vec<usize>)> {
     }
     let _n_senses: usize = it.next()?.parse().ok()?;
     it.next()?;
-    let offsets = (0..n_synsets)
-        .map(|_| it.next()?.parse().ok())
-        .collect::<Option<Vec<usize>>>()?;
+    let offsets = (0..n_synsets).map(|_| it.next()?.parse().ok()).collect::<Option<Vec<usize>>>()?;
     Some(((lemma, pos), offsets))
 }
 

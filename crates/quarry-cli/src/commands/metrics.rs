@@ -9,8 +9,7 @@ use quarry_eval::meteor::{Meteor, MeteorParams};
 use quarry_eval::sentence_bleu::{NltkBleuOptions, Smoothing};
 use quarry_eval::wordnet::WordNet;
 use quarry_eval::{
-    bleu, classification, codeqa_bleu, codeqa_rouge, lines, rouge, sentence_bleu, spans, squad,
-    EvalError,
+    bleu, classification, codeqa_bleu, codeqa_rouge, lines, rouge, sentence_bleu, spans, squad, EvalError,
 };
 use serde_json::{json, Map, Value};
 
@@ -125,8 +124,7 @@ pub fn run(args: MetricsArgs) -> i32 {
 /// Reads a file as UTF-8 lines (`\n` separated, a final newline ends the
 /// last line, a trailing `\r` is dropped).
 fn read_lines(path: &Path) -> Result<Vec<String>, Failure> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         bad_input(format!(
             "{} is not valid UTF-8 (first bad byte at offset {})",
@@ -138,10 +136,7 @@ fn read_lines(path: &Path) -> Result<Vec<String>, Failure> {
         return Err(bad_input(format!("{} is empty", path.display())));
     }
     let body = text.strip_suffix('\n').unwrap_or(&text);
-    Ok(body
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-        .collect())
+    Ok(body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect())
 }
 
 struct Output {
@@ -169,10 +164,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
         refs_owned.push(lines);
     }
     let hyps: Vec<&str> = hyps_owned.iter().map(String::as_str).collect();
-    let refs: Vec<Vec<&str>> = refs_owned
-        .iter()
-        .map(|s| s.iter().map(String::as_str).collect())
-        .collect();
+    let refs: Vec<Vec<&str>> = refs_owned.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
     let n = hyps.len();
     let mut extra = Map::new();
     extra.insert("lines".into(), json!(n));
@@ -187,12 +179,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
             extra.insert("counts".into(), json!(s.stats.correct));
             extra.insert("totals".into(), json!(s.stats.total));
             let lines = if args.per_line {
-                Some(
-                    bleu::sentence_bleus(&hyps, &refs)?
-                        .iter()
-                        .map(|b| b.score)
-                        .collect(),
-                )
+                Some(bleu::sentence_bleus(&hyps, &refs)?.iter().map(|b| b.score).collect())
             } else {
                 None
             };
@@ -215,10 +202,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
             let s = sentence_bleu::line_scores(&hyps, &refs, &opts)?;
             extra.insert("corpus_bleu".into(), json!(s.corpus));
             extra.insert("weights".into(), json!(opts.weights));
-            extra.insert(
-                "smoothing".into(),
-                json!(format!("{:?}", opts.smoothing).to_lowercase()),
-            );
+            extra.insert("smoothing".into(), json!(format!("{:?}", opts.smoothing).to_lowercase()));
             let desc = format!(
                 "nltk sentence_bleu mean = {:.6} (weights {:?}, {:?}; corpus_bleu = {:.6})",
                 s.mean, opts.weights, opts.smoothing, s.corpus
@@ -227,10 +211,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
         }
         MetricName::CodeqaBleu => {
             let (lines, mean) = codeqa_bleu::codeqa_bleu(&hyps, &refs)?;
-            let desc = format!(
-                "CodeQA smoothed BLEU-4 mean = {mean:.6} (papers report x100: {:.2})",
-                mean * 100.0
-            );
+            let desc = format!("CodeQA smoothed BLEU-4 mean = {mean:.6} (papers report x100: {:.2})", mean * 100.0);
             ("codeqa-bleu", mean, desc, Some(lines))
         }
         MetricName::RougeL => {
@@ -244,20 +225,15 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
         }
         MetricName::CodeqaRougeL => {
             let (lines, mean) = codeqa_rouge::codeqa_rouge_l(&hyps, &refs)?;
-            let desc = format!(
-                "CodeQA (coco-caption) ROUGE-L mean = {mean:.6} (papers report x100: {:.2})",
-                mean * 100.0
-            );
+            let desc =
+                format!("CodeQA (coco-caption) ROUGE-L mean = {mean:.6} (papers report x100: {:.2})", mean * 100.0);
             ("codeqa-rouge-l", mean, desc, Some(lines))
         }
         MetricName::Meteor => {
             let wordnet = load_wordnet(args)?;
             let scorer = Meteor::new(MeteorParams::default(), wordnet.as_ref());
             let (lines, mean) = scorer.line_scores(&hyps, &refs)?;
-            extra.insert(
-                "wordnet".into(),
-                json!(wordnet.as_ref().map(|w| w.dir().display().to_string())),
-            );
+            extra.insert("wordnet".into(), json!(wordnet.as_ref().map(|w| w.dir().display().to_string())));
             let desc = format!(
                 "nltk METEOR mean = {mean:.6} ({})",
                 if wordnet.is_some() {
@@ -269,16 +245,10 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
             ("meteor", mean, desc, Some(lines))
         }
         MetricName::Em | MetricName::F1 => {
-            let (name, f): (&'static str, fn(&str, &str) -> f64) = if args.name == MetricName::Em {
-                ("em", squad::exact_match)
-            } else {
-                ("f1", squad::f1)
-            };
+            let (name, f): (&'static str, fn(&str, &str) -> f64) =
+                if args.name == MetricName::Em { ("em", squad::exact_match) } else { ("f1", squad::f1) };
             let (lines, score) = squad::corpus(f, &hyps, &refs)?;
-            let desc = format!(
-                "SQuAD v1.1 {} = {score:.4}",
-                if name == "em" { "exact match" } else { "F1" }
-            );
+            let desc = format!("SQuAD v1.1 {} = {score:.4}", if name == "em" { "exact match" } else { "F1" });
             (name, score, desc, Some(lines))
         }
         MetricName::Accuracy | MetricName::MacroF1 => {
@@ -294,11 +264,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
                 .collect();
             extra.insert("per_class".into(), Value::Array(per_class));
             extra.insert("confusion".into(), json!(report.confusion));
-            let lines: Vec<f64> = hyps
-                .iter()
-                .zip(gold)
-                .map(|(h, g)| if h == g { 1.0 } else { 0.0 })
-                .collect();
+            let lines: Vec<f64> = hyps.iter().zip(gold).map(|(h, g)| if h == g { 1.0 } else { 0.0 }).collect();
             let desc = format!(
                 "accuracy = {:.4}, macro-F1 = {:.4} over {} labels",
                 report.accuracy,
@@ -314,8 +280,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
         MetricName::LineEm | MetricName::LineF1 => {
             let gold = single_reference(args, &refs)?;
             let parse = |text: &str, path: &Path, i: usize| {
-                lines::parse_line_set(text)
-                    .map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
+                lines::parse_line_set(text).map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
             };
             let mut preds = Vec::with_capacity(n);
             let mut golds = Vec::with_capacity(n);
@@ -324,11 +289,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
                 let p = parse(hyps[i], &args.hyp, i)?;
                 let g = parse(gold[i], &args.refs[0], i)?;
                 let s = lines::set_score(&p, &g);
-                per_line.push(if args.name == MetricName::LineEm {
-                    s.em
-                } else {
-                    s.f1
-                });
+                per_line.push(if args.name == MetricName::LineEm { s.em } else { s.f1 });
                 preds.push(p);
                 golds.push(g);
             }
@@ -350,8 +311,7 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
         MetricName::SpanEm => {
             let gold = single_reference(args, &refs)?;
             let parse = |text: &str, path: &Path, i: usize| {
-                spans::parse_span_set(text)
-                    .map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
+                spans::parse_span_set(text).map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
             };
             let mut preds = Vec::with_capacity(n);
             let mut golds = Vec::with_capacity(n);
@@ -362,40 +322,23 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
             let per_line: Vec<f64> = preds
                 .iter()
                 .zip(&golds)
-                .map(|(p, g)| {
-                    if spans::span_set_exact_match(p, g) {
-                        1.0
-                    } else {
-                        0.0
-                    }
-                })
+                .map(|(p, g)| if spans::span_set_exact_match(p, g) { 1.0 } else { 0.0 })
                 .collect();
             let score = spans::span_set_accuracy(&preds, &golds)?;
             let desc = format!("span-set exact match = {score:.4}");
             ("span-em", score, desc, Some(per_line))
         }
     };
-    Ok(Output {
-        metric,
-        score,
-        description,
-        extra,
-        per_line: if args.per_line { per_line } else { None },
-    })
+    Ok(Output { metric, score, description, extra, per_line: if args.per_line { per_line } else { None } })
 }
 
 /// The one reference stream of metrics that compare against a single gold file.
-fn single_reference<'a>(
-    args: &MetricsArgs,
-    refs: &'a [Vec<&'a str>],
-) -> Result<&'a [&'a str], Failure> {
+fn single_reference<'a>(args: &MetricsArgs, refs: &'a [Vec<&'a str>]) -> Result<&'a [&'a str], Failure> {
     match refs {
         [one] => Ok(one),
         _ => Err(bad_input(format!(
             "{} takes exactly one --ref file, got {}",
-            args.name
-                .to_possible_value()
-                .map_or_else(String::new, |v| v.get_name().to_string()),
+            args.name.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string()),
             refs.len()
         ))),
     }
@@ -408,10 +351,7 @@ fn load_wordnet(args: &MetricsArgs) -> Result<Option<WordNet>, Failure> {
     let dir = WordNet::resolve_dir(args.wordnet.as_deref());
     if !WordNet::is_present(&dir) {
         if args.wordnet.is_some() {
-            return Err(bad_input(format!(
-                "no WordNet 3.0 dict files in {}",
-                dir.display()
-            )));
+            return Err(bad_input(format!("no WordNet 3.0 dict files in {}", dir.display())));
         }
         eprintln!(
             "quarry metrics: note: no WordNet in {} (install the Debian package wordnet-base, or pass --wordnet DIR or set {}); \

@@ -1,0 +1,168 @@
+//! Helpers over tree-sitter Python nodes: headers as CodeQL reports them,
+//! enclosing definitions, names of calls, literal tests.
+
+use quarry_syntax::{ParsedFile, Span};
+use tree_sitter::Node;
+
+/// Compound statements whose CodeQL location is their header up to the colon.
+const COMPOUND: &[&str] = &[
+    "function_definition",
+    "class_definition",
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "for_statement",
+    "while_statement",
+    "try_statement",
+    "except_clause",
+    "except_group_clause",
+    "finally_clause",
+    "with_statement",
+    "match_statement",
+    "case_clause",
+];
+
+/// The span CodeQL reports for a node: for compound statements (`def`,
+/// `class`, `if`, `except`, ...) the header from its keyword up to and
+/// including the colon before the body; for everything else the whole node.
+/// A decorated definition is reported by its `def` or `class` header.
+pub fn location(file: &ParsedFile, node: Node<'_>) -> Span {
+    let node = if node.kind() == "decorated_definition" {
+        node.child_by_field_name("definition").unwrap_or(node)
+    } else {
+        node
+    };
+    if COMPOUND.contains(&node.kind()) {
+        if let Some(colon) = children(node).into_iter().find(|c| c.kind() == ":") {
+            return file.span(node.start_byte(), colon.end_byte());
+        }
+    }
+    file.span_of(node)
+}
+
+/// The named children of a node, in order.
+pub fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+/// The children of a node (named or not), in order.
+pub fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
+}
+
+/// The innermost function definition containing `node` (not `node` itself),
+/// stopping at a class body: a statement in a class body has no function.
+pub fn enclosing_function(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        match n.kind() {
+            "function_definition" => return Some(n),
+            "class_definition" | "lambda" => return None,
+            _ => current = n.parent(),
+        }
+    }
+    None
+}
+
+/// The class whose body directly holds the function definition `function`
+/// (through a decorator if any), if it is a method.
+pub fn method_class(function: Node<'_>) -> Option<Node<'_>> {
+    let mut parent = function.parent()?;
+    if parent.kind() == "decorated_definition" {
+        parent = parent.parent()?;
+    }
+    // The body block may sit inside `if`/`try` statements of the class body.
+    let mut current = Some(parent);
+    while let Some(n) = current {
+        match n.kind() {
+            "class_definition" => return Some(n),
+            "function_definition" | "lambda" | "module" => return None,
+            _ => current = n.parent(),
+        }
+    }
+    None
+}
+
+/// The decorators of a function or class definition, as their expression text.
+pub fn decorators<'f>(file: &'f ParsedFile, definition: Node<'_>) -> Vec<&'f str> {
+    let Some(parent) = definition.parent().filter(|p| p.kind() == "decorated_definition") else {
+        return Vec::new();
+    };
+    named_children(parent)
+        .into_iter()
+        .filter(|c| c.kind() == "decorator")
+        .map(|d| file.node_text(d).trim_start_matches('@').trim())
+        .collect()
+}
+
+/// The text of a node's field, if present.
+pub fn field_text<'f>(file: &'f ParsedFile, node: Node<'_>, field: &str) -> Option<&'f str> {
+    node.child_by_field_name(field).map(|n| file.node_text(n))
+}
+
+/// For a call, the dotted text of its callee (`f`, `os.path.join`, `self.m`).
+pub fn callee_text<'f>(file: &'f ParsedFile, call: Node<'_>) -> Option<&'f str> {
+    call.child_by_field_name("function").map(|f| file.node_text(f))
+}
+
+/// The positional and keyword arguments of a call (argument list children).
+pub fn call_arguments(call: Node<'_>) -> Vec<Node<'_>> {
+    call.child_by_field_name("arguments").map(named_children).unwrap_or_default()
+}
+
+/// Whether a node is a literal constant: number, string, `True`, `False`,
+/// `None`, or a unary minus/plus of a number.
+pub fn is_constant(node: Node<'_>) -> bool {
+    match node.kind() {
+        "integer" | "float" | "string" | "concatenated_string" | "true" | "false" | "none" => true,
+        "unary_operator" => {
+            node.child_by_field_name("argument").is_some_and(|a| matches!(a.kind(), "integer" | "float"))
+        }
+        "parenthesized_expression" => node.named_child(0).is_some_and(is_constant),
+        _ => false,
+    }
+}
+
+/// Removes redundant parentheses around an expression.
+pub fn strip_parentheses(mut node: Node<'_>) -> Node<'_> {
+    while node.kind() == "parenthesized_expression" {
+        match node.named_child(0) {
+            Some(inner) if inner.kind() != "comment" => node = inner,
+            _ => break,
+        }
+    }
+    node
+}
+
+/// The parameter names of a function definition, in order, with `*args` and
+/// `**kwargs` names included (without stars).
+pub fn parameter_names<'t>(file: &ParsedFile, function: Node<'t>) -> Vec<(String, Node<'t>)> {
+    let Some(parameters) = function.child_by_field_name("parameters") else {
+        return Vec::new();
+    };
+    named_children(parameters)
+        .into_iter()
+        .filter_map(|p| parameter_identifier(p).map(|id| (file.node_text(id).to_string(), id)))
+        .collect()
+}
+
+/// The identifier a parameter node binds.
+pub fn parameter_identifier(parameter: Node<'_>) -> Option<Node<'_>> {
+    match parameter.kind() {
+        "identifier" => Some(parameter),
+        "default_parameter" | "typed_default_parameter" => {
+            parameter.child_by_field_name("name").and_then(parameter_identifier)
+        }
+        "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+            named_children(parameter).into_iter().find_map(parameter_identifier)
+        }
+        _ => None,
+    }
+}
+
+/// The statements of a block (`block` node) or module, skipping comments.
+pub fn statements(block: Node<'_>) -> Vec<Node<'_>> {
+    named_children(block).into_iter().filter(|c| c.kind() != "comment").collect()
+}

@@ -1,0 +1,83 @@
+//! Everything the queries need about one file, computed once and shared.
+
+use std::cell::OnceCell;
+
+use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
+use tree_sitter::Node;
+
+use crate::scopes::Scopes;
+
+/// One parsed Python file with its blocks and lazily computed analyses.
+/// Parsing and block extraction happen once per file; every query shares them.
+pub struct FileContext<'f> {
+    file: &'f ParsedFile,
+    blocks: Blocks,
+    scopes: OnceCell<Scopes>,
+    nodes_by_kind: OnceCell<Vec<(&'static str, Vec<Node<'f>>)>>,
+}
+
+impl<'f> FileContext<'f> {
+    /// Prepares the context of a parsed file.
+    pub fn new(file: &'f ParsedFile) -> FileContext<'f> {
+        FileContext { file, blocks: code_blocks(file), scopes: OnceCell::new(), nodes_by_kind: OnceCell::new() }
+    }
+
+    /// The parsed file.
+    pub fn file(&self) -> &'f ParsedFile {
+        self.file
+    }
+
+    /// The file's code blocks.
+    pub fn blocks(&self) -> &Blocks {
+        &self.blocks
+    }
+
+    /// The scopes and bindings of the file (computed on first use).
+    pub fn scopes(&self) -> &Scopes {
+        self.scopes.get_or_init(|| Scopes::build(self.file))
+    }
+
+    /// The source text of a node.
+    pub fn text(&self, node: Node<'_>) -> &'f str {
+        self.file.node_text(node)
+    }
+
+    /// The CodeQL-style location of a node (see [`crate::ast::location`]).
+    pub fn location(&self, node: Node<'_>) -> Span {
+        crate::ast::location(self.file, node)
+    }
+
+    /// The whole span of a node.
+    pub fn span(&self, node: Node<'_>) -> Span {
+        self.file.span_of(node)
+    }
+
+    /// Every node of the given kind, in source order. All kinds are indexed
+    /// by a single walk the first time any is asked for.
+    pub fn nodes(&self, kind: &str) -> &[Node<'f>] {
+        let index = self.nodes_by_kind.get_or_init(|| {
+            let mut index: Vec<(&'static str, Vec<Node<'f>>)> = Vec::new();
+            for node in quarry_syntax::walk::Preorder::new(self.file.root()) {
+                if !node.is_named() {
+                    continue;
+                }
+                let kind = node.kind();
+                match index.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, nodes)) => nodes.push(node),
+                    None => index.push((kind, vec![node])),
+                }
+            }
+            index
+        });
+        index.iter().find(|(k, _)| *k == kind).map_or(&[], |(_, nodes)| nodes.as_slice())
+    }
+
+    /// The indices of the blocks holding the given spans, sorted and unique.
+    pub fn blocks_of(&self, spans: &[Span]) -> Vec<usize> {
+        let mut indices: Vec<usize> =
+            spans.iter().filter_map(|s| self.blocks.block_of_span(s)).map(|b| b.index).collect();
+        indices.sort_unstable();
+        indices.dedup();
+        indices
+    }
+}

@@ -1,0 +1,26 @@
+//! Runs queries on a file and attaches relevant blocks to their results.
+
+use crate::context::FileContext;
+use crate::finding::{Finding, Polarity};
+use crate::registry::Query;
+
+/// Runs `query` in the given polarity on one file. Findings are sorted by
+/// their first answer span, and each carries the blocks that hold its spans.
+pub fn run_query(context: &FileContext<'_>, query: &Query, polarity: Polarity) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = (query.find)(context, polarity)
+        .into_iter()
+        .map(|raw| {
+            let spans: Vec<_> = raw.answers.iter().chain(&raw.facts).copied().collect();
+            Finding {
+                polarity,
+                relevant_blocks: context.blocks_of(&spans),
+                answers: raw.answers,
+                facts: raw.facts,
+                message: raw.message,
+            }
+        })
+        .collect();
+    findings.sort_by_key(|f| (f.answers.first().map(|s| s.start_byte), f.facts.first().map(|s| s.start_byte)));
+    findings.dedup();
+    findings
+}

@@ -1,0 +1,12 @@
+//! The queries, one file each. `ALL` lists every implemented query.
+
+use crate::registry::Query;
+
+pub mod catching_base_exception;
+pub mod duplicate_key_in_dict;
+pub mod equals_none;
+pub mod non_self;
+
+/// Every implemented query.
+pub static ALL: &[&Query] =
+    &[&catching_base_exception::QUERY, &duplicate_key_in_dict::QUERY, &equals_none::QUERY, &non_self::QUERY];
