@@ -13,6 +13,7 @@ pub mod finding;
 pub mod queries;
 pub mod registry;
 pub mod render;
+pub mod report;
 pub mod scopes;
 
 pub use context::FileContext;

@@ -3,10 +3,14 @@
 use clap::Subcommand;
 
 pub mod blocks;
+pub mod diagnostics;
 pub mod input;
 pub mod metrics;
 pub mod output;
 pub mod parse;
+pub mod queries;
+pub mod query;
+pub mod sarif;
 pub mod tokens;
 
 /// Every subcommand of `quarry`.
@@ -18,6 +22,10 @@ pub enum Command {
     Tokens(tokens::TokensArgs),
     /// Print the syntax tree of a file and its error regions.
     Parse(parse::ParseArgs),
+    /// List the queries quarry answers.
+    Queries(queries::QueriesArgs),
+    /// Answer queries on Python files and directories.
+    Query(query::QueryArgs),
     /// Score hypotheses against references (BLEU, ROUGE-L, METEOR, EM, F1).
     Metrics(metrics::MetricsArgs),
 }
@@ -29,5 +37,7 @@ pub fn run(command: Command) -> i32 {
         Command::Tokens(args) => tokens::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Metrics(args) => metrics::run(args),
+        Command::Queries(args) => queries::run(args),
+        Command::Query(args) => query::run(args),
     }
 }

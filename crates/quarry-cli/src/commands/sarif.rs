@@ -1,0 +1,103 @@
+//! SARIF 2.1.0 output, as accepted by GitHub code scanning. Columns are
+//! reported in Unicode code points (`columnKind: unicodeCodePoints`), which is
+//! what quarry's character columns are; lines and columns are 1-based and
+//! end columns exclusive, as SARIF requires.
+
+use std::io::{self, Write};
+
+use quarry_query::report::FindingRecord;
+use quarry_query::Query;
+use quarry_syntax::SpanRecord;
+use serde_json::{json, Value};
+
+/// One SARIF result, kept until the whole log is written.
+pub struct Result {
+    query_id: &'static str,
+    message: String,
+    file: String,
+    answers: Vec<SpanRecord>,
+    facts: Vec<SpanRecord>,
+    negative: bool,
+}
+
+impl Result {
+    /// Converts a finding.
+    pub fn from_finding(finding: &FindingRecord) -> Result {
+        Result {
+            query_id: finding.query_id,
+            message: finding.message.clone(),
+            file: finding.file.clone(),
+            answers: finding.answer_spans.clone(),
+            facts: finding.supporting_fact_spans.clone(),
+            negative: finding.example_type == 0,
+        }
+    }
+}
+
+/// Writes the SARIF log for the given rules and results.
+pub fn write(out: &mut dyn Write, queries: &[&'static Query], results: &[Result]) -> io::Result<()> {
+    let rules: Vec<Value> = queries
+        .iter()
+        .map(|q| {
+            json!({
+                "id": q.meta.id,
+                "name": q.meta.name,
+                "shortDescription": {"text": q.meta.name},
+                "fullDescription": {"text": q.meta.description},
+                "properties": {"codeql": q.meta.codeql, "paperIndex": format!("Q{}", q.meta.index)},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let rule_index = queries.iter().position(|q| q.meta.id == r.query_id).unwrap_or(0);
+            let mut result = json!({
+                "ruleId": r.query_id,
+                "ruleIndex": rule_index,
+                "level": if r.negative { "note" } else { "warning" },
+                "message": {"text": r.message},
+                "locations": r.answers.iter().map(|s| location(&r.file, s, None)).collect::<Vec<_>>(),
+            });
+            if !r.facts.is_empty() {
+                result["relatedLocations"] =
+                    r.facts.iter().enumerate().map(|(i, s)| location(&r.file, s, Some(i))).collect::<Vec<_>>().into();
+            }
+            if r.negative {
+                result["kind"] = "pass".into();
+            }
+            result
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "quarry", "version": env!("CARGO_PKG_VERSION"), "rules": rules}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    serde_json::to_writer_pretty(&mut *out, &log).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+fn location(file: &str, span: &SpanRecord, id: Option<usize>) -> Value {
+    let uri = file.trim_start_matches("./").replace('\\', "/");
+    let mut location = json!({
+        "physicalLocation": {
+            "artifactLocation": {"uri": uri},
+            "region": {
+                "startLine": span.start_line + 1,
+                "startColumn": span.start_column + 1,
+                "endLine": span.end_line + 1,
+                "endColumn": span.end_column + 1,
+            },
+        },
+    });
+    if let Some(id) = id {
+        location["id"] = id.into();
+        location["message"] = json!({"text": "supporting fact"});
+    }
+    location
+}

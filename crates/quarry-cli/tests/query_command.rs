@@ -1,0 +1,104 @@
+//! `quarry query` and `quarry queries` as a user runs them.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn quarry(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_quarry")).args(args).output().expect("run quarry")
+}
+
+fn project(files: &[(&str, &[u8])]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("quarry-cli-query-{}-{}", std::process::id(), files.len()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, contents) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+    dir
+}
+
+const SERVICE: &[u8] = b"def handle(request):\n    if request == None:\n        return\n    try:\n        run(request)\n    except:\n        pass\n";
+
+#[test]
+fn jsonl_has_the_codequeries_fields() {
+    let dir = project(&[("pkg/service.py", SERVICE)]);
+    let out = quarry(&["query", dir.to_str().unwrap(), "--format", "jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    let first = &lines[0];
+    assert_eq!(first["query"], "Except block handles 'BaseException'");
+    assert_eq!(first["query_id"], "catching-base-exception");
+    assert_eq!(first["example_type"], 1);
+    assert_eq!(
+        first["answer_spans"][0],
+        serde_json::json!({"span": "except:", "start_line": 5, "start_column": 4, "end_line": 5, "end_column": 11})
+    );
+    assert_eq!(first["relevant_blocks"][0]["metadata"], "root.handle");
+    assert_eq!(lines[1]["query_id"], "equals-none");
+}
+
+#[test]
+fn query_selection_negative_form_and_gitignore() {
+    let dir = project(&[
+        ("a.py", b"x = y is None\nz = y == None\n"),
+        ("build/generated.py", b"w = v == None\n"),
+        (".gitignore", b"build/\n"),
+    ]);
+    let out = quarry(&["query", dir.to_str().unwrap(), "-q", "Q20", "--format", "jsonl"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(!text.contains("generated.py"));
+    let out =
+        quarry(&["query", dir.to_str().unwrap(), "-q", "Testing equality to None", "--negative", "--format", "jsonl"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["example_type"], 0);
+    assert_eq!(doc["answer_spans"][0]["span"], "y is None");
+    let out = quarry(&["query", dir.to_str().unwrap(), "-q", "no-such-query"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn bad_files_are_reported_and_skipped() {
+    let dir = project(&[("good.py", SERVICE), ("bad.py", b"x = '\xff'\n")]);
+    let out = quarry(&["query", dir.to_str().unwrap(), "--format", "jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("bad.py: invalid UTF-8"));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2, "good.py is still analysed");
+}
+
+#[test]
+fn sarif_is_a_valid_2_1_0_log() {
+    let dir = project(&[("service.py", SERVICE)]);
+    let out = quarry(&["query", dir.join("service.py").to_str().unwrap(), "--format", "sarif"]);
+    assert_eq!(out.status.code(), Some(0));
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "quarry");
+    let result = &run["results"][0];
+    let rule_index = result["ruleIndex"].as_u64().unwrap() as usize;
+    assert_eq!(run["tool"]["driver"]["rules"][rule_index]["id"], result["ruleId"]);
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 6);
+    assert_eq!(region["startColumn"], 5);
+    assert_eq!(region["endColumn"], 12);
+}
+
+#[test]
+fn pretty_output_underlines_answers() {
+    let dir = project(&[("service.py", SERVICE)]);
+    let out = quarry(&["query", dir.join("service.py").to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("2 |     if request == None:\n  |        ^^^^^^^^^^^^^^^ answer"), "{text}");
+}
+
+#[test]
+fn queries_lists_the_registry() {
+    let out = quarry(&["queries", "--format", "json"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &list[0];
+    assert!(first["id"].is_string() && first["name"].is_string() && first["index"].is_number());
+}
