@@ -24,7 +24,7 @@
 //! that starts before a definition (`if x: def f(): ...`) belongs to the
 //! enclosing block, and so does the rest of that definition's first line.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use crate::parse::ParsedFile;
@@ -57,7 +57,7 @@ impl BlockKind {
 }
 
 /// A run of consecutive lines, both ends inclusive and 0-based.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineRun {
     /// First line of the run.
     pub start: usize,

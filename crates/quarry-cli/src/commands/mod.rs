@@ -3,6 +3,7 @@
 use clap::Subcommand;
 
 pub mod blocks;
+pub mod dataset;
 pub mod diagnostics;
 pub mod input;
 pub mod metrics;
@@ -26,6 +27,8 @@ pub enum Command {
     Queries(queries::QueriesArgs),
     /// Answer queries on Python files and directories.
     Query(query::QueryArgs),
+    /// Build datasets (CodeQueries) from corpora.
+    Dataset(dataset::DatasetArgs),
     /// Score hypotheses against references (BLEU, ROUGE-L, METEOR, EM, F1).
     Metrics(metrics::MetricsArgs),
 }
@@ -37,6 +40,7 @@ pub fn run(command: Command) -> i32 {
         Command::Tokens(args) => tokens::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Metrics(args) => metrics::run(args),
+        Command::Dataset(args) => dataset::run(args),
         Command::Queries(args) => queries::run(args),
         Command::Query(args) => query::run(args),
     }

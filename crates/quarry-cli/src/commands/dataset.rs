@@ -1,0 +1,222 @@
+//! `quarry dataset`: build datasets from corpora.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use quarry_data::atomic::{open_lines, AtomicFile};
+use quarry_data::codequeries::build::{build, BuildOptions};
+use quarry_data::codequeries::labels::Subtokenizer;
+use quarry_data::codequeries::perturb::{perturb_example, PerturbOptions};
+use quarry_data::codequeries::split::Ratios;
+use quarry_data::codequeries::Example;
+use quarry_data::rng::Rng;
+use quarry_query::{all_queries, find_query};
+use quarry_syntax::DEFAULT_MAX_FILE_BYTES;
+
+use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
+
+/// Arguments of `quarry dataset`.
+#[derive(Args)]
+pub struct DatasetArgs {
+    #[command(subcommand)]
+    command: DatasetCommand,
+}
+
+#[derive(Subcommand)]
+enum DatasetCommand {
+    /// Build the CodeQueries dataset from a corpus of Python files.
+    Codequeries(CodeQueriesArgs),
+    /// Add minor syntax errors to examples, keeping every span correct.
+    Perturb(PerturbArgs),
+}
+
+#[derive(Args)]
+struct CodeQueriesArgs {
+    /// Directory of Python files (searched recursively, honouring .gitignore).
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Output directory.
+    #[arg(long)]
+    out: PathBuf,
+    /// Queries to run (id, exact name or Q-index); repeatable. Default: all.
+    #[arg(long = "query", short = 'q')]
+    queries: Vec<String>,
+    /// Hugging Face tokenizer (directory with tokenizer.json) for subtokens and labels.
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// Maximum subtoken length; longer inputs are pruned.
+    #[arg(long, default_value_t = 512)]
+    max_len: usize,
+    /// Split ratios train,valid,test.
+    #[arg(long, default_value = "0.8,0.1,0.1")]
+    split: Ratios,
+    /// Seed for the split and the budget sample.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Keep at most N ideal training examples per query, half positive, half negative.
+    #[arg(long)]
+    budget: Option<usize>,
+    /// Write gzip-compressed JSON Lines.
+    #[arg(long)]
+    gzip: bool,
+    /// Files per chunk (the unit of resumption).
+    #[arg(long, default_value_t = 128)]
+    chunk_size: usize,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]
+    max_file_bytes: u64,
+}
+
+#[derive(Args)]
+struct PerturbArgs {
+    /// Examples (JSON Lines, optionally .gz), e.g. ideal_test.jsonl.
+    #[arg(long = "in")]
+    input: PathBuf,
+    /// Output file (JSON Lines; .gz compresses).
+    #[arg(long)]
+    out: PathBuf,
+    /// Re-subtokenize and relabel with this tokenizer.
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// Maximum subtoken length when relabelling.
+    #[arg(long, default_value_t = 512)]
+    max_len: usize,
+    /// At most this many edits per example.
+    #[arg(long, default_value_t = 3)]
+    max_edits: usize,
+    /// Attempts per example before it is dropped.
+    #[arg(long, default_value_t = 5)]
+    retries: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+/// Runs a dataset subcommand.
+pub fn run(args: DatasetArgs) -> i32 {
+    match args.command {
+        DatasetCommand::Codequeries(args) => codequeries(args),
+        DatasetCommand::Perturb(args) => perturb(args),
+    }
+}
+
+fn load_tokenizer(path: &Option<PathBuf>) -> Result<Option<Subtokenizer>, String> {
+    path.as_ref().map(|p| Subtokenizer::load(p).map_err(|e| e.to_string())).transpose()
+}
+
+fn codequeries(args: CodeQueriesArgs) -> i32 {
+    let mut queries = Vec::new();
+    for key in &args.queries {
+        match find_query(key) {
+            Some(q) => queries.push(q),
+            None => return report_error(&format!("unknown query `{key}` (see `quarry queries`)")),
+        }
+    }
+    if queries.is_empty() {
+        queries = all_queries();
+    }
+    if !args.corpus.is_dir() {
+        return report_error(&format!("{}: not a directory", args.corpus.display()));
+    }
+    let tokenizer = match load_tokenizer(&args.tokenizer) {
+        Ok(t) => t,
+        Err(e) => return report_error(&e),
+    };
+    let options = BuildOptions {
+        corpus: args.corpus,
+        out: args.out.clone(),
+        queries,
+        tokenizer,
+        max_len: args.max_len,
+        ratios: args.split,
+        seed: args.seed,
+        budget: args.budget,
+        gzip: args.gzip,
+        chunk_size: args.chunk_size,
+        max_file_bytes: args.max_file_bytes,
+    };
+    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} files {wide_bar} {per_sec} eta {eta}") {
+        bar.set_style(style);
+    }
+    let start = std::time::Instant::now();
+    let result = build(&options, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    match result {
+        Ok(summary) => {
+            for failure in &summary.failed_files {
+                eprintln!("quarry: error: {failure} (skipped)");
+            }
+            print!("{}", summary.stats.render());
+            let seconds = start.elapsed().as_secs_f64();
+            eprintln!(
+                "quarry: {} files in {seconds:.1} s ({:.0} files/s), {} skipped, {} chunk(s) resumed; output in {}",
+                summary.files,
+                summary.files as f64 / seconds.max(1e-9),
+                summary.failed_files.len(),
+                summary.resumed_chunks,
+                args.out.display()
+            );
+            EXIT_OK
+        }
+        Err(e) => report_error(&e.to_string()),
+    }
+}
+
+fn perturb(args: PerturbArgs) -> i32 {
+    let tokenizer = match load_tokenizer(&args.tokenizer) {
+        Ok(t) => t,
+        Err(e) => return report_error(&e),
+    };
+    let reader = match open_lines(&args.input) {
+        Ok(r) => r,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    let mut out = match AtomicFile::create(&args.out) {
+        Ok(f) => f,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    let options = PerturbOptions { max_edits: args.max_edits, retries: args.retries };
+    let (mut perturbed, mut dropped, mut bad) = (0usize, 0usize, 0usize);
+    for (number, line) in reader.lines().enumerate() {
+        let Ok(line) = line else {
+            return report_error(&format!("{}: read error at line {}", args.input.display(), number + 1));
+        };
+        let mut example: Example = match serde_json::from_str(&line) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("quarry: error: {}:{}: {e} (skipped)", args.input.display(), number + 1);
+                bad += 1;
+                continue;
+            }
+        };
+        let mut rng = Rng::new(args.seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
+        if perturb_example(&mut example, &mut rng, &options).is_none() {
+            dropped += 1;
+            continue;
+        }
+        if let Some(tokenizer) = &tokenizer {
+            if let Err(e) = tokenizer.label_example(&mut example, args.max_len) {
+                return report_error(&e.to_string());
+            }
+        }
+        if let Err(e) = out.write_json_line(&example) {
+            return report_error(&e.to_string());
+        }
+        perturbed += 1;
+    }
+    if let Err(e) = out.commit() {
+        return report_error(&e.to_string());
+    }
+    eprintln!("quarry: {perturbed} examples perturbed, {dropped} dropped (no valid perturbation), {bad} unreadable");
+    if bad > 0 {
+        EXIT_INPUT_ERROR
+    } else {
+        EXIT_OK
+    }
+}

@@ -1,0 +1,329 @@
+//! `quarry dataset codequeries`: the whole build, streaming and resumable.
+//!
+//! Files are processed in sorted order, in chunks, in parallel. Each chunk's
+//! examples go to a shard file written atomically under `OUT/.shards/`; a
+//! rerun skips chunks whose shard exists, so an interrupted build resumes
+//! without duplicating examples. Once every chunk is done, the shards are
+//! streamed into one file per setting and split (optionally gzip), with the
+//! limited-budget sample applied to the ideal training split, and the
+//! statistics are written. Memory does not grow with the corpus: only one
+//! chunk's examples are held at a time.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use quarry_query::report::analyze_parsed;
+use quarry_query::{Polarity, Query};
+use quarry_syntax::corpus::source_files;
+use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::examples::file_examples;
+use super::labels::Subtokenizer;
+use super::split::{split_of, Ratios, Split};
+use super::stats::DatasetStats;
+use crate::atomic::{open_lines, AtomicFile};
+use crate::error::DataError;
+use crate::rng::{stable_hash, Rng};
+
+/// The three settings written: ideal blocks, whole files, and relevance rows.
+pub const SETTINGS: [&str; 3] = ["ideal", "file_ideal", "twostep"];
+
+/// What to build.
+pub struct BuildOptions {
+    /// Corpus root (`.py` files found recursively, honouring `.gitignore`).
+    pub corpus: PathBuf,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Queries to run, positive and negative.
+    pub queries: Vec<&'static Query>,
+    /// Tokenizer for subtokens and labels; none writes examples without them.
+    pub tokenizer: Option<Subtokenizer>,
+    /// Maximum subtoken length (pruning).
+    pub max_len: usize,
+    /// Split ratios.
+    pub ratios: Ratios,
+    /// Seed for the split and the budget sample.
+    pub seed: u64,
+    /// Keep at most this many ideal training examples per query, half
+    /// positive and half negative.
+    pub budget: Option<usize>,
+    /// Write `.jsonl.gz` instead of `.jsonl`.
+    pub gzip: bool,
+    /// Files per chunk (and per shard).
+    pub chunk_size: usize,
+    /// Files larger than this are skipped with an error.
+    pub max_file_bytes: u64,
+}
+
+/// What a build did.
+#[derive(Debug, Default, Serialize)]
+pub struct BuildSummary {
+    /// Python files found.
+    pub files: usize,
+    /// Files that could not be loaded (reported, skipped).
+    pub failed_files: Vec<String>,
+    /// Chunks reused from an earlier, interrupted run.
+    pub resumed_chunks: usize,
+    /// Examples written per setting and split.
+    pub written: std::collections::BTreeMap<String, usize>,
+    /// Statistics of the ideal setting.
+    pub stats: DatasetStats,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ShardLine {
+    setting: String,
+    split: Split,
+    #[serde(default)]
+    query: String,
+    #[serde(default)]
+    positive: bool,
+    record: serde_json::Value,
+}
+
+/// Runs the build. `progress(done, total)` is called after each chunk.
+pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<BuildSummary, DataError> {
+    let (files, walk_errors) = source_files(std::slice::from_ref(&options.corpus), Language::Python);
+    let mut summary = BuildSummary { files: files.len(), failed_files: walk_errors, ..Default::default() };
+    let shards_dir = options.out.join(".shards");
+    std::fs::create_dir_all(&shards_dir).map_err(|e| DataError::io(&shards_dir, e))?;
+    let chunks: Vec<&[PathBuf]> = files.chunks(options.chunk_size.max(1)).collect();
+    let mut shard_paths = Vec::new();
+    let mut done = 0;
+    for chunk in &chunks {
+        let key = chunk.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n");
+        let fingerprint = format!("{key}\n{}\n{}\n{}", options.max_len, options.seed, query_ids(&options.queries));
+        let shard = shards_dir.join(format!("{:016x}.jsonl", stable_hash(&fingerprint)));
+        if shard.exists() {
+            summary.resumed_chunks += 1;
+        } else {
+            let failures = write_shard(options, chunk, &shard)?;
+            summary.failed_files.extend(failures);
+        }
+        shard_paths.push(shard);
+        done += chunk.len();
+        progress(done, files.len());
+    }
+    if summary.resumed_chunks > 0 {
+        // Failures of resumed chunks were recorded in their shards.
+        summary.failed_files.extend(read_failures(&shard_paths)?);
+        summary.failed_files.sort();
+        summary.failed_files.dedup();
+    }
+    let selection = match options.budget {
+        Some(budget) => Some(budget_selection(&shard_paths, budget, options.seed)?),
+        None => None,
+    };
+    merge(options, &shard_paths, selection.as_ref(), &mut summary)?;
+    let stats_path = options.out.join("stats.json");
+    let mut stats_file = AtomicFile::create(&stats_path)?;
+    let json = serde_json::to_vec_pretty(&summary).map_err(|e| DataError::Invalid(e.to_string()))?;
+    stats_file.write_all(&json)?;
+    stats_file.commit()?;
+    let mut table = AtomicFile::create(&options.out.join("stats.txt"))?;
+    table.write_all(summary.stats.render().as_bytes())?;
+    table.commit()?;
+    std::fs::remove_dir_all(&shards_dir).map_err(|e| DataError::io(&shards_dir, e))?;
+    Ok(summary)
+}
+
+fn query_ids(queries: &[&'static Query]) -> String {
+    queries.iter().map(|q| q.meta.id).collect::<Vec<_>>().join(",")
+}
+
+fn relative_path(corpus: &Path, path: &Path) -> String {
+    path.strip_prefix(corpus).unwrap_or(path).display().to_string()
+}
+
+/// Processes one chunk of files and writes its shard atomically.
+fn write_shard(options: &BuildOptions, chunk: &[PathBuf], shard: &Path) -> Result<Vec<String>, DataError> {
+    let load = LoadOptions { max_file_bytes: options.max_file_bytes };
+    let results: Vec<Result<Vec<ShardLine>, String>> =
+        chunk.par_iter().map(|path| process_file(options, path, &load)).collect();
+    let mut file = AtomicFile::create(shard)?;
+    let mut failures = Vec::new();
+    for result in results {
+        match result {
+            Ok(lines) => {
+                for line in lines {
+                    file.write_json_line(&line)?;
+                }
+            }
+            Err(message) => {
+                file.write_json_line(&ShardLine {
+                    setting: "error".into(),
+                    split: Split::Train,
+                    query: String::new(),
+                    positive: false,
+                    record: message.clone().into(),
+                })?;
+                failures.push(message);
+            }
+        }
+    }
+    file.commit()?;
+    Ok(failures)
+}
+
+fn process_file(options: &BuildOptions, path: &Path, load: &LoadOptions) -> Result<Vec<ShardLine>, String> {
+    let file = ParsedFile::load(path, Some(Language::Python), load).map_err(|e| e.to_string())?;
+    let report = analyze_parsed(&file, &options.queries, &[Polarity::Positive, Polarity::Negative]);
+    let blocks = code_blocks(&file);
+    let relative = relative_path(&options.corpus, path);
+    let split = split_of(&relative, options.ratios, options.seed);
+    let mut examples = file_examples(&file, &blocks, &relative, &report.findings);
+    let mut lines = Vec::new();
+    let to_value = |v: &dyn erased::Record| v.to_value();
+    for (setting, list) in [("ideal", &mut examples.ideal), ("file_ideal", &mut examples.file_level)] {
+        for example in list.iter_mut() {
+            if let Some(tokenizer) = &options.tokenizer {
+                tokenizer.label_example(example, options.max_len).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            lines.push(ShardLine {
+                setting: setting.into(),
+                split,
+                query: example.query_name.clone(),
+                positive: example.example_type == 1,
+                record: to_value(example),
+            });
+        }
+    }
+    for row in &mut examples.relevance {
+        if let Some(tokenizer) = &options.tokenizer {
+            tokenizer.tokenize_row(row, options.max_len).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        lines.push(ShardLine {
+            setting: "twostep".into(),
+            split,
+            query: row.query_name.clone(),
+            positive: row.relevance_label == 1,
+            record: to_value(row),
+        });
+    }
+    Ok(lines)
+}
+
+/// Serialisation of the record types behind one trait object.
+mod erased {
+    /// A record that becomes a JSON value.
+    pub trait Record {
+        /// The record as JSON.
+        fn to_value(&self) -> serde_json::Value;
+    }
+
+    impl<T: serde::Serialize> Record for T {
+        fn to_value(&self) -> serde_json::Value {
+            serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+        }
+    }
+}
+
+fn for_each_line(
+    shards: &[PathBuf],
+    mut visit: impl FnMut(ShardLine) -> Result<(), DataError>,
+) -> Result<(), DataError> {
+    for shard in shards {
+        let reader = open_lines(shard)?;
+        for (number, line) in reader.lines().enumerate() {
+            let line = line.map_err(|e| DataError::io(shard, e))?;
+            let parsed: ShardLine = serde_json::from_str(&line).map_err(|e| DataError::BadRecord {
+                path: shard.clone(),
+                line: number + 1,
+                message: e.to_string(),
+            })?;
+            visit(parsed)?;
+        }
+    }
+    Ok(())
+}
+
+fn read_failures(shards: &[PathBuf]) -> Result<Vec<String>, DataError> {
+    let mut failures = Vec::new();
+    for_each_line(shards, |line| {
+        if line.setting == "error" {
+            failures.push(line.record.as_str().unwrap_or_default().to_string());
+        }
+        Ok(())
+    })?;
+    Ok(failures)
+}
+
+/// For the budget: which ideal training examples to keep, as a flag per
+/// example in shard order. Per query, `budget / 2` positives and as many
+/// negatives (fewer when one side has fewer), chosen by a seeded shuffle.
+fn budget_selection(shards: &[PathBuf], budget: usize, seed: u64) -> Result<Vec<bool>, DataError> {
+    let mut members: std::collections::BTreeMap<(String, bool), Vec<usize>> = Default::default();
+    let mut index = 0;
+    for_each_line(shards, |line| {
+        if line.setting == "ideal" && line.split == Split::Train {
+            members.entry((line.query, line.positive)).or_default().push(index);
+            index += 1;
+        }
+        Ok(())
+    })?;
+    let mut keep = vec![false; index];
+    let queries: std::collections::BTreeSet<String> = members.keys().map(|(q, _)| q.clone()).collect();
+    for query in queries {
+        let positives = members.get(&(query.clone(), true)).cloned().unwrap_or_default();
+        let negatives = members.get(&(query.clone(), false)).cloned().unwrap_or_default();
+        let per_side = (budget / 2).min(positives.len()).min(negatives.len());
+        let mut rng = Rng::new(seed ^ stable_hash(&query));
+        for mut side in [positives, negatives] {
+            // Partial Fisher-Yates: the first `per_side` entries are the sample.
+            for i in 0..per_side {
+                let j = i + rng.below(side.len() - i);
+                side.swap(i, j);
+                keep[side[i]] = true;
+            }
+        }
+    }
+    Ok(keep)
+}
+
+fn merge(
+    options: &BuildOptions,
+    shards: &[PathBuf],
+    selection: Option<&Vec<bool>>,
+    summary: &mut BuildSummary,
+) -> Result<(), DataError> {
+    let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
+    let mut outputs = Vec::new();
+    for setting in SETTINGS {
+        for split in Split::ALL {
+            let path = options.out.join(format!("{setting}_{}.{extension}", split.name()));
+            outputs.push(((setting, split), AtomicFile::create(&path)?, 0usize));
+        }
+    }
+    let mut train_index = 0;
+    for_each_line(shards, |line| {
+        if line.setting == "error" {
+            return Ok(());
+        }
+        if line.setting == "ideal" && line.split == Split::Train {
+            let index = train_index;
+            train_index += 1;
+            if selection.is_some_and(|keep| !keep[index]) {
+                return Ok(());
+            }
+        }
+        if line.setting == "ideal" {
+            if let Ok(example) = serde_json::from_value::<super::schema::Example>(line.record.clone()) {
+                summary.stats.add(&example, line.split);
+            }
+        }
+        if let Some((_, file, count)) =
+            outputs.iter_mut().find(|((setting, split), _, _)| *setting == line.setting && *split == line.split)
+        {
+            file.write_json_line(&line.record)?;
+            *count += 1;
+        }
+        Ok(())
+    })?;
+    for ((setting, split), file, count) in outputs {
+        file.commit()?;
+        summary.written.insert(format!("{setting}_{}", split.name()), count);
+    }
+    Ok(())
+}

@@ -1,0 +1,13 @@
+//! The CodeQueries dataset: examples in the public dataset's schema, built
+//! from a Python corpus by quarry's query engine (paper Section 3, Section
+//! 5.2 and Appendices E and F).
+
+pub mod build;
+pub mod examples;
+pub mod labels;
+pub mod perturb;
+pub mod schema;
+pub mod split;
+pub mod stats;
+
+pub use schema::{BlockSpan, ContextBlock, Example, RelevanceRow};
