@@ -92,10 +92,15 @@ fn makes_code_unreachable(cx: &FileContext<'_>, statement: Node<'_>, test: Node<
 
 /// The truth value of a test CodeQL's control flow decides statically.
 fn evident_truth(cx: &FileContext<'_>, test: Node<'_>) -> Option<bool> {
-    let test = strip_parentheses(test);
-    match test.kind() {
-        "true" => Some(true),
-        "false" | "none" => Some(false),
+    let mut test = strip_parentheses(test);
+    let mut negated = false;
+    while test.kind() == "not_operator" {
+        test = strip_parentheses(test.child_by_field_name("argument")?);
+        negated = !negated;
+    }
+    let truth = match test.kind() {
+        "true" => true,
+        "false" | "none" => false,
         "integer" | "float" => {
             // A number is false exactly when every digit of its mantissa is zero.
             let text = cx.text(test).to_ascii_lowercase().replace('_', "");
@@ -104,9 +109,9 @@ fn evident_truth(cx: &FileContext<'_>, test: Node<'_>) -> Option<bool> {
                 Some(digits) => digits,
                 None => text.split('e').next().unwrap_or_default(),
             };
-            Some(mantissa.chars().any(|c| c.is_ascii_alphanumeric() && c != '0'))
+            mantissa.chars().any(|c| c.is_ascii_alphanumeric() && c != '0')
         }
-        "not_operator" => test.child_by_field_name("argument").and_then(|a| evident_truth(cx, a)).map(|b| !b),
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some(truth != negated)
 }

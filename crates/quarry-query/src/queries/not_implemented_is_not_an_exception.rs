@@ -7,11 +7,11 @@
 //!     raise NotImplemented    # answer: `NotImplemented`
 //! ```
 //!
-//! The answer is the `NotImplemented` name, raised directly or called in the
-//! raise. CodeQL asks points-to whether the name is the builtin; here it is
+//! The answer is what is raised: the `NotImplemented` name, or the call
+//! `NotImplemented(...)` (as CodeQL's own tests show). CodeQL asks points-to whether the name is the builtin; here it is
 //! the builtin unless the file binds `NotImplemented` itself. Negative form:
 //! the correct `raise NotImplementedError` / `raise NotImplementedError(...)`,
-//! answered by the `NotImplementedError` name.
+//! answered the same way.
 
 use tree_sitter::Node;
 
@@ -46,13 +46,14 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     cx.nodes("raise_statement")
         .iter()
         .filter_map(|&raise| raised_name(raise))
-        .filter(|&name| cx.text(name) == wanted)
-        .map(|name| RawFinding::answer(cx.location(name), message))
+        .filter(|&(name, _)| cx.text(name) == wanted)
+        .map(|(_, raised)| RawFinding::answer(cx.location(raised), message))
         .collect()
 }
 
-/// The name a raise statement raises: `raise X` or `raise X(...)` gives `X`.
-fn raised_name(raise: Node<'_>) -> Option<Node<'_>> {
+/// The name a raise statement raises, with the raised expression:
+/// `raise X` gives `X` twice, `raise X(...)` gives `X` and the call.
+fn raised_name(raise: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
     let mut raised = raise.named_child(0).filter(|n| n.kind() != "comment")?;
     if raise.child_by_field_name("cause").is_some_and(|c| c.id() == raised.id()) {
         return None;
@@ -63,5 +64,5 @@ fn raised_name(raise: Node<'_>) -> Option<Node<'_>> {
     let raised = strip_parentheses(raised);
     let name =
         if raised.kind() == "call" { strip_parentheses(raised.child_by_field_name("function")?) } else { raised };
-    (name.kind() == "identifier").then_some(name)
+    (name.kind() == "identifier").then_some((name, raised))
 }
