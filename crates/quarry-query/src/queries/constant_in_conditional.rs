@@ -10,10 +10,11 @@
 //! Constants follow CodeQL's `isConstant()` (no names, calls or the like);
 //! the builtin `NotImplemented` counts too when the file does not bind it.
 //! As in CodeQL, an `if` whose constant test makes its body or its `else`
-//! unreachable is left to the unreachable-code query. CodeQL's control flow
+//! unreachable is left to the unreachable-code query; CodeQL's control flow
 //! prunes branches of tests whose truth is evident (`True`, `False`, `None`,
 //! numbers); those are the ones treated as making a branch unreachable
-//! here. Negative form: tests that look like constants but are variables (a
+//! here. The answer is the test without enclosing parentheses; `while`
+//! tests are not conditions for this query. Negative form: tests that look like constants but are variables (a
 //! bare name or attribute such as `DEBUG` or `settings.DEBUG`), and the
 //! constant tests left out because they make code unreachable.
 
@@ -68,7 +69,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             }
         };
         if answer {
-            findings.push(RawFinding::answer(cx.location(test), message));
+            findings.push(RawFinding::answer(cx.location(bare), message));
         }
     }
     findings.sort_by_key(|f| f.answers.first().map(|s| s.start_byte));
