@@ -14,9 +14,10 @@
 //! prunes branches of tests whose truth is evident (`True`, `False`, `None`,
 //! numbers); those are the ones treated as making a branch unreachable
 //! here. The answer is the test without enclosing parentheses; `while`
-//! tests are not conditions for this query. Negative form: tests that look like constants but are variables (a
-//! bare name or attribute such as `DEBUG` or `settings.DEBUG`), and the
-//! constant tests left out because they make code unreachable.
+//! tests are not conditions for this query. Negative form: tests that look
+//! like constants but are variables (a bare name or attribute such as
+//! `DEBUG` or `settings.DEBUG`), and the constant tests left out because
+//! they make code unreachable.
 
 use tree_sitter::Node;
 
