@@ -27,7 +27,7 @@
 
 use tree_sitter::Node;
 
-use crate::ast::{comparison_pairs, named_children, statements, strip_parentheses};
+use crate::ast::{comparison_pairs, innermost_scope, named_children, statements, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -45,27 +45,95 @@ pub static QUERY: Query = Query {
     find,
 };
 
-const LT: u8 = 1;
-const EQ: u8 = 2;
-const GT: u8 = 4;
+/// The six comparison operators of CodeQL's `CompareOp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
 
-/// A comparison `left op right` of simple operands.
-struct Atom<'t> {
+impl Op {
+    fn parse(text: &str) -> Option<Op> {
+        Some(match text {
+            "==" => Op::Eq,
+            "!=" | "<>" => Op::Ne,
+            "<" => Op::Lt,
+            "<=" => Op::Le,
+            ">" => Op::Gt,
+            ">=" => Op::Ge,
+            _ => return None,
+        })
+    }
+
+    /// The operator of the negated comparison: `<` becomes `>=`.
+    fn invert(self) -> Op {
+        match self {
+            Op::Eq => Op::Ne,
+            Op::Ne => Op::Eq,
+            Op::Lt => Op::Ge,
+            Op::Le => Op::Gt,
+            Op::Gt => Op::Le,
+            Op::Ge => Op::Lt,
+        }
+    }
+
+    /// The operator with its operands swapped: `<` becomes `>`.
+    fn reverse(self) -> Op {
+        match self {
+            Op::Lt => Op::Gt,
+            Op::Le => Op::Ge,
+            Op::Gt => Op::Lt,
+            Op::Ge => Op::Le,
+            other => other,
+        }
+    }
+
+    /// The operator that holds when a comparison with this one has the given result.
+    fn conditional(self, truth: bool) -> Op {
+        if truth {
+            self
+        } else {
+            self.invert()
+        }
+    }
+}
+
+/// A comparison in canonical form: `v1 op v2 + k`, or `v1 op k` without `v2`.
+#[derive(Debug, Clone)]
+struct Form {
+    v1: String,
+    op: Op,
+    v2: Option<String>,
+    k: f64,
+}
+
+/// A comparison with its canonical forms.
+struct Test<'t> {
     node: Node<'t>,
-    left: String,
-    op: String,
-    right: String,
+    forms: Vec<Form>,
+}
+
+impl Test<'_> {
+    fn variables(&self) -> impl Iterator<Item = &str> {
+        self.forms.iter().flat_map(|f| std::iter::once(f.v1.as_str()).chain(f.v2.as_deref()))
+    }
 }
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for &comparison in cx.nodes("comparison_operator") {
-        let Some(test) = atom(cx, comparison) else { continue };
-        let facts: Vec<(Atom<'_>, bool)> = controlling_facts(cx, comparison)
+        let Some(test) = comparison_test(cx, comparison, true) else { continue };
+        let facts: Vec<(Test<'_>, bool)> = controlling_facts(cx, comparison)
             .into_iter()
-            .filter(|(fact, _)| shares_operands(fact, &test) && !reassigned_between(cx, fact, &test))
+            .filter(|(fact, _)| {
+                fact.variables().any(|v| test.variables().any(|w| w == v)) && !reassigned_between(cx, fact, &test)
+            })
             .collect();
-        let decided: Vec<(&Atom<'_>, bool)> =
+        let decided: Vec<(&Test<'_>, bool)> =
             facts.iter().filter_map(|(fact, truth)| implication(fact, *truth, &test).map(|r| (fact, r))).collect();
         match polarity {
             Polarity::Positive => {
@@ -92,44 +160,103 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     findings
 }
 
-/// A comparison with exactly one operator whose operands are simple.
-fn atom<'t>(cx: &FileContext<'_>, comparison: Node<'t>) -> Option<Atom<'t>> {
+/// The canonical forms of a comparison; a chained comparison gives the forms
+/// of each pair when `chained` allows it, and nothing otherwise.
+fn comparison_test<'t>(cx: &FileContext<'_>, comparison: Node<'t>, chained: bool) -> Option<Test<'t>> {
     let pairs = comparison_pairs(cx.file(), comparison);
-    let [(left, op, right)] = pairs.as_slice() else { return None };
-    if !matches!(op.as_str(), "<" | "<=" | "==" | "!=" | "<>" | ">" | ">=") {
+    if pairs.len() != 1 && !chained {
         return None;
     }
-    let left = simple_operand(cx, *left)?;
-    let right = simple_operand(cx, *right)?;
-    Some(Atom { node: comparison, left, op: op.clone(), right })
+    let mut forms = Vec::new();
+    for (left, op, right) in &pairs {
+        let (Some(op), Some((lv, lk)), Some((rv, rk))) = (Op::parse(op), linear(cx, *left), linear(cx, *right)) else {
+            continue;
+        };
+        match (lv, rv) {
+            (Some(a), Some(b)) => {
+                forms.push(Form { v1: a.clone(), op, v2: Some(b.clone()), k: rk - lk });
+                forms.push(Form { v1: b, op: op.reverse(), v2: Some(a), k: lk - rk });
+            }
+            (Some(a), None) => forms.push(Form { v1: a, op, v2: None, k: rk - lk }),
+            (None, Some(b)) => forms.push(Form { v1: b, op: op.reverse(), v2: None, k: lk - rk }),
+            (None, None) => {}
+        }
+    }
+    forms.retain(|f| f.k.abs() < 9007199254740992.0);
+    (!forms.is_empty()).then_some(Test { node: comparison, forms })
 }
 
-/// The text of a name, a dotted attribute of a name, or a number.
-fn simple_operand(cx: &FileContext<'_>, node: Node<'_>) -> Option<String> {
+/// An operand as `variable + k`: a name, a number, or a name plus or minus
+/// a number (`x + 1`, `1 + x`, `x - 1`). Numbers are unsigned decimal
+/// literals, as CodeQL's `Num`.
+fn linear(cx: &FileContext<'_>, node: Node<'_>) -> Option<(Option<String>, f64)> {
     let node = strip_parentheses(node);
-    let text: String = cx.text(node).split_whitespace().collect();
     match node.kind() {
-        "identifier" | "integer" | "float" => Some(text),
-        "unary_operator" if number(&text).is_some() => Some(text),
-        "attribute" => text
-            .split('.')
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
-            .then_some(text),
+        "identifier" => Some((Some(cx.text(node).to_string()), 0.0)),
+        "integer" | "float" => Some((None, number(cx.text(node))?)),
+        "binary_operator" => {
+            let operator = node.child_by_field_name("operator")?.kind();
+            let left = strip_parentheses(node.child_by_field_name("left")?);
+            let right = strip_parentheses(node.child_by_field_name("right")?);
+            let name_number = |name: Node<'_>, num: Node<'_>| {
+                (name.kind() == "identifier" && matches!(num.kind(), "integer" | "float"))
+                    .then(|| number(cx.text(num)).map(|n| (cx.text(name).to_string(), n)))
+                    .flatten()
+            };
+            match operator {
+                "+" => name_number(left, right).or_else(|| name_number(right, left)).map(|(v, n)| (Some(v), n)),
+                "-" => name_number(left, right).map(|(v, n)| (Some(v), -n)),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
 
 fn number(text: &str) -> Option<f64> {
     let cleaned = text.replace('_', "").to_ascii_lowercase();
-    let numeric_start = cleaned.trim_start_matches(['-', '+']).starts_with(|c: char| c.is_ascii_digit() || c == '.');
-    if !numeric_start || cleaned.starts_with("0x") || cleaned.starts_with("0o") || cleaned.starts_with("0b") {
+    let decimal = cleaned.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && !cleaned.starts_with("0x")
+        && !cleaned.starts_with("0o")
+        && !cleaned.starts_with("0b");
+    if !decimal {
         return None;
     }
-    cleaned.trim_end_matches('l').parse::<f64>().ok()
+    cleaned.trim_end_matches('l').parse::<f64>().ok().filter(|n| n.abs() < 9007199254740992.0)
+}
+
+/// Whether `fact` having operator `fact_op` implies `test` having `test_op`,
+/// by the rules of CodeQL's `Comparison.impliesThat`.
+fn implies(fact: &Form, fact_op: Op, test: &Form, test_op: Op) -> bool {
+    if fact.v1 != test.v1 || fact.v2 != test.v2 {
+        return false;
+    }
+    let (k1, k2) = (fact.k, test.k);
+    match (fact_op, test_op) {
+        (Op::Eq, Op::Eq) | (Op::Ne, Op::Ne) => k1 == k2,
+        (Op::Lt, Op::Ne) => k1 <= k2,
+        (Op::Le, Op::Ne) => k1 < k2,
+        (Op::Gt, Op::Ne) => k1 >= k2,
+        (Op::Ge, Op::Ne) => k1 > k2,
+        (Op::Lt, Op::Lt) | (Op::Lt, Op::Le) | (Op::Le, Op::Le) => k1 <= k2,
+        (Op::Le, Op::Lt) => k1 < k2,
+        (Op::Gt, Op::Gt) | (Op::Gt, Op::Ge) | (Op::Ge, Op::Ge) => k1 >= k2,
+        (Op::Ge, Op::Gt) => k1 > k2,
+        _ => false,
+    }
+}
+
+/// The result the test always has when the fact has the given result, if decided.
+fn implication(fact: &Test<'_>, truth: bool, test: &Test<'_>) -> Option<bool> {
+    [true, false].into_iter().find(|&result| {
+        fact.forms
+            .iter()
+            .any(|f| test.forms.iter().any(|t| implies(f, f.op.conditional(truth), t, t.op.conditional(result))))
+    })
 }
 
 /// The comparisons known to be true or false where `node` is evaluated.
-fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Atom<'t>, bool)> {
+fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Test<'t>, bool)> {
     let mut conditions: Vec<(Node<'t>, bool)> = Vec::new();
     let mut child = node;
     while let Some(parent) = child.parent() {
@@ -215,8 +342,8 @@ fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Atom<'t>,
                 }
             }
             "comparison_operator" => {
-                if let Some(atom) = atom(cx, condition) {
-                    facts.push((atom, truth));
+                if let Some(fact) = comparison_test(cx, condition, false) {
+                    facts.push((fact, truth));
                 }
             }
             _ => {}
@@ -233,18 +360,12 @@ fn always_leaves(block: Node<'_>) -> bool {
     })
 }
 
-fn is_variable(operand: &str) -> bool {
-    number(operand).is_none()
-}
-
-fn shares_operands(fact: &Atom<'_>, test: &Atom<'_>) -> bool {
-    [&fact.left, &fact.right].iter().any(|o| is_variable(o) && (**o == test.left || **o == test.right))
-}
-
-/// Whether a variable of the fact's operands may change between the fact and the test.
-fn reassigned_between(cx: &FileContext<'_>, fact: &Atom<'_>, test: &Atom<'_>) -> bool {
+/// Whether a variable of the fact may be rebound between the fact and the
+/// test: a binding in the test's scope after the fact and before the test
+/// (not in another branch of an `if` holding the test), or anywhere in a
+/// loop around the test that starts after the fact.
+fn reassigned_between(cx: &FileContext<'_>, fact: &Test<'_>, test: &Test<'_>) -> bool {
     let (start, end) = (fact.node.end_byte(), test.node.start_byte());
-    // A loop around the test but not the fact may change it after the test, too.
     let mut loops: Vec<(usize, usize)> = Vec::new();
     let mut current = test.node.parent();
     while let Some(n) = current {
@@ -253,38 +374,21 @@ fn reassigned_between(cx: &FileContext<'_>, fact: &Atom<'_>, test: &Atom<'_>) ->
         }
         current = n.parent();
     }
-    let in_range = |byte: usize| (start <= byte && byte < end) || loops.iter().any(|&(s, e)| s <= byte && byte < e);
-    let operands: Vec<&String> = [&fact.left, &fact.right].into_iter().filter(|o| is_variable(o)).collect();
-    for kind in
-        ["assignment", "augmented_assignment", "for_statement", "named_expression", "with_item", "for_in_clause"]
-    {
-        for &node in cx.nodes(kind) {
-            if !in_range(node.start_byte()) {
-                continue;
-            }
-            let in_loop = loops.iter().any(|&(s, e)| s <= node.start_byte() && node.start_byte() < e);
-            if !in_loop && in_other_branch(node, test.node) {
-                continue;
-            }
-            let target = match kind {
-                "named_expression" => node.child_by_field_name("name"),
-                "with_item" => node.child_by_field_name("value"),
-                _ => node.child_by_field_name("left"),
-            };
-            let Some(target) = target else { continue };
-            let target_text = cx.text(target);
-            let changes = operands.iter().any(|operand| {
-                let root = operand.split('.').next().unwrap_or_default();
-                target_text
-                    .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
-                    .any(|word| word == root || word == operand.as_str() || operand.starts_with(&format!("{word}.")))
-            });
-            if changes {
-                return true;
-            }
+    let variables: Vec<&str> = fact.variables().collect();
+    let scopes = cx.scopes();
+    let scope = scopes.get(innermost_scope(scopes, test.node));
+    scope.bindings.iter().filter(|b| variables.contains(&b.name.as_str())).any(|binding| {
+        let at = binding.start_byte;
+        let in_loop = loops.iter().any(|&(s, e)| s <= at && at < e);
+        if in_loop {
+            return true;
         }
-    }
-    false
+        if !(start <= at && at < end) {
+            return false;
+        }
+        let node = cx.file().root().descendant_for_byte_range(at, at);
+        !node.is_some_and(|n| in_other_branch(n, test.node))
+    })
 }
 
 /// Whether `node` is in a branch of an `if` statement that also holds
@@ -301,91 +405,6 @@ fn in_other_branch(node: Node<'_>, test: Node<'_>) -> bool {
         child = parent;
     }
     false
-}
-
-/// The set of orderings (`LT`, `EQ`, `GT`) in which `op` holds.
-fn orderings(op: &str) -> u8 {
-    match op {
-        "<" => LT,
-        "<=" => LT | EQ,
-        "==" => EQ,
-        "!=" | "<>" => LT | GT,
-        ">" => GT,
-        ">=" => EQ | GT,
-        _ => 0,
-    }
-}
-
-/// The operator with its operands swapped: `a < b` is `b > a`.
-fn flipped(op: &str) -> &str {
-    match op {
-        "<" => ">",
-        "<=" => ">=",
-        ">" => "<",
-        ">=" => "<=",
-        other => other,
-    }
-}
-
-/// Whether the test is always true or false when the fact has the given truth.
-fn implication(fact: &Atom<'_>, truth: bool, test: &Atom<'_>) -> Option<bool> {
-    let fact_set = |op: &str| if truth { orderings(op) } else { !orderings(op) & (LT | EQ | GT) };
-    // Same two operands, in either order.
-    let op = if fact.left == test.left && fact.right == test.right {
-        Some(fact.op.as_str())
-    } else if fact.left == test.right && fact.right == test.left {
-        Some(flipped(&fact.op))
-    } else {
-        None
-    };
-    if let Some(op) = op {
-        let known = fact_set(op);
-        let tested = orderings(&test.op);
-        return decide(known, tested);
-    }
-    // A variable compared with two numbers.
-    let (variable, fact_op, fact_bound) = normalise(fact)?;
-    let (test_variable, test_op, test_bound) = normalise(test)?;
-    if variable != test_variable {
-        return None;
-    }
-    let holds = |op: &str, x: f64, bound: f64| {
-        let ordering = if x < bound {
-            LT
-        } else if x > bound {
-            GT
-        } else {
-            EQ
-        };
-        orderings(op) & ordering != 0
-    };
-    let (low, high) = (fact_bound.min(test_bound), fact_bound.max(test_bound));
-    let samples = [low - 1.0, low, (low + high) / 2.0, high, high + 1.0];
-    let mut results =
-        samples.iter().filter(|&&x| holds(fact_op, x, fact_bound) == truth).map(|&x| holds(test_op, x, test_bound));
-    let first = results.next()?;
-    results.all(|r| r == first).then_some(first)
-}
-
-fn decide(known: u8, tested: u8) -> Option<bool> {
-    if known == 0 {
-        None
-    } else if known & !tested == 0 {
-        Some(true)
-    } else if known & tested == 0 {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-/// `x op n` or `n op x` as (`x`, op, n) with the variable on the left.
-fn normalise<'a>(atom: &'a Atom<'_>) -> Option<(&'a str, &'a str, f64)> {
-    match (number(&atom.left), number(&atom.right)) {
-        (None, Some(n)) => Some((atom.left.as_str(), atom.op.as_str(), n)),
-        (Some(n), None) => Some((atom.right.as_str(), flipped(&atom.op), n)),
-        _ => None,
-    }
 }
 
 /// The outermost `not` around a comparison (through parentheses), with the
