@@ -11,9 +11,9 @@
 //! As in CodeQL, the call must be in a method (directly, not in a nested
 //! function or lambda), call the builtin `super` (not rebound in the file),
 //! and its first argument's local source must be a name other than the
-//! class's. A name bound by assignment in the method has another local
-//! source (the assigned value) and is left out; parameters and global
-//! names are their own source. Negative form: `super` calls in methods
+//! class's. A name bound in the method itself (by assignment, a local
+//! `class` statement, an import, ...) has another local source and is left
+//! out; parameters and names from enclosing scopes are their own source. Negative form: `super` calls in methods
 //! whose first argument is the enclosing class, or that have no arguments.
 
 use tree_sitter::Node;
@@ -69,7 +69,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 }
 
 /// The name that is the local source of an argument: the argument itself
-/// when it is a name not assigned in the function's own scope.
+/// when it is a parameter or a name not bound in the function's own scope.
 fn source_name<'f>(cx: &FileContext<'f>, argument: Node<'_>) -> Option<&'f str> {
     let argument = strip_parentheses(argument);
     if argument.kind() != "identifier" {
@@ -77,9 +77,7 @@ fn source_name<'f>(cx: &FileContext<'f>, argument: Node<'_>) -> Option<&'f str> 
     }
     let name = cx.text(argument);
     let scope = cx.scopes().get(innermost_scope(cx.scopes(), argument));
-    let assigned_locally = scope
-        .bindings
-        .iter()
-        .any(|b| b.name == name && !matches!(b.kind, Some(BindingKind::Parameter) | Some(BindingKind::Definition)));
+    let assigned_locally =
+        scope.bindings.iter().any(|b| b.name == name && !matches!(b.kind, Some(BindingKind::Parameter)));
     (!assigned_locally).then_some(name)
 }

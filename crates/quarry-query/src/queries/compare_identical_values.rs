@@ -39,7 +39,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for &comparison in cx.nodes("comparison_operator") {
         let pairs = comparison_pairs(cx.file(), comparison);
         let identical = pairs.iter().any(|(l, _, r)| same_variable(cx, *l, *r));
-        let missing_self = pairs.iter().any(|(l, _, _)| maybe_missing_self(cx, *l));
+        let missing_self = identical && pairs.iter().any(|(l, _, _)| maybe_missing_self(cx, *l));
         let (answer, message) = match polarity {
             Polarity::Positive => (
                 identical && !missing_self,

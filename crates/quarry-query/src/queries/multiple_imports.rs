@@ -36,20 +36,24 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let scopes = cx.scopes();
-    let imports: Vec<(Node<'_>, Vec<(String, String)>)> =
-        cx.nodes("import_statement").iter().map(|&s| (s, aliases(cx, s))).collect();
+    let imports: Vec<ImportInfo<'_>> = cx
+        .nodes("import_statement")
+        .iter()
+        .map(|&s| ImportInfo { statement: s, aliases: aliases(cx, s), module_scope: innermost_scope(scopes, s) == 0 })
+        .collect();
     let mut findings = Vec::new();
-    for (duplicate, duplicate_aliases) in &imports {
+    for duplicate_import in &imports {
+        let (duplicate, duplicate_aliases) = (&duplicate_import.statement, &duplicate_import.aliases);
         let mut originals = Vec::new();
-        for (original, original_aliases) in &imports {
-            if original.id() == duplicate.id() || innermost_scope(scopes, *original) != 0 {
+        for original_import in &imports {
+            let original = &original_import.statement;
+            if original.id() == duplicate.id() || !original_import.module_scope {
                 continue;
             }
-            let Some((module, _)) = duplicate_aliases.iter().find(|a| original_aliases.contains(a)) else {
+            let Some((module, _)) = duplicate_aliases.iter().find(|a| original_import.aliases.contains(a)) else {
                 continue;
             };
-            let duplicate_in_module_scope = innermost_scope(scopes, *duplicate) == 0;
-            if !duplicate_in_module_scope || dominates(*original, *duplicate) {
+            if !duplicate_import.module_scope || dominates(*original, *duplicate) {
                 originals.push((*original, module.clone()));
             }
         }
@@ -73,6 +77,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
     }
     findings
+}
+
+/// An `import` statement, what it binds, and whether it is in the module's own scope.
+struct ImportInfo<'t> {
+    statement: Node<'t>,
+    aliases: Vec<(String, String)>,
+    module_scope: bool,
 }
 
 /// Each imported module with the name it binds: `import a.b` gives
