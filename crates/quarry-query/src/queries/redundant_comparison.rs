@@ -9,21 +9,27 @@
 //!     grow(x)
 //! ```
 //!
-//! CodeQL derives this from its control-flow graph and a theory of linear
-//! comparisons. Here the controlling tests are found syntactically: the
-//! test of an enclosing `if`/`elif`/`while` branch or conditional
-//! expression (true in its body, false in later branches), the left side of
-//! an enclosing `and`/`or`, and an earlier `if` in the same statement list
-//! with no `else` whose body always leaves (`return`, `raise`, `continue`,
+//! CodeQL derives this from its control-flow graph and its `Comparisons`
+//! library. Here the controlling tests are found syntactically: the test of
+//! an enclosing `if`/`elif`/`while` branch or conditional expression (true
+//! in its body, false in later branches), the left side of an enclosing
+//! `and`/`or`, and an earlier `if` in the same statement list with no
+//! `else` whose body always leaves (`return`, `raise`, `continue`,
 //! `break`). `and`, `or` and `not` split tests as control flow does; chained
-//! comparisons (`a < b < c`) never control. Implication is decided for two
-//! comparisons of the same two operands (names, attributes or numbers, in
-//! either order) and for a variable compared with two numbers; operands
-//! reassigned between the two tests (or anywhere in a loop around the later
-//! one) stop it. A comparison under `not` is reported as the `not`
+//! comparisons (`a < b < c`) never control, though any pair of one can be
+//! decided. As in the `Comparisons` library, each comparison is put in the
+//! form `v1 op v2 + k` or `v1 op k`, where the `v`s are variables (names;
+//! attributes are not tracked), `k` is a number, and an operand may add or
+//! subtract a number (`y < z + 2`); implication follows that library's
+//! rules (for example `v < k1` makes `v != k2` and `v <= k2` true when
+//! `k1 <= k2`, while `v == k` decides only `v == k`). CodeQL's SSA
+//! variables are approximated: a variable rebound between the two tests
+//! (except in another branch of the same `if`), or anywhere in a loop
+//! around the later test that starts after the earlier one, stops the
+//! implication. A comparison under `not` is reported as the `not`
 //! expression, as CodeQL reports the largest redundant test. Negative form:
-//! comparisons controlled by an earlier test of the same operands that does
-//! not decide them.
+//! comparisons controlled by earlier tests of a shared variable that do not
+//! decide them.
 
 use tree_sitter::Node;
 
