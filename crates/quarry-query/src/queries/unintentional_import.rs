@@ -9,12 +9,14 @@
 //! CodeQL resolves the imported module and checks that it is found and
 //! does not define `__all__` (builtin modules, having no source, are
 //! exporters with a fixed set of names). That needs the other file; here it
-//! is approximated from the module name alone: standard-library and common
-//! third-party modules known to define `__all__`, and builtin modules, are
-//! safe, and any other module (project modules, relative imports, and
-//! standard modules without `__all__` such as `ctypes` or `Tkinter`) is
-//! taken not to define it. Negative form: `from m import *` of modules known
-//! to define `__all__` or to be builtin.
+//! is approximated from the module name alone: standard-library modules
+//! known to define `__all__`, and builtin modules, are safe; common
+//! third-party packages (`numpy`, `django`, `PyQt4`, ...) are taken to be
+//! unresolvable, as they usually are where code is analysed, and give no
+//! result; any other module (project modules, relative imports, standard
+//! modules without `__all__` such as `ctypes` or `Tkinter`) is taken not to
+//! define it. Negative form: `from m import *` of modules known to define
+//! `__all__` or to be builtin.
 
 use tree_sitter::Node;
 
@@ -117,12 +119,46 @@ const RESTRICTED: &[&str] = &[
     "abc",
     "contextlib",
     "dataclasses",
-    // Common third-party packages with `__all__`.
+];
+
+/// Common third-party packages: usually not installed where the code is
+/// analysed, so CodeQL cannot resolve them and reports nothing.
+const THIRD_PARTY: &[&str] = &[
     "numpy",
-    "numpy.linalg",
     "scipy",
-    "twisted.internet.defer",
+    "pylab",
+    "matplotlib",
+    "pandas",
+    "sympy",
+    "django",
+    "flask",
+    "werkzeug",
+    "jinja2",
+    "tornado",
+    "twisted",
+    "zope",
     "sqlalchemy",
+    "PyQt4",
+    "PyQt5",
+    "PySide",
+    "gtk",
+    "gobject",
+    "gi",
+    "wx",
+    "pygame",
+    "pyglet",
+    "OpenGL",
+    "kivy",
+    "fabric",
+    "nose",
+    "mock",
+    "six",
+    "lxml",
+    "Crypto",
+    "boto",
+    "google",
+    "cv2",
+    "reportlab",
 ];
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
@@ -133,6 +169,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
         let Some(module) = statement.child_by_field_name("module_name") else { continue };
         let name = module_name(cx, module);
+        let top_level = name.split('.').next().unwrap_or_default();
+        if module.kind() == "dotted_name" && THIRD_PARTY.contains(&top_level) {
+            continue;
+        }
         let restricted = module.kind() == "dotted_name" && RESTRICTED.contains(&name.as_str());
         let message = match polarity {
             Polarity::Positive if !restricted => {
