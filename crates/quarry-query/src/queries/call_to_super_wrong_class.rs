@@ -9,7 +9,7 @@
 //! ```
 //!
 //! As in CodeQL, the call must be in a method (directly, not in a nested
-//! function or lambda), call the builtin `super` (not rebound in the file),
+//! function, lambda or comprehension), call the builtin `super` (not rebound in the file),
 //! and its first argument's local source must be a name other than the
 //! class's. A name bound in the method itself (by assignment, a local
 //! `class` statement, an import, ...) has another local source and is left
@@ -51,6 +51,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             continue;
         }
         let Some(function) = enclosing_function(call) else { continue };
+        // The call's own scope must be the method (not a comprehension in it).
+        if scopes.get(innermost_scope(scopes, call)).node_id != function.id() {
+            continue;
+        }
         let Some(class) = method_class(function) else { continue };
         let class_name = field_text(cx.file(), class, "name").unwrap_or_default();
         let first = call_arguments(call).into_iter().find(|a| a.kind() != "comment");
