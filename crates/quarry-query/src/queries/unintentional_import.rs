@@ -119,6 +119,22 @@ const RESTRICTED: &[&str] = &[
     "abc",
     "contextlib",
     "dataclasses",
+    "turtle",
+    "tkinter",
+    "genericpath",
+    "doctest",
+    "token",
+    "opcode",
+    "collections.abc",
+    "xml.dom.minicompat",
+    "xml.etree.ElementTree",
+    // More builtin modules.
+    "posix",
+    "nt",
+    "termios",
+    "pyexpat",
+    "winreg",
+    "_winreg",
 ];
 
 /// Common third-party packages: usually not installed where the code is
