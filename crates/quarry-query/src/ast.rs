@@ -300,3 +300,50 @@ pub fn target_names(target: Node<'_>) -> Vec<Node<'_>> {
     }
     names
 }
+
+/// Common third-party packages: usually not installed where the code is
+/// analysed, so CodeQL cannot resolve them and reports nothing.
+const THIRD_PARTY: &[&str] = &[
+    "numpy",
+    "scipy",
+    "pylab",
+    "matplotlib",
+    "pandas",
+    "sympy",
+    "django",
+    "flask",
+    "werkzeug",
+    "jinja2",
+    "tornado",
+    "twisted",
+    "zope",
+    "sqlalchemy",
+    "PyQt4",
+    "PyQt5",
+    "PySide",
+    "gtk",
+    "gobject",
+    "gi",
+    "wx",
+    "pygame",
+    "pyglet",
+    "OpenGL",
+    "kivy",
+    "fabric",
+    "nose",
+    "mock",
+    "six",
+    "lxml",
+    "Crypto",
+    "boto",
+    "google",
+    "cv2",
+    "reportlab",
+];
+
+/// Whether a dotted module name belongs to a common third-party package
+/// (`numpy`, `django.db`, `PyQt4.QtGui`, ...), which CodeQL usually cannot
+/// resolve because it is not installed where the code is analysed.
+pub fn is_common_third_party(module: &str) -> bool {
+    THIRD_PARTY.contains(&module.split('.').next().unwrap_or_default())
+}

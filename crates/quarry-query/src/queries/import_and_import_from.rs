@@ -9,10 +9,12 @@
 //!
 //! As in CodeQL, the `import` statement is reported when anywhere in the
 //! same file a `from ... import` statement names the same module (full
-//! dotted name; relative imports are left out). Negative form: `import`
+//! dotted name; relative imports are left out). CodeQL also needs the
+//! module itself in its database; common third-party packages (`numpy`,
+//! `django`, ...) usually are not, and are left out. Negative form: `import`
 //! statements whose modules are not also imported with `from ... import`.
 
-use crate::ast::imported_modules;
+use crate::ast::{imported_modules, is_common_third_party};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -40,7 +42,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         .collect();
     let mut findings = Vec::new();
     for &statement in cx.nodes("import_statement") {
-        let modules = imported_modules(file, statement);
+        let modules: Vec<(String, _)> =
+            imported_modules(file, statement).into_iter().filter(|(name, _)| !is_common_third_party(name)).collect();
         let both = modules.iter().find(|(name, _)| from_imported.contains(name));
         let message = match (polarity, both) {
             (Polarity::Positive, Some((name, _))) => {

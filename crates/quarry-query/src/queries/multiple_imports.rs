@@ -11,12 +11,14 @@
 //! module's own scope, and the second either inside a function or class of
 //! the module, or at module scope after the first on every path to it. That
 //! dominance is approximated syntactically: the first import's statement
-//! list holds the second, after it. Negative form: `import` statements that
+//! list holds the second, after it. CodeQL also needs the module itself in
+//! its database; common third-party packages (`numpy`, `django`, ...)
+//! usually are not, and are left out. Negative form: `import` statements that
 //! are not redundant repeats of another.
 
 use tree_sitter::Node;
 
-use crate::ast::{contains, innermost_scope, named_children};
+use crate::ast::{contains, innermost_scope, is_common_third_party, named_children};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -39,7 +41,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let imports: Vec<ImportInfo<'_>> = cx
         .nodes("import_statement")
         .iter()
-        .map(|&s| ImportInfo { statement: s, aliases: aliases(cx, s), module_scope: innermost_scope(scopes, s) == 0 })
+        .map(|&s| ImportInfo {
+            statement: s,
+            aliases: aliases(cx, s).into_iter().filter(|(module, _)| !is_common_third_party(module)).collect(),
+            module_scope: innermost_scope(scopes, s) == 0,
+        })
         .collect();
     let mut findings = Vec::new();
     for duplicate_import in &imports {

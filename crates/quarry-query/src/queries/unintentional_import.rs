@@ -20,7 +20,7 @@
 
 use tree_sitter::Node;
 
-use crate::ast::named_children;
+use crate::ast::{is_common_third_party, named_children};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -137,46 +137,6 @@ const RESTRICTED: &[&str] = &[
     "_winreg",
 ];
 
-/// Common third-party packages: usually not installed where the code is
-/// analysed, so CodeQL cannot resolve them and reports nothing.
-const THIRD_PARTY: &[&str] = &[
-    "numpy",
-    "scipy",
-    "pylab",
-    "matplotlib",
-    "pandas",
-    "sympy",
-    "django",
-    "flask",
-    "werkzeug",
-    "jinja2",
-    "tornado",
-    "twisted",
-    "zope",
-    "sqlalchemy",
-    "PyQt4",
-    "PyQt5",
-    "PySide",
-    "gtk",
-    "gobject",
-    "gi",
-    "wx",
-    "pygame",
-    "pyglet",
-    "OpenGL",
-    "kivy",
-    "fabric",
-    "nose",
-    "mock",
-    "six",
-    "lxml",
-    "Crypto",
-    "boto",
-    "google",
-    "cv2",
-    "reportlab",
-];
-
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for &statement in cx.nodes("import_from_statement") {
@@ -185,8 +145,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
         let Some(module) = statement.child_by_field_name("module_name") else { continue };
         let name = module_name(cx, module);
-        let top_level = name.split('.').next().unwrap_or_default();
-        if module.kind() == "dotted_name" && THIRD_PARTY.contains(&top_level) {
+        if module.kind() == "dotted_name" && is_common_third_party(&name) {
             continue;
         }
         let restricted = module.kind() == "dotted_name" && RESTRICTED.contains(&name.as_str());
