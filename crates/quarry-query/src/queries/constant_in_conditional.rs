@@ -10,10 +10,10 @@
 //! Constants follow CodeQL's `isConstant()` (no names, calls or the like);
 //! the builtin `NotImplemented` counts too when the file does not bind it.
 //! As in CodeQL, an `if` whose constant test makes its body or its `else`
-//! unreachable is left to the unreachable-code query; CodeQL's control flow
-//! prunes branches of tests whose truth is evident (`True`, `False`, `None`,
-//! numbers); those are the ones treated as making a branch unreachable
-//! here. The answer is the test without enclosing parentheses; `while`
+//! unreachable is left to the unreachable-code query; CodeQL's extractor
+//! prunes the branches of tests that are literally `True`, `False`, `None`,
+//! a number or a string (not `not` of one), and those are the tests taken
+//! to make a branch unreachable here. The answer is the test without enclosing parentheses; `while`
 //! tests are not conditions for this query. Negative form: tests that look
 //! like constants but are variables (a bare name or attribute such as
 //! `DEBUG` or `settings.DEBUG`), and the constant tests left out because
@@ -92,17 +92,13 @@ fn makes_code_unreachable(cx: &FileContext<'_>, statement: Node<'_>, test: Node<
     }
 }
 
-/// The truth value of a test CodeQL's control flow decides statically.
+/// The truth value of a test CodeQL's control flow decides statically: its
+/// extractor knows `True`, `False`, `None`, numbers and plain strings.
 fn evident_truth(cx: &FileContext<'_>, test: Node<'_>) -> Option<bool> {
-    let mut test = strip_parentheses(test);
-    let mut negated = false;
-    while test.kind() == "not_operator" {
-        test = strip_parentheses(test.child_by_field_name("argument")?);
-        negated = !negated;
-    }
-    let truth = match test.kind() {
-        "true" => true,
-        "false" | "none" => false,
+    let test = strip_parentheses(test);
+    match test.kind() {
+        "true" => Some(true),
+        "false" | "none" => Some(false),
         "integer" | "float" => {
             // A number is false exactly when every digit of its mantissa is zero.
             let text = cx.text(test).to_ascii_lowercase().replace('_', "");
@@ -111,9 +107,22 @@ fn evident_truth(cx: &FileContext<'_>, test: Node<'_>) -> Option<bool> {
                 Some(digits) => digits,
                 None => text.split('e').next().unwrap_or_default(),
             };
-            mantissa.chars().any(|c| c.is_ascii_alphanumeric() && c != '0')
+            Some(mantissa.chars().any(|c| c.is_ascii_alphanumeric() && c != '0'))
         }
-        _ => return None,
-    };
-    Some(truth != negated)
+        "string" | "concatenated_string" => {
+            let parts = if test.kind() == "string" { vec![test] } else { named_children(test) };
+            let mut empty = true;
+            for part in parts.into_iter().filter(|p| p.kind() == "string") {
+                for child in named_children(part) {
+                    match child.kind() {
+                        "interpolation" => return None,
+                        "string_content" | "escape_sequence" => empty = false,
+                        _ => {}
+                    }
+                }
+            }
+            Some(!empty)
+        }
+        _ => None,
+    }
 }
