@@ -13,7 +13,9 @@
 //! `subprocess.check_call` and `subprocess.check_output` (CodeQL resolves
 //! these by points-to; here they are recognised by name, following the
 //! file's `import subprocess as ...` and `from subprocess import ...`). The
-//! whole statement, message included, is searched. Negative form: assert
+//! whole statement, message included, is searched. CodeQL's message also
+//! names the side-effecting expression; CodeQueries keeps no supporting
+//! fact for this query, so neither does quarry. Negative form: assert
 //! statements without any such side effect.
 
 use quarry_syntax::walk::Preorder;
