@@ -16,8 +16,8 @@
 //! result; any other module (project modules, relative imports, standard
 //! modules without `__all__` such as `ctypes` or `Tkinter`) is taken not to
 //! define it. The module CodeQL names in its message lives in another file,
-//! so there is no supporting fact. Negative form: `from m import *` of modules known to define
-//! `__all__` or to be builtin.
+//! so there is no supporting fact. Negative form: `from m import *` of
+//! modules known to define `__all__` or to be builtin.
 
 use tree_sitter::Node;
 
