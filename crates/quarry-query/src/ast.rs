@@ -166,3 +166,184 @@ pub fn parameter_identifier(parameter: Node<'_>) -> Option<Node<'_>> {
 pub fn statements(block: Node<'_>) -> Vec<Node<'_>> {
     named_children(block).into_iter().filter(|c| c.kind() != "comment").collect()
 }
+
+/// Whether `inner` lies within `outer` (or is `outer`), by source range.
+pub fn contains(outer: Node<'_>, inner: Node<'_>) -> bool {
+    outer.start_byte() <= inner.start_byte() && inner.end_byte() <= outer.end_byte()
+}
+
+/// Whether an expression is constant as CodeQL's `Expr.isConstant()` sees
+/// it: no name, call, lambda, comprehension, `yield` or `await` anywhere in
+/// it. Literals, and operators, tuples, lists, dicts and subscripts built
+/// only from literals, are constant.
+pub fn is_constant_expression(expression: Node<'_>) -> bool {
+    for node in quarry_syntax::walk::Preorder::new(expression) {
+        if !node.is_named() {
+            continue;
+        }
+        match node.kind() {
+            "identifier" => {
+                // The attribute name of `"a".upper` is not a name read.
+                let is_attribute_name = node
+                    .parent()
+                    .filter(|p| p.kind() == "attribute")
+                    .and_then(|p| p.child_by_field_name("attribute"))
+                    .is_some_and(|a| a.id() == node.id());
+                if !is_attribute_name {
+                    return false;
+                }
+            }
+            "call"
+            | "lambda"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+            | "yield"
+            | "await"
+            | "named_expression"
+            | "ERROR" => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The operand pairs of a comparison with the operator between them:
+/// `a < b <= c` gives `(a, "<", b)` and `(b, "<=", c)`. Operator text is
+/// normalised to single spaces (`not in`, `is not`).
+pub fn comparison_pairs<'t>(file: &ParsedFile, comparison: Node<'t>) -> Vec<(Node<'t>, String, Node<'t>)> {
+    let mut pairs = Vec::new();
+    let mut left: Option<Node<'t>> = None;
+    let mut operator: Option<String> = None;
+    for child in children(comparison) {
+        if child.kind() == "comment" {
+            continue;
+        }
+        if child.is_named() {
+            if let (Some(l), Some(op)) = (left, operator.take()) {
+                pairs.push((l, op, child));
+            }
+            left = Some(child);
+        } else {
+            operator = Some(file.node_text(child).split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+    pairs
+}
+
+/// The module names an import statement imports, with the node naming each:
+/// `import a.b as c, d` gives `a.b` and `d`; `from m import x` gives `m`
+/// (relative imports give nothing). `future_import_statement` gives `__future__`.
+pub fn imported_modules<'t>(file: &ParsedFile, statement: Node<'t>) -> Vec<(String, Node<'t>)> {
+    let dotted = |n: Node<'t>| file.node_text(n).split_whitespace().collect::<String>();
+    match statement.kind() {
+        "import_statement" => named_children(statement)
+            .into_iter()
+            .filter_map(|n| match n.kind() {
+                "dotted_name" => Some(n),
+                "aliased_import" => n.child_by_field_name("name"),
+                _ => None,
+            })
+            .map(|n| (dotted(n), n))
+            .collect(),
+        "import_from_statement" => statement
+            .child_by_field_name("module_name")
+            .filter(|m| m.kind() == "dotted_name")
+            .map(|m| vec![(dotted(m), m)])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The innermost scope (module, class, function, lambda, comprehension)
+/// whose defining node spans `node`; the module if none does.
+pub fn innermost_scope(scopes: &crate::scopes::Scopes, node: Node<'_>) -> crate::scopes::ScopeId {
+    let mut best = 0;
+    let mut best_len = usize::MAX;
+    for (id, scope) in scopes.all().iter().enumerate() {
+        let span = &scope.span;
+        if span.start_byte <= node.start_byte() && node.end_byte() <= span.end_byte && scope.node_id != node.id() {
+            let len = span.end_byte - span.start_byte;
+            if len < best_len {
+                best = id;
+                best_len = len;
+            }
+        }
+    }
+    best
+}
+
+/// The identifiers a binding target binds: names in `x`, `x, y`, `[a, (b, c)]`,
+/// `*rest`; attributes and subscripts bind none.
+pub fn target_names(target: Node<'_>) -> Vec<Node<'_>> {
+    let mut names = Vec::new();
+    let mut pending = vec![target];
+    while let Some(node) = pending.pop() {
+        match node.kind() {
+            "identifier" => names.push(node),
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "list_splat_pattern"
+            | "parenthesized_expression"
+            | "tuple"
+            | "list"
+            | "expression_list"
+            | "list_splat" => {
+                let mut inner = named_children(node);
+                inner.reverse();
+                pending.extend(inner);
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// Common third-party packages: usually not installed where the code is
+/// analysed, so CodeQL cannot resolve them and reports nothing.
+const THIRD_PARTY: &[&str] = &[
+    "numpy",
+    "scipy",
+    "pylab",
+    "matplotlib",
+    "pandas",
+    "sympy",
+    "django",
+    "flask",
+    "werkzeug",
+    "jinja2",
+    "tornado",
+    "twisted",
+    "zope",
+    "sqlalchemy",
+    "PyQt4",
+    "PyQt5",
+    "PySide",
+    "gtk",
+    "gobject",
+    "gi",
+    "wx",
+    "pygame",
+    "pyglet",
+    "OpenGL",
+    "kivy",
+    "fabric",
+    "nose",
+    "mock",
+    "six",
+    "lxml",
+    "Crypto",
+    "boto",
+    "google",
+    "cv2",
+    "reportlab",
+];
+
+/// Whether a dotted module name belongs to a common third-party package
+/// (`numpy`, `django.db`, `PyQt4.QtGui`, ...), which CodeQL usually cannot
+/// resolve because it is not installed where the code is analysed.
+pub fn is_common_third_party(module: &str) -> bool {
+    THIRD_PARTY.contains(&module.split('.').next().unwrap_or_default())
+}

@@ -1,0 +1,120 @@
+//! Q25 "Module is imported more than once": a second `import m` that binds
+//! the same name again has no effect and only confuses.
+//!
+//! ```python
+//! import json                 # supporting fact: the first import
+//! import json                 # answer: the redundant import
+//! ```
+//!
+//! As in CodeQL, both must be `import` statements of the same module bound
+//! to the same name (`import a.b` binds `a`), the first must be in the
+//! module's own scope, and the second either inside a function or class of
+//! the module, or at module scope after the first on every path to it. That
+//! dominance is approximated syntactically: the first import's statement
+//! list holds the second, after it. CodeQL also needs the module itself in
+//! its database; common third-party packages (`numpy`, `django`, ...)
+//! usually are not, and are left out. Negative form: `import` statements that
+//! are not redundant repeats of another.
+
+use tree_sitter::Node;
+
+use crate::ast::{contains, innermost_scope, is_common_third_party, named_children};
+use crate::context::FileContext;
+use crate::finding::{Polarity, RawFinding};
+use crate::registry::{Hops, Query, QueryMeta};
+
+/// The query.
+pub static QUERY: Query = Query {
+    meta: QueryMeta {
+        id: "repeated-import",
+        name: "Module is imported more than once",
+        index: 25,
+        hops: Hops::Single,
+        description: "Importing a module a second time has no effect and impairs readability",
+        codeql: "python/ql/src/Imports/MultipleImports.ql",
+    },
+    find,
+};
+
+fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
+    let scopes = cx.scopes();
+    let imports: Vec<ImportInfo<'_>> = cx
+        .nodes("import_statement")
+        .iter()
+        .map(|&s| ImportInfo {
+            statement: s,
+            aliases: aliases(cx, s).into_iter().filter(|(module, _)| !is_common_third_party(module)).collect(),
+            module_scope: innermost_scope(scopes, s) == 0,
+        })
+        .collect();
+    let mut findings = Vec::new();
+    for duplicate_import in &imports {
+        let (duplicate, duplicate_aliases) = (&duplicate_import.statement, &duplicate_import.aliases);
+        let mut originals = Vec::new();
+        for original_import in &imports {
+            let original = &original_import.statement;
+            if original.id() == duplicate.id() || !original_import.module_scope {
+                continue;
+            }
+            let Some((module, _)) = duplicate_aliases.iter().find(|a| original_import.aliases.contains(a)) else {
+                continue;
+            };
+            if !duplicate_import.module_scope || dominates(*original, *duplicate) {
+                originals.push((*original, module.clone()));
+            }
+        }
+        match polarity {
+            Polarity::Positive => {
+                for (original, module) in originals {
+                    let line = cx.location(original).start.line + 1;
+                    findings.push(
+                        RawFinding::answer(
+                            cx.location(*duplicate),
+                            format!("This import of module {module} is redundant, as it was previously imported on line {line}."),
+                        )
+                        .with_facts([cx.location(original)]),
+                    );
+                }
+            }
+            Polarity::Negative if originals.is_empty() && !duplicate_aliases.is_empty() => {
+                findings.push(RawFinding::answer(cx.location(*duplicate), "This import is not a repeat of another."));
+            }
+            Polarity::Negative => {}
+        }
+    }
+    findings
+}
+
+/// An `import` statement, what it binds, and whether it is in the module's own scope.
+struct ImportInfo<'t> {
+    statement: Node<'t>,
+    aliases: Vec<(String, String)>,
+    module_scope: bool,
+}
+
+/// Each imported module with the name it binds: `import a.b` gives
+/// `("a.b", "a")`, `import a.b as c` gives `("a.b", "c")`.
+fn aliases(cx: &FileContext<'_>, statement: Node<'_>) -> Vec<(String, String)> {
+    named_children(statement)
+        .into_iter()
+        .filter_map(|n| {
+            let (module, alias) = match n.kind() {
+                "dotted_name" => (n, None),
+                "aliased_import" => (n.child_by_field_name("name")?, n.child_by_field_name("alias")),
+                _ => return None,
+            };
+            let module: String = cx.text(module).split_whitespace().collect();
+            let bound = match alias {
+                Some(alias) => cx.text(alias).to_string(),
+                None => module.split('.').next().unwrap_or_default().to_string(),
+            };
+            Some((module, bound))
+        })
+        .collect()
+}
+
+/// Whether `first` runs on every path to `second`: `first` comes earlier
+/// and its statement list contains `second`.
+fn dominates(first: Node<'_>, second: Node<'_>) -> bool {
+    first.start_byte() < second.start_byte() && first.parent().is_some_and(|list| contains(list, second))
+}
