@@ -86,6 +86,14 @@ impl Reachability {
                     dead.extend(items[stop + 1..].iter().map(|s| s.id()));
                 }
             }
+            // Branches that a constant condition rules out.
+            if let Some(dead_first) = self.dead_branch(file, node) {
+                firsts.push(dead_first);
+                dead.extend(statements(node).iter().map(|s| s.id()));
+                if dead_first.kind() == "elif_clause" {
+                    dead.insert(dead_first.id());
+                }
+            }
             // The `else` of an infinite `while` never runs.
             if let Some(owner) = node.parent().filter(|p| p.kind() == "else_clause") {
                 let infinite =
@@ -116,11 +124,57 @@ impl Reachability {
         result
     }
 
+    /// For a block that a constant condition rules out (`if False:` body,
+    /// `while 0:` body, the `else` or `elif` after `if True:`), the first
+    /// dead node: its first statement, or the `elif` clause itself.
+    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>) -> Option<Node<'t>> {
+        let owner = block.parent()?;
+        let first = statements(block).first().copied();
+        match owner.kind() {
+            "if_statement" | "elif_clause" | "while_statement" => {
+                let is_body = owner
+                    .child_by_field_name("consequence")
+                    .or_else(|| owner.child_by_field_name("body"))
+                    .is_some_and(|b| b.id() == block.id());
+                if is_body && constant_condition(file, owner) == Some(false) {
+                    return first;
+                }
+                // An `elif` after a condition that is always true.
+                let statement =
+                    owner.parent().filter(|p| owner.kind() == "elif_clause" && p.kind() == "if_statement")?;
+                let previous = previous_alternative(statement, owner)?;
+                (is_body && constant_condition(file, previous) == Some(true)).then_some(owner)
+            }
+            "else_clause" => {
+                let statement = owner.parent().filter(|p| p.kind() == "if_statement")?;
+                let previous = previous_alternative(statement, owner)?;
+                (constant_condition(file, previous) == Some(true)).then_some(first).flatten()
+            }
+            _ => None,
+        }
+    }
+
     fn compute(&self, node: Node<'_>, file: &ParsedFile) -> bool {
         match node.kind() {
             k if JUMPS.contains(&k) => false,
             "if_statement" => {
-                let mut any = node.child_by_field_name("consequence").is_none_or(|b| self.block_completes(b));
+                let consequence = node.child_by_field_name("consequence").is_none_or(|b| self.block_completes(b));
+                match constant_condition(file, node) {
+                    Some(true) => return consequence,
+                    Some(false) => {
+                        let mut alternatives = named_children(node)
+                            .into_iter()
+                            .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause"))
+                            .peekable();
+                        if alternatives.peek().is_none() {
+                            return true;
+                        }
+                        return alternatives.any(|c| clause_block(c).is_none_or(|b| self.block_completes(b)))
+                            || !named_children(node).iter().any(|c| c.kind() == "else_clause");
+                    }
+                    None => {}
+                }
+                let mut any = consequence;
                 let mut has_else = false;
                 for clause in named_children(node) {
                     match clause.kind() {
@@ -182,6 +236,33 @@ impl Reachability {
             _ => true,
         }
     }
+}
+
+/// The literal truth value of an `if`, `elif` or `while` condition that is
+/// `True`, `False` or an integer literal.
+pub fn constant_condition(file: &ParsedFile, node: Node<'_>) -> Option<bool> {
+    let condition = crate::ast::strip_parentheses(node.child_by_field_name("condition")?);
+    match condition.kind() {
+        "true" => Some(true),
+        "false" => Some(false),
+        "integer" => Some(file.node_text(condition).chars().any(|c| c.is_ascii_digit() && c != '0')),
+        _ => None,
+    }
+}
+
+/// The `if` or `elif` whose condition decides whether `clause` (an `elif`
+/// or `else` clause of `statement`) runs: the clause before it, or the `if`.
+fn previous_alternative<'t>(statement: Node<'t>, clause: Node<'t>) -> Option<Node<'t>> {
+    let mut previous = statement;
+    for c in named_children(statement) {
+        if c.id() == clause.id() {
+            return Some(previous);
+        }
+        if c.kind() == "elif_clause" {
+            previous = c;
+        }
+    }
+    None
 }
 
 /// Whether a node is a statement (simple or compound) held by a block or module.
@@ -289,6 +370,18 @@ mod tests {
     #[test]
     fn only_first_of_a_dead_run_and_not_nested() {
         let src = "def f():\n    return\n    if x:\n        return\n        y()\n    z()\n";
+        assert_eq!(unreachable_lines(src), vec![2]);
+    }
+
+    #[test]
+    fn constant_conditions() {
+        let src = "def f(x):\n    while 0:\n        a = 1\n    while False:\n        return 2\n    if False:\n        g()\n    else:\n        h()\n    return 5\n";
+        assert_eq!(unreachable_lines(src), vec![2, 4, 6]);
+        let src = "def h():\n    if True:\n        g()\n    else:\n        dead()\n    after()\n";
+        assert_eq!(unreachable_lines(src), vec![4]);
+        let src = "def h():\n    if True:\n        return 1\n    elif x:\n        dead()\n    after()\n";
+        assert_eq!(unreachable_lines(src), vec![3, 5]);
+        let src = "while 7:\n    pass\nafter()\n";
         assert_eq!(unreachable_lines(src), vec![2]);
     }
 
