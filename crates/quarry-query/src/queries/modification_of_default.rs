@@ -15,7 +15,9 @@
 //! assignment or deletion. Flow is approximated syntactically: the sink is
 //! the parameter's own name in the function body, before any rebinding of
 //! it, and not under `if param:` for an empty default (an empty default is
-//! never truthy) or under `if not param:` for a non-empty one.
+//! never truthy) or under `if not param:` for a non-empty one. Flow into
+//! other functions (passing the default to a function that mutates its
+//! argument) is not followed.
 //!
 //! Negative form: the same mutations of parameters whose default is not a
 //! mutable literal (`None`, a tuple, a call, ...).

@@ -13,10 +13,11 @@
 //! Follows UnguardedNextInGenerator.ql: the call is to the builtin `next`
 //! (not shadowed in the file) with one argument, in a function that
 //! contains `yield`, not inside a comprehension, and not inside a `try`
-//! with an `except StopIteration` handler. The `next(iter(seq))` idiom is
-//! accepted when `it = iter(seq)` is guarded by a test of `seq` (CodeQL's
-//! edge refinement): the call sits in the body of an `if`/`while` whose
-//! condition mentions `seq`. CodeQL's Python-version condition is ignored.
+//! with an `except StopIteration` handler (alone or in a tuple). `next(it)`
+//! is also accepted when `it = iter(seq)` is guarded by a test of `seq`
+//! (CodeQL's edge refinement): the assignment sits in the body of an
+//! `if`/`while` whose condition mentions `seq`, so `seq` is not empty.
+//! CodeQL's Python-version condition is ignored.
 //!
 //! Negative form: the other calls of `next`: with a default, handled, or
 //! outside generators.
@@ -127,7 +128,10 @@ fn stop_iteration_handled(cx: &FileContext<'_>, call: Node<'_>) -> bool {
                 named_children(clause).into_iter().find(|c| c.kind() != "block" && c.kind() != "comment").is_some_and(
                     |t| {
                         let t = if t.kind() == "as_pattern" { t.named_child(0).unwrap_or(t) } else { t };
-                        matches!(cx.text(t).trim(), "StopIteration" | "builtins.StopIteration")
+                        let t = strip_parentheses(t);
+                        // A tuple of handled types counts when it names StopIteration.
+                        let types = if t.kind() == "tuple" { named_children(t) } else { vec![t] };
+                        types.iter().any(|t| matches!(cx.text(*t).trim(), "StopIteration" | "builtins.StopIteration"))
                     },
                 )
             });
@@ -149,14 +153,18 @@ fn iter_not_exhausted(cx: &FileContext<'_>, call: Node<'_>, argument: Node<'_>) 
     }
     let name = cx.text(argument);
     let scope = crate::ast::enclosing_scope(call).map(|s| s.id());
-    let Some(sequence) = cx
+    let Some(assignment) = cx
         .nodes("assignment")
         .iter()
         .filter(|a| a.end_byte() <= call.start_byte())
         .filter(|a| crate::ast::enclosing_scope(**a).map(|s| s.id()) == scope)
-        .filter(|a| a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name))
-        .last()
-        .and_then(|a| a.child_by_field_name("right"))
+        .rfind(|a| a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name))
+        .copied()
+    else {
+        return false;
+    };
+    let Some(sequence) = assignment
+        .child_by_field_name("right")
         .map(strip_parentheses)
         .filter(|v| v.kind() == "call" && callee_text(cx.file(), *v) == Some("iter"))
         .and_then(|v| call_arguments(v).first().copied())
@@ -166,8 +174,8 @@ fn iter_not_exhausted(cx: &FileContext<'_>, call: Node<'_>, argument: Node<'_>) 
         return false;
     };
     let sequence = cx.text(sequence);
-    let mut child = call;
-    let mut current = call.parent();
+    let mut child = assignment;
+    let mut current = assignment.parent();
     while let Some(n) = current {
         if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
             return false;
