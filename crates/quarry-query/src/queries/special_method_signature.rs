@@ -16,11 +16,16 @@
 //! defaults that can never be used. As in the CodeQL list, `__getattr__` and
 //! `__getattribute__` are not checked. Decorated methods (static and class
 //! methods included) are left out, as CodeQL only checks plain functions.
+//! Lambdas and module-level functions bound to a special name in a class
+//! body (`__sub__ = lambda self: ...`, `__add__ = f`) are checked too; the
+//! answer is then the lambda or the function's header.
 //!
 //! Negative form: special methods from the same lists with a correct
 //! signature.
 
-use crate::ast::{arity, decorators, field_text, method_class, Arity};
+use tree_sitter::Node;
+
+use crate::ast::{arity, decorators, field_text, method_class, statements, Arity};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -183,41 +188,89 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for &function in cx.nodes("function_definition") {
         let Some(class) = method_class(function) else { continue };
         let name = field_text(file, function, "name").unwrap_or_default();
-        if required(name).is_none() && name != "__pow__" && name != "__get__" {
-            continue;
-        }
         if !decorators(file, function).is_empty() {
             continue;
         }
-        let a = arity(function);
-        let class_name = field_text(file, class, "name").unwrap_or_default();
-        match (polarity, problem(name, a)) {
-            (Polarity::Positive, Some((message, show_counts))) => {
-                let sizes = if show_counts {
-                    let has = match a.min() {
-                        0 => "no parameters".to_string(),
-                        1 => "1 parameter".to_string(),
-                        n => format!("{n} parameters"),
-                    };
-                    let should = match required(name) {
-                        Some(n) => n.to_string(),
-                        None => "2 or 3".to_string(),
-                    };
-                    format!(", which has {has}, but should have {should}")
-                } else {
-                    String::new()
-                };
-                findings.push(RawFinding::answer(
-                    cx.location(function),
-                    format!("{message} for special method {name}{sizes}, in class {class_name}."),
-                ));
+        check(cx, polarity, name, function, class, &mut findings);
+    }
+    // `__add__ = lambda self: ...` and `__add__ = some_function` in a class body.
+    for &class in cx.nodes("class_definition") {
+        let Some(body) = class.child_by_field_name("body") else { continue };
+        for statement in statements(body) {
+            let Some(assignment) = statement.named_child(0).filter(|a| a.kind() == "assignment") else { continue };
+            let (Some(left), Some(right)) =
+                (assignment.child_by_field_name("left"), assignment.child_by_field_name("right"))
+            else {
+                continue;
+            };
+            if left.kind() != "identifier" {
+                continue;
             }
-            (Polarity::Negative, None) => findings.push(RawFinding::answer(
-                cx.location(function),
-                format!("Special method {name} has a correct signature, in class {class_name}."),
-            )),
-            _ => {}
+            let function = match right.kind() {
+                "lambda" => Some(right),
+                "identifier" => module_function(cx, cx.text(right)),
+                _ => None,
+            };
+            if let Some(function) = function {
+                check(cx, polarity, cx.text(left), function, class, &mut findings);
+            }
         }
     }
+    if polarity == Polarity::Negative {
+        // A function bound to several special names is wrong if any binding is.
+        let wrong: Vec<_> = find(cx, Polarity::Positive).into_iter().flat_map(|f| f.answers).collect();
+        findings.retain(|f| !f.answers.iter().any(|a| wrong.contains(a)));
+    }
     findings
+}
+
+/// The undecorated function of that name defined at module level.
+fn module_function<'t>(cx: &FileContext<'t>, name: &str) -> Option<Node<'t>> {
+    cx.nodes("function_definition")
+        .iter()
+        .copied()
+        .find(|f| f.parent().is_some_and(|p| p.kind() == "module") && field_text(cx.file(), *f, "name") == Some(name))
+}
+
+/// Checks one function (or lambda) bound to special method `name` in `class`.
+fn check(
+    cx: &FileContext<'_>,
+    polarity: Polarity,
+    name: &str,
+    function: Node<'_>,
+    class: Node<'_>,
+    findings: &mut Vec<RawFinding>,
+) {
+    if required(name).is_none() && name != "__pow__" && name != "__get__" {
+        return;
+    }
+    let a = arity(function);
+    let class_name = field_text(cx.file(), class, "name").unwrap_or_default();
+    match (polarity, problem(name, a)) {
+        (Polarity::Positive, Some((message, show_counts))) => {
+            let sizes = if show_counts {
+                let has = match a.min() {
+                    0 => "no parameters".to_string(),
+                    1 => "1 parameter".to_string(),
+                    n => format!("{n} parameters"),
+                };
+                let should = match required(name) {
+                    Some(n) => n.to_string(),
+                    None => "2 or 3".to_string(),
+                };
+                format!(", which has {has}, but should have {should}")
+            } else {
+                String::new()
+            };
+            findings.push(RawFinding::answer(
+                cx.location(function),
+                format!("{message} for special method {name}{sizes}, in class {class_name}."),
+            ));
+        }
+        (Polarity::Negative, None) => findings.push(RawFinding::answer(
+            cx.location(function),
+            format!("Special method {name} has a correct signature, in class {class_name}."),
+        )),
+        _ => {}
+    }
 }
