@@ -11,8 +11,9 @@
 //! assignment in the same scope (CodeQL: not possibly undefined, which
 //! protects `bytes = bytes` compatibility shims). Attributes must have the
 //! same name on the same object; CodeQL needs points-to to know the object's
-//! class, approximated here by objects rooted at `self`/`cls` or at a name
-//! bound in the same scope. Properties and classes that define
+//! class, approximated here by objects rooted at `self`/`cls` in a method,
+//! at an imported module, or at a name assigned an instance of a class of
+//! the file (so a plain parameter `x.y = x.y` is not reported). Properties and classes that define
 //! `__setattr__` (where assignment has effects) are left out, as are
 //! statements on a line with a comment mentioning pyflakes.
 //!
@@ -156,12 +157,36 @@ fn defined_before(cx: &FileContext<'_>, name: &str, statement: Node<'_>) -> bool
         })
 }
 
-/// Whether the class of the object is known: `self`/`cls` in a method, or
-/// a name bound earlier in the same scope.
+/// Whether the class of the object is known, as points-to would know it:
+/// `self`/`cls` in a method, a name imported in the file (a module), or a
+/// name last assigned, earlier in the same scope, an instance of a class
+/// defined in the file. Plain parameters are unknown.
 fn known_object(cx: &FileContext<'_>, object: Node<'_>, statement: Node<'_>) -> bool {
     let Some(root) = root_name(cx, object) else { return false };
     let in_method = crate::ast::enclosing_function(statement).and_then(method_class).is_some();
-    (in_method && (root == "self" || root == "cls")) || defined_before(cx, root, statement)
+    if in_method && (root == "self" || root == "cls") {
+        return true;
+    }
+    let Some(scope) = scope_of(cx, statement) else { return false };
+    let earlier = scope.bindings.iter().rfind(|b| b.name == root && b.start_byte < statement.start_byte());
+    match earlier.map(|b| b.kind) {
+        Some(Some(crate::scopes::BindingKind::Import)) => true,
+        Some(Some(crate::scopes::BindingKind::Assign)) => {
+            let Some(binding) = earlier else { return false };
+            cx.nodes("assignment").iter().any(|a| {
+                a.child_by_field_name("left").is_some_and(|l| l.start_byte() == binding.start_byte)
+                    && a.child_by_field_name("right").map(strip_parentheses).is_some_and(|v| {
+                        v.kind() == "call"
+                            && crate::ast::callee_text(cx.file(), v).is_some_and(|callee| {
+                                cx.nodes("class_definition")
+                                    .iter()
+                                    .any(|c| field_text(cx.file(), *c, "name") == Some(callee))
+                            })
+                    })
+            })
+        }
+        _ => false,
+    }
 }
 
 /// For `self.<attr>`: whether the enclosing class defines `attr` as a
