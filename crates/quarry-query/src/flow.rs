@@ -9,7 +9,7 @@
 //! from every statement that may raise in a `try` body to its handlers and
 //! `finally`. Within a node the names it reads are read before the names it
 //! binds (`x = x + 1` reads the old `x`). Reaching definitions are then
-//! propagated to a fixpoint. In module and class scopes every definition
+//! propagated to a fixpoint, one name at a time. In module and class scopes every definition
 //! that reaches the end of the scope counts as used (the namespace is
 //! exported); `del x` counts as a use. Built without recursion.
 
@@ -88,6 +88,10 @@ pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
 
 const EXIT: usize = usize::MAX;
 
+/// A read (`None`) or a write (the definition) of a name, at a position
+/// of a basic block: `(block, position, definition)`.
+type Event = (usize, usize, Option<usize>);
+
 struct Graph<'t> {
     nodes: Vec<Node<'t>>,
     index: HashMap<usize, usize>,
@@ -154,65 +158,104 @@ fn analyse_scope<'f>(
     } else {
         entry_succ.push(EXIT);
     }
-    let mut states: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n + 2];
     let exit_slot = n + 1;
     let slot = |target: usize| if target == EXIT { exit_slot } else { target };
-    let mut redefs: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); defs.len()];
-    let mut used = vec![false; defs.len()];
-    // Every node is processed at least once, so definitions reached by no
-    // other definition still flow on; afterwards a node is processed again
-    // whenever its incoming state grows.
-    let mut worklist: Vec<usize> = (0..=entry_node).collect();
-    let mut queued = vec![true; n + 2];
-    queued[exit_slot] = false;
-    while let Some(current) = worklist.pop() {
-        queued[current] = false;
-        if current == exit_slot {
-            continue;
-        }
-        let mut state = states[current].clone();
-        for name in &reads[current] {
-            for &d in &state {
-                if &defs[d].name == name {
-                    used[d] = true;
-                }
+    // Successors of every node, with the entry (n) and the exit (n + 1).
+    let mut succ: Vec<Vec<usize>> = normal.iter().map(|s| s.iter().map(|&t| slot(t)).collect()).collect();
+    succ.push(entry_succ.iter().map(|&t| slot(t)).collect());
+    succ.push(Vec::new());
+    let mut exc: Vec<Vec<usize>> = exceptional.iter().map(|s| s.iter().map(|&t| slot(t)).collect()).collect();
+    exc.push(Vec::new());
+    exc.push(Vec::new());
+    let blocks = BasicBlocks::new(&succ, &exc, entry_node, exit_slot);
+    // Reads and writes of each name, in block order: (block, position, def or
+    // `None` for a read). Within a node reads come before writes.
+    let mut events: HashMap<&str, Vec<Event>> = HashMap::new();
+    for node in 0..=entry_node {
+        let (block, position) = (blocks.block_of[node], blocks.position[node]);
+        for name in &reads[node] {
+            if let Some(list) = events.get_mut(name.as_str()) {
+                list.push((block, position, None));
+            } else if defs.iter().any(|d| &d.name == name) {
+                events.insert(name.as_str(), vec![(block, position, None)]);
             }
         }
-        let before = state.clone();
-        for &d in &writes[current] {
-            let name = &defs[d].name;
-            let killed: Vec<usize> = state.iter().copied().filter(|&r| &defs[r].name == name).collect();
-            for r in killed {
-                if r != d {
-                    redefs[r].insert(d);
-                }
-                state.remove(&r);
-            }
-            state.insert(d);
-        }
-        let mut targets: Vec<(usize, &BTreeSet<usize>)> = Vec::new();
-        let succ = if current == entry_node { &entry_succ } else { &normal[current] };
-        for &t in succ {
-            targets.push((slot(t), &state));
-        }
-        if current < n {
-            for &t in &exceptional[current] {
-                targets.push((slot(t), &before));
-            }
-        }
-        for (t, incoming) in targets {
-            let target_state = &mut states[t];
-            let size = target_state.len();
-            target_state.extend(incoming.iter().copied());
-            if target_state.len() != size && !queued[t] {
-                queued[t] = true;
-                worklist.push(t);
-            }
+        for &d in &writes[node] {
+            events.entry(defs[d].name.as_str()).or_default().push((block, position, Some(d)));
         }
     }
-    if matches!(scope.kind, ScopeKind::Module | ScopeKind::Class) {
-        for &d in &states[exit_slot] {
-            used[d] = true;
+    let mut redefs: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); defs.len()];
+    let mut used = vec![false; defs.len()];
+    // Names are analysed one at a time over basic blocks, so states stay
+    // small (the reaching definitions of one name) and straight-line code
+    // costs one step per name. Buffers are reused between names.
+    let block_count = blocks.nodes.len();
+    let mut states: Vec<Vec<usize>> = vec![Vec::new(); block_count];
+    let mut touched: Vec<usize> = Vec::new();
+    let mut queued = vec![false; block_count];
+    let mut names: Vec<&str> = events.keys().copied().collect();
+    names.sort_unstable();
+    for name in names {
+        let mut list = events.remove(name).unwrap_or_default();
+        list.sort_by_key(|&(block, position, def)| (block, position, def.is_some()));
+        let mut ranges: HashMap<usize, (usize, usize)> = HashMap::new();
+        for (i, &(block, _, _)) in list.iter().enumerate() {
+            ranges.entry(block).and_modify(|r| r.1 = i + 1).or_insert((i, i + 1));
+        }
+        let mut worklist: Vec<usize> = Vec::new();
+        for &(block, _, def) in &list {
+            if def.is_some() && !queued[block] {
+                queued[block] = true;
+                worklist.push(block);
+                touched.push(block);
+            }
+        }
+        while let Some(current) = worklist.pop() {
+            queued[current] = false;
+            let before = states[current].clone();
+            let mut state = before.clone();
+            if let Some(&(from, to)) = ranges.get(&current) {
+                for &(_, _, def) in &list[from..to] {
+                    match def {
+                        None => state.iter().for_each(|&d| used[d] = true),
+                        Some(d) => {
+                            for &r in &state {
+                                if r != d {
+                                    redefs[r].insert(d);
+                                }
+                            }
+                            state.clear();
+                            state.push(d);
+                        }
+                    }
+                }
+            }
+            let normal_targets = blocks.succ[current].iter().map(|&t| (t, &state));
+            let exceptional_targets = blocks.exc[current].iter().map(|&t| (t, &before));
+            for (t, incoming) in normal_targets.chain(exceptional_targets) {
+                let mut grew = false;
+                for &d in incoming {
+                    if !states[t].contains(&d) {
+                        states[t].push(d);
+                        grew = true;
+                    }
+                }
+                if grew {
+                    touched.push(t);
+                    if !queued[t] {
+                        queued[t] = true;
+                        worklist.push(t);
+                    }
+                }
+            }
+        }
+        if matches!(scope.kind, ScopeKind::Module | ScopeKind::Class) {
+            for &d in &states[blocks.block_of[exit_slot]] {
+                used[d] = true;
+            }
+        }
+        for t in touched.drain(..) {
+            states[t].clear();
         }
     }
     for (i, def) in defs.iter_mut().enumerate() {
@@ -220,6 +263,83 @@ fn analyse_scope<'f>(
         def.redefs = redefs[i].iter().copied().collect();
     }
     ScopeFlow { scope: scope_id, defs, escaping, reads_locals }
+}
+
+/// Maximal straight-line runs of graph nodes. A node with exceptional
+/// successors is a block of its own, so the state those successors receive
+/// (the state before the node) is the block's incoming state.
+struct BasicBlocks {
+    /// The nodes of each block, in order.
+    nodes: Vec<Vec<usize>>,
+    /// The block of each node.
+    block_of: Vec<usize>,
+    /// The position of each node in its block.
+    position: Vec<usize>,
+    /// Normal successor blocks of each block.
+    succ: Vec<Vec<usize>>,
+    /// Exceptional successor blocks of each block.
+    exc: Vec<Vec<usize>>,
+}
+
+impl BasicBlocks {
+    fn new(succ: &[Vec<usize>], exc: &[Vec<usize>], entry: usize, exit: usize) -> BasicBlocks {
+        let total = succ.len();
+        let mut preds = vec![0usize; total];
+        let mut leader = vec![false; total];
+        for i in 0..total {
+            for &t in &succ[i] {
+                preds[t] += 1;
+            }
+            for &t in &exc[i] {
+                leader[t] = true;
+            }
+        }
+        leader[entry] = true;
+        leader[exit] = true;
+        for i in 0..total {
+            if preds[i] != 1 || !exc[i].is_empty() {
+                leader[i] = true;
+            }
+            if succ[i].len() != 1 || !exc[i].is_empty() {
+                for &t in &succ[i] {
+                    leader[t] = true;
+                }
+            }
+        }
+        let mut block_of = vec![usize::MAX; total];
+        let mut position = vec![0; total];
+        let mut nodes: Vec<Vec<usize>> = Vec::new();
+        // Leaders first; any node left over (an isolated cycle) starts its own block.
+        let starts: Vec<usize> = (0..total).filter(|&i| leader[i]).chain(0..total).collect();
+        for start in starts {
+            if block_of[start] != usize::MAX {
+                continue;
+            }
+            let block = nodes.len();
+            let mut chain = vec![start];
+            block_of[start] = block;
+            let mut current = start;
+            while succ[current].len() == 1 && exc[current].is_empty() {
+                let next = succ[current][0];
+                if leader[next] || block_of[next] != usize::MAX {
+                    break;
+                }
+                block_of[next] = block;
+                position[next] = chain.len();
+                chain.push(next);
+                current = next;
+            }
+            nodes.push(chain);
+        }
+        let mut block_succ = Vec::with_capacity(nodes.len());
+        let mut block_exc = Vec::with_capacity(nodes.len());
+        for chain in &nodes {
+            let last = chain.last().copied().unwrap_or(exit);
+            block_succ.push(succ[last].iter().map(|&t| block_of[t]).collect());
+            block_exc.push(exc[last].iter().map(|&t| block_of[t]).collect());
+        }
+        BasicBlocks { nodes, block_of, position, succ: block_succ, exc: block_exc }
+    }
 }
 
 /// Names read or written in scopes nested in `scope` that do not bind them
