@@ -7,7 +7,8 @@
 //! edges for sequencing, branches, loops (back edges, `break`, `continue`,
 //! infinite `while True:`), `return` and `raise`, and exceptional edges
 //! from every statement that may raise in a `try` body to its handlers and
-//! `finally`. Within a node the names it reads are read before the names it
+//! `finally`, and in a `with` body to the statement after the `with` (the
+//! context manager may suppress the exception). Within a node the names it reads are read before the names it
 //! binds (`x = x + 1` reads the old `x`). Reaching definitions are then
 //! propagated to a fixpoint, one name at a time. In module and class scopes every definition
 //! that reaches the end of the scope counts as used (the namespace is
@@ -572,7 +573,8 @@ impl<'t> Graph<'t> {
         (normal, exceptional)
     }
 
-    /// Handlers (and `finally` blocks) of every `try` whose body holds `node`.
+    /// Handlers (and `finally` blocks) of every `try` whose body holds `node`,
+    /// and the statement after every `with` whose body holds it.
     fn handlers_of(&self, node: Node<'_>) -> Vec<usize> {
         let mut targets = Vec::new();
         let mut child = node;
@@ -590,6 +592,10 @@ impl<'t> Graph<'t> {
                 if let Some(finally) = self.finally_entry(n) {
                     targets.push(finally);
                 }
+            }
+            // The context manager may suppress the exception.
+            if n.kind() == "with_statement" && n.child_by_field_name("body").is_some_and(|b| b.id() == child.id()) {
+                targets.push(self.follow(n));
             }
             child = n;
             current = n.parent();

@@ -5,8 +5,9 @@
 //! `break` or `continue`; an `if` whose branches (including an `else`) all
 //! cannot complete; a `while True:` (or `while 1:`) loop without a `break`;
 //! a `try` whose body (with its `else`) and every handler cannot complete, or
-//! whose `finally` cannot complete; a `with` whose body cannot complete; a
-//! `match` with a wildcard case whose cases all cannot complete. Statements
+//! whose `finally` cannot complete; a `match` with a wildcard case whose
+//! cases all cannot complete. A `with` statement always may complete: its
+//! context manager may suppress an exception raised in the body. Statements
 //! after such a statement in the same block are unreachable, as is the
 //! `else` clause of an infinite `while` loop. Everything is computed bottom-up
 //! over one pre-order listing of the tree, without recursion.
@@ -218,7 +219,9 @@ impl Reachability {
                 }
                 (body || handler) && finally
             }
-            "with_statement" => node.child_by_field_name("body").is_none_or(|b| self.block_completes(b)),
+            // A context manager's `__exit__` may swallow an exception raised
+            // in the body, so control may continue after any `with`.
+            "with_statement" => true,
             "match_statement" => {
                 let cases: Vec<Node<'_>> = node
                     .child_by_field_name("body")
@@ -383,6 +386,12 @@ mod tests {
         assert_eq!(unreachable_lines(src), vec![3, 5]);
         let src = "while 7:\n    pass\nafter()\n";
         assert_eq!(unreachable_lines(src), vec![2]);
+    }
+
+    #[test]
+    fn with_may_suppress_exceptions() {
+        let src = "def f(self):\n    with suppress(AttributeError):\n        return self.x\n    return None\n";
+        assert!(unreachable_lines(src).is_empty());
     }
 
     #[test]
