@@ -42,6 +42,9 @@ const READING: &[&str] = &["get", "keys", "items", "values", "copy", "iteritems"
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
+    if !cx.nodes("call").iter().any(|c| is_locals_call(cx, *c)) {
+        return findings;
+    }
     let message = match polarity {
         Polarity::Positive => "Modification of the locals() dictionary will have no effect on the local variables.",
         Polarity::Negative => "Read of the locals() dictionary.",

@@ -169,27 +169,20 @@ fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>
     let Some(function) = crate::ast::enclosing_function(for_statement) else { return true };
     let scopes = cx.scopes();
     let Some(scope) = scopes.of_node(function.id()).map(|s| scopes.get(s)) else { return true };
+    let loops: Vec<(usize, usize)> = cx
+        .nodes("for_statement")
+        .iter()
+        .chain(cx.nodes("while_statement"))
+        .filter(|l| crate::ast::contains(function, **l))
+        .map(|l| (l.start_byte(), l.end_byte()))
+        .collect();
     let varying = |name: &str| {
         if !scope.is_local(name) {
             return false;
         }
         let bindings: Vec<_> = scope.bindings.iter().filter(|b| b.name == name).collect();
         bindings.len() > 1
-            || bindings.iter().any(|b| {
-                cx.nodes("identifier").iter().find(|n| n.id() == b.node_id).is_some_and(|ident| {
-                    let mut current = ident.parent();
-                    while let Some(n) = current {
-                        if n.id() == function.id() {
-                            return false;
-                        }
-                        if matches!(n.kind(), "for_statement" | "while_statement") {
-                            return true;
-                        }
-                        current = n.parent();
-                    }
-                    false
-                })
-            })
+            || bindings.iter().any(|b| loops.iter().any(|&(start, end)| start <= b.start_byte && b.start_byte < end))
     };
     !quarry_syntax::walk::Preorder::new(body).any(|n| n.kind() == "identifier" && varying(cx.text(n)))
 }
