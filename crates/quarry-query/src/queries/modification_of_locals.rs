@@ -88,6 +88,14 @@ fn is_locals(cx: &FileContext<'_>, object: Node<'_>, at: Node<'_>) -> bool {
         return false;
     }
     let name = cx.text(object);
+    // Cheap test first: is the name ever assigned `locals()`?
+    let ever = cx.nodes("assignment").iter().any(|a| {
+        a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name)
+            && a.child_by_field_name("right").is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
+    });
+    if !ever {
+        return false;
+    }
     let scope = crate::ast::enclosing_scope(at).map(|s| s.id());
     cx.nodes("assignment")
         .iter()
