@@ -23,6 +23,8 @@ use crate::ast::{named_children, statements};
 pub struct Reachability {
     completes: HashMap<usize, bool>,
     loops_with_break: HashSet<usize>,
+    /// `try` statements whose body cannot raise, so their handlers never run.
+    silent_tries: HashSet<usize>,
 }
 
 /// Statements that transfer control away unconditionally.
@@ -41,7 +43,14 @@ impl Reachability {
                 }
             }
         }
-        let mut reach = Reachability { completes: HashMap::new(), loops_with_break };
+        let bound = bound_names(file, &nodes);
+        let silent_tries = nodes
+            .iter()
+            .filter(|n| n.kind() == "try_statement")
+            .filter(|n| n.child_by_field_name("body").is_some_and(|b| cannot_raise(file, b, &bound)))
+            .map(|n| n.id())
+            .collect();
+        let mut reach = Reachability { completes: HashMap::new(), loops_with_break, silent_tries };
         // Reverse pre-order visits children before their parents.
         for node in nodes.iter().rev() {
             if is_statement(*node) {
@@ -93,6 +102,20 @@ impl Reachability {
                 dead.extend(statements(node).iter().map(|s| s.id()));
                 if dead_first.kind() == "elif_clause" {
                     dead.insert(dead_first.id());
+                }
+            }
+            // The handlers of a `try` whose body cannot raise never run; the
+            // first one is reported, the others follow it.
+            if node.parent().is_some_and(|t| t.kind() == "try_statement" && self.silent_tries.contains(&t.id())) {
+                if let Some(try_statement) = node.parent() {
+                    let handlers: Vec<Node<'f>> = named_children(try_statement)
+                        .into_iter()
+                        .filter(|c| matches!(c.kind(), "except_clause" | "except_group_clause"))
+                        .collect();
+                    if let Some(first) = handlers.first() {
+                        firsts.push(*first);
+                        dead.extend(handlers.iter().map(|h| h.id()));
+                    }
                 }
             }
             // The `else` of an infinite `while` never runs.
@@ -211,7 +234,9 @@ impl Reachability {
                 for clause in named_children(node) {
                     let completes = clause_block(clause).is_none_or(|b| self.block_completes(b));
                     match clause.kind() {
-                        "except_clause" | "except_group_clause" => handler |= completes,
+                        "except_clause" | "except_group_clause" => {
+                            handler |= completes && !self.silent_tries.contains(&node.id());
+                        }
                         "else_clause" => body &= completes,
                         "finally_clause" => finally = completes,
                         _ => {}
@@ -273,6 +298,157 @@ pub fn is_statement(node: Node<'_>) -> bool {
     node.parent().is_some_and(|p| p.kind() == "block" || p.kind() == "module")
         && node.kind() != "comment"
         && node.is_named()
+}
+
+/// Python 3 builtins whose load cannot raise `NameError`.
+const PY3_BUILTINS_FOR_LOADS: &[&str] = &[
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "Exception",
+    "False",
+    "IOError",
+    "ImportError",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "NameError",
+    "None",
+    "NotImplemented",
+    "NotImplementedError",
+    "OSError",
+    "RuntimeError",
+    "StopIteration",
+    "True",
+    "TypeError",
+    "ValueError",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "bytes",
+    "callable",
+    "chr",
+    "dict",
+    "dir",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "hasattr",
+    "hash",
+    "id",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "object",
+    "open",
+    "ord",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "sorted",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "zip",
+];
+
+/// Names bound somewhere in the file (assigned, defined, imported, loop or
+/// `with` targets, parameters, declared global).
+fn bound_names<'f>(file: &'f ParsedFile, nodes: &[Node<'_>]) -> HashSet<&'f str> {
+    nodes
+        .iter()
+        .filter(|n| n.kind() == "identifier")
+        .filter(|n| {
+            n.parent().is_some_and(|p| {
+                matches!(
+                    p.kind(),
+                    "assignment"
+                        | "augmented_assignment"
+                        | "function_definition"
+                        | "class_definition"
+                        | "aliased_import"
+                        | "dotted_name"
+                        | "pattern_list"
+                        | "tuple_pattern"
+                        | "for_statement"
+                        | "as_pattern_target"
+                        | "global_statement"
+                        | "nonlocal_statement"
+                        | "parameters"
+                        | "default_parameter"
+                        | "typed_parameter"
+                        | "typed_default_parameter"
+                        | "named_expression"
+                )
+            })
+        })
+        .map(|n| file.node_text(*n))
+        .collect()
+}
+
+/// Whether a `try` body can never raise: it only holds `pass`, literals,
+/// assignments of literals or builtins to plain names, and loads of Python 3
+/// builtins that the file does not rebind (CodeQL's flow graph has
+/// exceptional edges only from nodes that may raise).
+fn cannot_raise(file: &ParsedFile, body: Node<'_>, bound: &HashSet<&str>) -> bool {
+    for node in quarry_syntax::walk::Preorder::new(body) {
+        if !node.is_named() {
+            continue;
+        }
+        let allowed = match node.kind() {
+            "block"
+            | "pass_statement"
+            | "return_statement"
+            | "expression_statement"
+            | "comment"
+            | "integer"
+            | "float"
+            | "true"
+            | "false"
+            | "none"
+            | "string"
+            | "string_start"
+            | "string_content"
+            | "string_end"
+            | "pattern_list"
+            | "expression_list"
+            | "tuple"
+            | "parenthesized_expression" => true,
+            "assignment" => node.child_by_field_name("type").is_none(),
+            "identifier" => {
+                let name = file.node_text(node);
+                let is_target = node.parent().is_some_and(|p| {
+                    (p.kind() == "assignment" && p.child_by_field_name("left").is_some_and(|l| l.id() == node.id()))
+                        || p.kind() == "pattern_list"
+                });
+                is_target || (PY3_BUILTINS_FOR_LOADS.contains(&name) && !bound.contains(name))
+            }
+            _ => false,
+        };
+        if !allowed {
+            return false;
+        }
+    }
+    true
 }
 
 /// The body block of a clause (`else:`, `except ...:`, `finally:`, `case ...:`).
@@ -392,6 +568,18 @@ mod tests {
     fn with_may_suppress_exceptions() {
         let src = "def f(self):\n    with suppress(AttributeError):\n        return self.x\n    return None\n";
         assert!(unreachable_lines(src).is_empty());
+    }
+
+    #[test]
+    fn handlers_of_a_try_that_cannot_raise() {
+        let src = "try:\n    str\nexcept NameError:\n    pass\nexcept E:\n    pass\n";
+        assert_eq!(unreachable_lines(src), vec![2]);
+        let src = "try:\n    unicode\nexcept NameError:\n    unicode = str\n";
+        assert!(unreachable_lines(src).is_empty());
+        let src = "def f(n):\n    test = 0\n    try:\n        test += n\n    except:\n        return False\n    return True\n";
+        assert!(unreachable_lines(src).is_empty());
+        let src = "def f():\n    try:\n        return 1\n    except E:\n        pass\n    after()\n";
+        assert_eq!(unreachable_lines(src), vec![3, 5]);
     }
 
     #[test]

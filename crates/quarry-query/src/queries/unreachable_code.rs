@@ -13,7 +13,10 @@
 //! after another unreachable statement. As in CodeQL, a statement that holds
 //! the only `yield` of its function (`return; yield` marks a generator) is
 //! not reported, nor are imports in modules that use type-hint comments.
-//! CodeQL's pruning of branches on constant comparisons is not modelled.
+//! Handlers of a `try` whose body cannot raise are reported by their first
+//! `except` header (loads of Python 3 builtins, literals and plain
+//! assignments cannot raise). CodeQL's pruning of branches on comparisons
+//! it can decide through points-to is not modelled.
 //!
 //! Negative form: the statement right after a compound statement that
 //! contains a `return`, `raise`, `break` or `continue` but can still
