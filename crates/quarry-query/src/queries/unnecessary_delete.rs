@@ -3,17 +3,18 @@
 //! function returns; it is noise.
 //!
 //! ```python
-//! def render(rows):            # supporting fact: the function
-//!     text = format(rows)      #
+//! def render(rows):            # supporting fact: the function header
+//!     text = format(rows)
 //!     emit(text)
-//!     del text                 # answer: the `del`; supporting fact: `text`
+//!     del text                 # answer: the `del` statement
 //! ```
 //!
 //! The `del` must be the function's last statement (looking through the
 //! last branch of `if`/`else`, the body of `with`, and the `finally`, `else`
 //! or body of `try`), not inside a loop, and the deleted target a plain name
-//! (not `del x[i]` or `del x.a`); one result per deleted name, with the name
-//! and the function header as supporting facts. Functions that call
+//! (not `del x[i]` or `del x.a`). CodeQL also names the deleted variable,
+//! but it lies inside the answer span, so the function header is the only
+//! supporting fact; one result per `del` statement. Functions that call
 //! `sys.exc_info()` are left out: deleting the traceback breaks a reference
 //! cycle there.
 //!
@@ -57,17 +58,19 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if positive != (polarity == Polarity::Positive) {
             continue;
         }
-        let function_name = crate::ast::field_text(cx.file(), function, "name").unwrap_or_default();
-        for name in names {
-            let message = if positive {
-                format!("Unnecessary deletion of local variable {} in function {function_name}.", cx.text(name))
-            } else {
-                format!("Deletion of local variable {} before function {function_name} ends.", cx.text(name))
-            };
-            findings.push(
-                RawFinding::answer(cx.location(delete), message).with_facts([cx.span(name), cx.location(function)]),
-            );
+        if names.is_empty() {
+            continue;
         }
+        let function_name = crate::ast::field_text(cx.file(), function, "name").unwrap_or_default();
+        let deleted: Vec<&str> = names.iter().map(|n| cx.text(*n)).collect();
+        let deleted = deleted.join(", ");
+        let message = if positive {
+            format!("Unnecessary deletion of local variable {deleted} in function {function_name}.")
+        } else {
+            format!("Deletion of local variable {deleted} before function {function_name} ends.")
+        };
+        // The deleted names lie inside the answer; the function is the fact.
+        findings.push(RawFinding::answer(cx.location(delete), message).with_facts([cx.location(function)]));
     }
     findings
 }
