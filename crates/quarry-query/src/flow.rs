@@ -3,7 +3,8 @@
 //! intervening redefinition) and which definitions immediately overwrite it.
 //!
 //! A statement-level control-flow graph is built for the scope's body: a
-//! node per statement and per `elif`, `except` and `case` clause, with
+//! node per statement, per `elif`, `except` and `case` clause and per `for`
+//! iterable (evaluated once, before the loop head binds the target), with
 //! edges for sequencing, branches, loops (back edges, `break`, `continue`,
 //! infinite `while True:`), `return` and `raise`, and exceptional edges
 //! from every statement that may raise in a `try` body to its handlers and
@@ -391,6 +392,10 @@ impl<'t> Graph<'t> {
             if is_clause || crate::reachability::is_statement(node) {
                 nodes.push(node);
             }
+            // A `for` loop's iterable is evaluated once, before the loop.
+            if node.kind() == "for_statement" {
+                nodes.extend(node.child_by_field_name("right"));
+            }
             if matches!(node.kind(), "function_definition" | "class_definition" | "lambda") {
                 walk.skip_children();
             }
@@ -419,8 +424,17 @@ impl<'t> Graph<'t> {
         self.index.get(&node.id()).copied().unwrap_or(EXIT)
     }
 
+    /// Where control enters a statement: a `for` loop is entered through
+    /// its iterable, other statements directly.
+    fn entry_idx(&self, statement: Node<'_>) -> usize {
+        match statement.kind() {
+            "for_statement" => statement.child_by_field_name("right").map_or(self.idx(statement), |r| self.idx(r)),
+            _ => self.idx(statement),
+        }
+    }
+
     fn entry_of_block(&self, block: Node<'_>) -> Option<usize> {
-        statements(block).first().map(|s| self.idx(*s))
+        statements(block).first().map(|s| self.entry_idx(*s))
     }
 
     fn entry_or_follow(&self, block: Option<Node<'_>>, owner: Node<'_>) -> usize {
@@ -446,7 +460,7 @@ impl<'t> Graph<'t> {
             let in_block = current.parent().is_some_and(|p| p.kind() == "block" || p.kind() == "module");
             if in_block {
                 if let Some(next) = sibling {
-                    return self.idx(next);
+                    return self.entry_idx(next);
                 }
             }
             let Some(parent) = current.parent() else { return EXIT };
@@ -522,7 +536,11 @@ impl<'t> Graph<'t> {
         let mut exceptional = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let node = *node;
+            let loop_of_iterable = node.parent().filter(|p| {
+                p.kind() == "for_statement" && p.child_by_field_name("right").is_some_and(|r| r.id() == node.id())
+            });
             let succ = match node.kind() {
+                _ if loop_of_iterable.is_some() => loop_of_iterable.map(|l| self.idx(l)).into_iter().collect(),
                 "return_statement" | "raise_statement" => vec![EXIT],
                 "break_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
                 "continue_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
@@ -742,6 +760,9 @@ mod tests {
         let src = "def g(c):\n    x = 1\n    if c:\n        x = 2\n    return x\n";
         let s = summary(src);
         assert!(s.contains(&"x@1 unused=false redefs=[3]".to_string()), "{s:?}");
+        let src = "def g(items):\n    for x in items:\n        items = x\n    return 0\n";
+        let s = summary(src);
+        assert!(s.contains(&"items@2 unused=true redefs=[]".to_string()), "{s:?}");
         let src = "def g(xs):\n    doc = ''\n    for x in xs:\n        doc += x\n    return doc\n";
         let s = summary(src);
         assert!(s.contains(&"doc@1 unused=false redefs=[3]".to_string()), "{s:?}");
