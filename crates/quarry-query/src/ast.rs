@@ -499,3 +499,57 @@ pub fn arity(function: Node<'_>) -> Arity {
     }
     arity
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quarry_syntax::{Language, SourceFile};
+
+    fn parse(source: &str) -> ParsedFile {
+        ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap()
+    }
+
+    fn first<'t>(file: &'t ParsedFile, kind: &str) -> Node<'t> {
+        quarry_syntax::walk::Preorder::new(file.root()).find(|n| n.kind() == kind).unwrap()
+    }
+
+    #[test]
+    fn imports_resolve_through_aliases() {
+        let file =
+            parse("import os.path\nimport tempfile as t\nfrom tempfile import mktemp as m, mkstemp\nfrom . import x\n");
+        let imports: Vec<Node<'_>> = quarry_syntax::walk::Preorder::new(file.root())
+            .filter(|n| matches!(n.kind(), "import_statement" | "import_from_statement"))
+            .collect();
+        let aliases = import_aliases(&file, &imports);
+        assert_eq!(resolve_imported(&aliases, "t.mktemp").as_deref(), Some("tempfile.mktemp"));
+        assert_eq!(resolve_imported(&aliases, "m").as_deref(), Some("tempfile.mktemp"));
+        assert_eq!(resolve_imported(&aliases, "mkstemp").as_deref(), Some("tempfile.mkstemp"));
+        assert_eq!(resolve_imported(&aliases, "os.path.join").as_deref(), Some("os.path.join"));
+        assert_eq!(resolve_imported(&aliases, "x"), None);
+        assert_eq!(resolve_imported(&aliases, "tempfile.mktemp"), None);
+    }
+
+    #[test]
+    fn positional_arity() {
+        let file = parse("def f(self, a, b=1, *args, c, d=2, **kw):\n    pass\n");
+        let a = arity(first(&file, "function_definition"));
+        assert_eq!((a.positional, a.defaults, a.varargs, a.min(), a.max()), (3, 1, true, 2, usize::MAX));
+        let file = parse("def g(self, *, key):\n    pass\n");
+        let a = arity(first(&file, "function_definition"));
+        assert_eq!((a.min(), a.max()), (1, 1));
+        let file = parse("h = lambda self, other=None: self\n");
+        let a = arity(first(&file, "lambda"));
+        assert_eq!((a.min(), a.max()), (1, 2));
+    }
+
+    #[test]
+    fn string_values_and_builtins() {
+        let file = parse("a = 'x.com'\nb = r\"\"\"y\"\"\"\nc = f'{a}'\nd = ''\n");
+        let strings: Vec<Option<&str>> = quarry_syntax::walk::Preorder::new(file.root())
+            .filter(|n| n.kind() == "string")
+            .map(|n| string_literal_value(&file, n))
+            .collect();
+        assert_eq!(strings, vec![Some("x.com"), Some("y"), None, Some("")]);
+        assert!(is_builtin_name("len") && is_builtin_name("unicode") && !is_builtin_name("self"));
+    }
+}
