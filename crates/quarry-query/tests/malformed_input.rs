@@ -43,6 +43,7 @@ fn broken_and_truncated_code() {
         "lambda: (yield)\n",
         "def f(*, a, **k):\n    a, *b = k\n    del a\n",
         "\u{feff}x = 1\n\u{0}\n",
+        "def old(x):\n    print x\n    exec code in ns\n    try:\n        y = `x`\n    except E, e:\n        raise E, 'm'\n    return x <> 1\n    print >>f, x\n",
     ];
     for case in cases {
         run_all(case);
