@@ -2,18 +2,20 @@
 //! whether its value can be read (a use is reachable from it without an
 //! intervening redefinition) and which definitions immediately overwrite it.
 //!
-//! A statement-level control-flow graph is built for the scope's body: a
-//! node per statement, per `elif`, `except` and `case` clause and per `for`
-//! iterable (evaluated once, before the loop head binds the target), with
-//! edges for sequencing, branches, loops (back edges, `break`, `continue`,
-//! infinite `while True:`), `return` and `raise`, and exceptional edges
-//! from every statement that may raise in a `try` body to its handlers and
-//! `finally`, and in a `with` body to the statement after the `with` (the
-//! context manager may suppress the exception). Within a node the names it reads are read before the names it
-//! binds (`x = x + 1` reads the old `x`). Reaching definitions are then
-//! propagated to a fixpoint, one name at a time. In module and class scopes every definition
-//! that reaches the end of the scope counts as used (the namespace is
-//! exported); `del x` counts as a use. Built without recursion.
+//! A statement-level control-flow graph is built for the scope's body: a node
+//! per statement, per `elif`, `except` and `case` clause and per `for` iterable
+//! (evaluated once, before the loop head binds the target), with edges for
+//! sequencing, branches, loops (back edges, `break`, `continue`, infinite
+//! `while True:`; no edges into branches that a literal condition such as
+//! `if False:` rules out), `return` and `raise`, and exceptional edges from every
+//! statement that may raise in a `try` body to its handlers and `finally`, and
+//! in a `with` body to the statement after the `with` (the context manager may
+//! suppress the exception). Within a node the names it reads are read before
+//! the names it binds (`x = x + 1` reads the old `x`). Reaching definitions are
+//! then propagated to a fixpoint, one name at a time. In module and class
+//! scopes every definition that reaches the end of the scope counts as used
+//! (the namespace is exported); `del x` counts as a use. Built without
+//! recursion.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -544,21 +546,25 @@ impl<'t> Graph<'t> {
                 "return_statement" | "raise_statement" => vec![EXIT],
                 "break_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
                 "continue_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
-                "if_statement" => vec![
-                    self.entry_or_follow(node.child_by_field_name("consequence"), node),
-                    self.next_alternative(node, None),
-                ],
-                "elif_clause" => match node.parent() {
-                    Some(statement) => vec![
-                        self.entry_or_follow(node.child_by_field_name("consequence"), statement),
-                        self.next_alternative(statement, Some(node)),
-                    ],
-                    None => vec![EXIT],
-                },
+                // Branches ruled out by a literal condition get no edge.
+                "if_statement" | "elif_clause" => {
+                    let statement = if node.kind() == "if_statement" { node } else { node.parent().unwrap_or(node) };
+                    let after = (node.kind() == "elif_clause").then_some(node);
+                    let body = self.entry_or_follow(node.child_by_field_name("consequence"), statement);
+                    match constant_condition(self.file_text, node) {
+                        Some(true) => vec![body],
+                        Some(false) => vec![self.next_alternative(statement, after)],
+                        None => vec![body, self.next_alternative(statement, after)],
+                    }
+                }
                 "while_statement" | "for_statement" => {
                     let mut succ = vec![self.entry_or_follow(node.child_by_field_name("body"), node)];
-                    let infinite = node.kind() == "while_statement" && is_infinite_while_text(self.file_text, node);
-                    if !infinite {
+                    let constant =
+                        if node.kind() == "while_statement" { constant_condition(self.file_text, node) } else { None };
+                    if constant == Some(false) {
+                        succ.clear();
+                    }
+                    if constant != Some(true) {
                         let else_block = crate::reachability::else_clause(node).and_then(clause_block);
                         succ.push(else_block.and_then(|b| self.entry_of_block(b)).unwrap_or_else(|| self.follow(node)));
                     }
@@ -622,16 +628,18 @@ impl<'t> Graph<'t> {
     }
 }
 
-fn is_infinite_while_text(text: &str, node: Node<'_>) -> bool {
-    let Some(condition) = node.child_by_field_name("condition").map(crate::ast::strip_parentheses) else {
-        return false;
-    };
+/// The literal truth value of an `if`, `elif` or `while` condition that is
+/// `True`, `False` or an integer literal.
+fn constant_condition(text: &str, node: Node<'_>) -> Option<bool> {
+    let condition = crate::ast::strip_parentheses(node.child_by_field_name("condition")?);
     match condition.kind() {
-        "true" => true,
-        "integer" => text
-            .get(condition.start_byte()..condition.end_byte())
-            .is_some_and(|t| t.chars().any(|c| c.is_ascii_digit() && c != '0')),
-        _ => false,
+        "true" => Some(true),
+        "false" => Some(false),
+        "integer" => Some(
+            text.get(condition.start_byte()..condition.end_byte())
+                .is_some_and(|t| t.chars().any(|c| c.is_ascii_digit() && c != '0')),
+        ),
+        _ => None,
     }
 }
 
@@ -760,6 +768,9 @@ mod tests {
         let src = "def g(c):\n    x = 1\n    if c:\n        x = 2\n    return x\n";
         let s = summary(src);
         assert!(s.contains(&"x@1 unused=false redefs=[3]".to_string()), "{s:?}");
+        let src = "def g():\n    x = 1\n    if False:\n        return x\n    x = 2\n    while 0:\n        print(x)\n    return x\n";
+        let s = summary(src);
+        assert!(s.contains(&"x@1 unused=true redefs=[4]".to_string()), "{s:?}");
         let src = "def g(items):\n    for x in items:\n        items = x\n    return 0\n";
         let s = summary(src);
         assert!(s.contains(&"items@2 unused=true redefs=[]".to_string()), "{s:?}");
