@@ -19,12 +19,12 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use quarry_syntax::Span;
+use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
 
 use crate::ast::{named_children, statements};
 use crate::context::FileContext;
-use crate::reachability::{clause_block, loop_of_jump};
+use crate::reachability::{clause_block, constant_condition, loop_of_jump};
 use crate::scopes::{BindingKind, ScopeId, ScopeKind};
 
 /// One definition of a name in a scope and what becomes of its value.
@@ -100,7 +100,7 @@ struct Graph<'t> {
     nodes: Vec<Node<'t>>,
     index: HashMap<usize, usize>,
     body: Node<'t>,
-    file_text: &'t str,
+    file: &'t ParsedFile,
 }
 
 fn analyse_scope<'f>(
@@ -119,7 +119,7 @@ fn analyse_scope<'f>(
     let Some(body) = body else {
         return ScopeFlow { scope: scope_id, defs, escaping, reads_locals };
     };
-    let graph = Graph::build(body, cx.file().text());
+    let graph = Graph::build(body, cx.file());
     let n = graph.nodes.len();
     let entry_node = n;
     // Events per graph node: names read, then definitions made.
@@ -382,7 +382,7 @@ const MAY_RAISE: &[&str] = &[
 ];
 
 impl<'t> Graph<'t> {
-    fn build(body: Node<'t>, file_text: &'t str) -> Graph<'t> {
+    fn build(body: Node<'t>, file: &'t ParsedFile) -> Graph<'t> {
         let mut nodes = Vec::new();
         let mut walk = quarry_syntax::walk::Preorder::new(body);
         while let Some(node) = walk.next() {
@@ -403,7 +403,7 @@ impl<'t> Graph<'t> {
             }
         }
         let index = nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect();
-        Graph { nodes, index, body, file_text }
+        Graph { nodes, index, body, file }
     }
 
     /// Byte ranges of each node's own code (its header for compound
@@ -551,7 +551,7 @@ impl<'t> Graph<'t> {
                     let statement = if node.kind() == "if_statement" { node } else { node.parent().unwrap_or(node) };
                     let after = (node.kind() == "elif_clause").then_some(node);
                     let body = self.entry_or_follow(node.child_by_field_name("consequence"), statement);
-                    match constant_condition(self.file_text, node) {
+                    match constant_condition(self.file, node) {
                         Some(true) => vec![body],
                         Some(false) => vec![self.next_alternative(statement, after)],
                         None => vec![body, self.next_alternative(statement, after)],
@@ -560,7 +560,7 @@ impl<'t> Graph<'t> {
                 "while_statement" | "for_statement" => {
                     let mut succ = vec![self.entry_or_follow(node.child_by_field_name("body"), node)];
                     let constant =
-                        if node.kind() == "while_statement" { constant_condition(self.file_text, node) } else { None };
+                        if node.kind() == "while_statement" { constant_condition(self.file, node) } else { None };
                     if constant == Some(false) {
                         succ.clear();
                     }
@@ -625,21 +625,6 @@ impl<'t> Graph<'t> {
             current = n.parent();
         }
         targets
-    }
-}
-
-/// The literal truth value of an `if`, `elif` or `while` condition that is
-/// `True`, `False` or an integer literal.
-fn constant_condition(text: &str, node: Node<'_>) -> Option<bool> {
-    let condition = crate::ast::strip_parentheses(node.child_by_field_name("condition")?);
-    match condition.kind() {
-        "true" => Some(true),
-        "false" => Some(false),
-        "integer" => Some(
-            text.get(condition.start_byte()..condition.end_byte())
-                .is_some_and(|t| t.chars().any(|c| c.is_ascii_digit() && c != '0')),
-        ),
-        _ => None,
     }
 }
 

@@ -467,14 +467,7 @@ pub fn else_clause(node: Node<'_>) -> Option<Node<'_>> {
 /// Whether a `while` loop's condition is a literal true value (`True`, or
 /// a nonzero integer such as `1`).
 pub fn is_infinite_while(file: &ParsedFile, node: Node<'_>) -> bool {
-    let Some(condition) = node.child_by_field_name("condition").map(crate::ast::strip_parentheses) else {
-        return false;
-    };
-    match condition.kind() {
-        "true" => true,
-        "integer" => file.node_text(condition).chars().any(|c| c.is_ascii_digit() && c != '0'),
-        _ => false,
-    }
+    constant_condition(file, node) == Some(true)
 }
 
 /// The loop a `break` or `continue` belongs to: the nearest enclosing `for`
