@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Follows UnguardedNextInGenerator.ql: the call is to the builtin `next`
-//! (not shadowed in the file) with one argument, in a function that
+//! (not rebound at module level or in the calling function; a method named
+//! `next` does not shadow it) with one argument, in a function that
 //! contains `yield`, not inside a comprehension, and not inside a `try`
 //! with an `except StopIteration` handler (alone or in a tuple). `next(it)`
 //! is also accepted when `it = iter(seq)` is guarded by a test of `seq`
@@ -46,13 +47,19 @@ const COMPREHENSIONS: &[&str] =
     &["list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"];
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
-    let shadowed = cx.scopes().all().iter().any(|s| s.bindings.iter().any(|b| b.name == "next"));
-    if shadowed {
+    let scopes = cx.scopes();
+    let binds_next =
+        |scope: Option<usize>| scope.is_some_and(|id| scopes.get(id).bindings.iter().any(|b| b.name == "next"));
+    if binds_next(Some(0)) {
         return Vec::new();
     }
     let mut findings = Vec::new();
     for &call in cx.nodes("call") {
         if callee_text(cx.file(), call) != Some("next") {
+            continue;
+        }
+        let function = crate::ast::enclosing_function(call);
+        if binds_next(function.and_then(|f| scopes.of_node(f.id()))) {
             continue;
         }
         let arguments = call_arguments(call);
@@ -63,7 +70,6 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             || arguments.iter().any(|a| {
                 a.kind() == "keyword_argument" && a.child_by_field_name("name").is_some_and(|n| cx.text(n) == "default")
             });
-        let function = crate::ast::enclosing_function(call);
         let in_generator = function.is_some_and(|f| is_generator(f)) && scope_is_function(call);
         let positive = in_generator
             && !has_default
