@@ -17,8 +17,8 @@
 //! `bz2.BZ2File`, `zipfile.ZipFile`, `tarfile.open`, `socket.socket`,
 //! `subprocess.Popen`, `sqlite3.connect`, `tempfile.NamedTemporaryFile`,
 //! `tempfile.TemporaryFile`, `urllib.request.urlopen`, `ftplib.FTP`,
-//! `smtplib.SMTP`) or to a class of the file that defines `__enter__` and
-//! `__exit__`. Objects held in attributes (`self.f.close()`) are left out,
+//! `smtplib.SMTP`) or to a class of the file that has `__enter__` and
+//! `__exit__` (defined in it or in base classes of the file). Objects held in attributes (`self.f.close()`) are left out,
 //! as in CodeQL.
 //!
 //! Negative form: other `close()` calls in `finally` blocks: ones that share
@@ -139,12 +139,27 @@ fn context_manager_class(
     }
 }
 
-/// Whether the file defines a class of that name with `__enter__` and `__exit__`.
+/// Whether the file defines a class of that name that has `__enter__` and
+/// `__exit__`, itself or through base classes defined in the file.
 fn is_context_manager_class(cx: &FileContext<'_>, name: &str) -> bool {
-    cx.nodes("class_definition").iter().any(|class| {
-        crate::ast::field_text(cx.file(), *class, "name") == Some(name)
-            && class.child_by_field_name("body").is_some_and(|body| {
-                let methods: Vec<&str> = crate::ast::named_children(body)
+    let mut methods: Vec<&str> = Vec::new();
+    let mut pending = vec![name.to_string()];
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(current) = pending.pop() {
+        if seen.contains(&current) || seen.len() > 64 {
+            continue;
+        }
+        let Some(class) = cx
+            .nodes("class_definition")
+            .iter()
+            .find(|c| crate::ast::field_text(cx.file(), **c, "name") == Some(&current))
+        else {
+            continue;
+        };
+        seen.push(current);
+        if let Some(body) = class.child_by_field_name("body") {
+            methods.extend(
+                crate::ast::named_children(body)
                     .into_iter()
                     .map(|m| {
                         if m.kind() == "decorated_definition" {
@@ -154,9 +169,16 @@ fn is_context_manager_class(cx: &FileContext<'_>, name: &str) -> bool {
                         }
                     })
                     .filter(|m| m.kind() == "function_definition")
-                    .filter_map(|m| crate::ast::field_text(cx.file(), m, "name"))
-                    .collect();
-                methods.contains(&"__enter__") && methods.contains(&"__exit__")
-            })
-    })
+                    .filter_map(|m| crate::ast::field_text(cx.file(), m, "name")),
+            );
+        }
+        if let Some(bases) = class.child_by_field_name("superclasses") {
+            for base in crate::ast::named_children(bases) {
+                if base.kind() == "identifier" {
+                    pending.push(cx.text(base).to_string());
+                }
+            }
+        }
+    }
+    methods.contains(&"__enter__") && methods.contains(&"__exit__")
 }
