@@ -665,14 +665,15 @@ fn may_raise(node: Node<'_>) -> bool {
 }
 
 /// Whether a definition is one CodeQL considers for "unused" and "multiply
-/// defined" alerts: a target of a plain assignment (also inside a tuple, in
-/// assignments and loop or `with` targets), of an augmented assignment, or
-/// the name of an undecorated `def` or `class`. Annotated assignments,
-/// list targets and starred targets are not.
+/// defined" alerts: a name whose parent is an assignment or a tuple, that is
+/// a target of a plain assignment (also inside a tuple, in assignments and
+/// loop or `with` targets) or the name of an undecorated `def` or `class`.
+/// Augmented assignments are not (CodeQL's target of `x += 1` is a child of
+/// the binary operation), nor are annotated assignments, list targets and
+/// starred targets.
 pub fn is_relevant(def: &FlowDef<'_>) -> bool {
     let Some(parent) = def.node.parent() else { return false };
     match def.kind {
-        BindingKind::AugAssign => true,
         BindingKind::Definition => {
             parent.parent().is_none_or(|p| p.kind() != "decorated_definition")
                 && matches!(parent.kind(), "function_definition" | "class_definition")

@@ -10,8 +10,8 @@
 //! ```
 //!
 //! Follows MultiplyDefined.ql over quarry's definition–use flow: the
-//! definition is an assignment target (plain, augmented, tuple element, or
-//! an undecorated `def`/`class` name) in any scope, no use can read its
+//! definition is an assignment target (plain or tuple element, not
+//! augmented, or an undecorated `def`/`class` name) in any scope, no use can read its
 //! value, and at least one definition overwrites it with no definition in
 //! between; the supporting facts are those redefinitions. Assignments of a
 //! simple literal (`0`, `None`, `True`, `""`, `[]`, `()`, `{}`) are

@@ -8,9 +8,10 @@
 //!     return width * height
 //! ```
 //!
-//! A definition counts when it is the target of a plain or augmented
-//! assignment (also inside a tuple, `a, b = ...`, in assignments, `for` and
-//! `with` targets) or an undecorated nested `def`/`class`, no use of the name
+//! A definition counts when it is the target of a plain assignment (also
+//! inside a tuple, `a, b = ...`, in assignments, `for` and `with` targets)
+//! or an undecorated nested `def`/`class` (as in CodeQL, augmented
+//! assignments such as `n += 1` do not count), no use of the name
 //! can read its value, and no later definition overwrites it (that case is
 //! "Variable defined multiple times"). Names used by nested scopes or read
 //! through `locals()`/`vars()`, names declared `nonlocal` elsewhere, names
