@@ -11,9 +11,9 @@
 //!
 //! Follows MultiplyDefined.ql over quarry's definition–use flow: the
 //! definition is an assignment target (plain or tuple element, not
-//! augmented, or an undecorated `def`/`class` name) in any scope, no use can read its
-//! value, and at least one definition overwrites it with no definition in
-//! between; the supporting facts are those redefinitions. Assignments of a
+//! augmented) or an undecorated `def`/`class` name, in any scope; no use
+//! can read its value, and at least one definition overwrites it with no
+//! definition in between; the supporting facts are those redefinitions. Assignments of a
 //! simple literal (`0`, `None`, `True`, `""`, `[]`, `()`, `{}`) are
 //! declarations, not mistakes, and conventionally unused names (`_`,
 //! `dummy`, ...) are skipped. An element of a tuple target is reported only
