@@ -25,12 +25,12 @@ PAIRS = {
     "comparison-of-identical-expressions": ["PLR0124"],
     "comparison-of-constants": ["PLR0133"],
     "unnecessary-else-clause-in-loop": ["PLW0120"],
-    "use-of-global-at-module-level": ["PLW0604"],
+    "redundant-global-declaration": ["PLW0604"],
     "redundant-assignment": ["PLW0127"],
     "not-implemented-is-not-an-exception": ["F901"],
     "insecure-temporary-file": ["S306"],
     "nested-loops-with-same-variable": ["PLW2901"],
-    "unreachable-code": ["PLW0101"],
+    "unreachable-statement": ["PLW0101"],
 }
 
 

@@ -347,3 +347,385 @@ const THIRD_PARTY: &[&str] = &[
 pub fn is_common_third_party(module: &str) -> bool {
     THIRD_PARTY.contains(&module.split('.').next().unwrap_or_default())
 }
+
+/// Names of Python's builtins (Python 2 and 3), as found in `builtins` /
+/// `__builtin__`.
+pub const BUILTIN_NAMES: &[&str] = &[
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "Ellipsis",
+    "EnvironmentError",
+    "Exception",
+    "False",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "None",
+    "NotADirectoryError",
+    "NotImplemented",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StandardError",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "True",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "WindowsError",
+    "ZeroDivisionError",
+    "__build_class__",
+    "__debug__",
+    "__doc__",
+    "__import__",
+    "__loader__",
+    "__name__",
+    "__package__",
+    "__spec__",
+    "abs",
+    "all",
+    "any",
+    "apply",
+    "ascii",
+    "basestring",
+    "bin",
+    "bool",
+    "breakpoint",
+    "buffer",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "cmp",
+    "coerce",
+    "compile",
+    "complex",
+    "copyright",
+    "credits",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "execfile",
+    "exit",
+    "file",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "intern",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "long",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "quit",
+    "range",
+    "raw_input",
+    "reduce",
+    "reload",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "unichr",
+    "unicode",
+    "vars",
+    "xrange",
+    "zip",
+];
+
+/// Whether `name` is a Python builtin.
+pub fn is_builtin_name(name: &str) -> bool {
+    BUILTIN_NAMES.binary_search(&name).is_ok()
+}
+
+/// The value of a plain string literal (prefix and quotes removed; escapes
+/// left as written), or `None` for f-strings with interpolations and other
+/// expressions.
+pub fn string_literal_value<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str> {
+    if node.kind() != "string" {
+        return None;
+    }
+    if children(node).iter().any(|c| c.kind() == "interpolation") {
+        return None;
+    }
+    let text = file.node_text(node);
+    let prefix_end = text.find(['\'', '"'])?;
+    let rest = &text[prefix_end..];
+    let quote_len = if rest.starts_with("\"\"\"") || rest.starts_with("'''") { 3 } else { 1 };
+    rest.get(quote_len..rest.len().checked_sub(quote_len)?)
+}
+
+/// The node of the innermost scope (function, lambda, class or module)
+/// that holds `node` (not `node` itself).
+pub fn enclosing_scope(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        if matches!(n.kind(), "function_definition" | "lambda" | "class_definition" | "module") {
+            return Some(n);
+        }
+        current = n.parent();
+    }
+    None
+}
+
+/// What each imported name of the file stands for: `import os.path as p`
+/// maps `p` to `os.path`, `import os.path` maps `os` to `os`, `from tempfile
+/// import mktemp as m` maps `m` to `tempfile.mktemp`. Star imports and
+/// relative imports are skipped. Imports anywhere in the file count.
+pub fn import_aliases(file: &ParsedFile, imports: &[Node<'_>]) -> Vec<(String, String)> {
+    let mut aliases = Vec::new();
+    for &statement in imports {
+        let module = statement.child_by_field_name("module_name");
+        let from = match (statement.kind(), module) {
+            ("import_from_statement", Some(m)) if m.kind() == "dotted_name" => Some(file.node_text(m).to_string()),
+            ("import_from_statement", _) => continue,
+            _ => None,
+        };
+        for child in named_children(statement) {
+            if Some(child.id()) == module.map(|m| m.id()) {
+                continue;
+            }
+            let (dotted, alias) = match child.kind() {
+                "aliased_import" => (child.child_by_field_name("name"), child.child_by_field_name("alias")),
+                "dotted_name" => (Some(child), None),
+                _ => continue,
+            };
+            let Some(dotted) = dotted else { continue };
+            let path: String = file.node_text(dotted).split_whitespace().collect();
+            let full = match &from {
+                Some(m) => format!("{m}.{path}"),
+                None => path.clone(),
+            };
+            match alias {
+                Some(a) => aliases.push((file.node_text(a).to_string(), full)),
+                None if from.is_some() => aliases.push((path, full)),
+                None => {
+                    let first = path.split('.').next().unwrap_or_default().to_string();
+                    aliases.push((first.clone(), first));
+                }
+            }
+        }
+    }
+    aliases
+}
+
+/// The qualified name a dotted callee refers to through the file's imports
+/// (`t.mktemp` with `import tempfile as t` is `tempfile.mktemp`), or `None`
+/// when its first part is not an imported name.
+pub fn resolve_imported(aliases: &[(String, String)], dotted: &str) -> Option<String> {
+    let dotted: String = dotted.split_whitespace().collect();
+    let (first, rest) = match dotted.split_once('.') {
+        Some((first, rest)) => (first, Some(rest)),
+        None => (dotted.as_str(), None),
+    };
+    let (_, target) = aliases.iter().rev().find(|(name, _)| name == first)?;
+    Some(match rest {
+        Some(rest) => format!("{target}.{rest}"),
+        None => target.clone(),
+    })
+}
+
+/// Positional parameter counts of a function, as CodeQL's `minParameters`
+/// and `maxParameters` see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arity {
+    /// Positional parameters (before `*`/`*args`), `self` included.
+    pub positional: usize,
+    /// How many of them have defaults.
+    pub defaults: usize,
+    /// Whether there is a `*args` parameter.
+    pub varargs: bool,
+}
+
+impl Arity {
+    /// The fewest positional arguments a call must pass.
+    pub fn min(&self) -> usize {
+        self.positional.saturating_sub(self.defaults)
+    }
+
+    /// The most positional arguments a call may pass (`usize::MAX` with `*args`).
+    pub fn max(&self) -> usize {
+        if self.varargs {
+            usize::MAX
+        } else {
+            self.positional
+        }
+    }
+}
+
+/// The positional arity of a function definition.
+pub fn arity(function: Node<'_>) -> Arity {
+    let mut arity = Arity { positional: 0, defaults: 0, varargs: false };
+    let Some(parameters) = function.child_by_field_name("parameters") else { return arity };
+    let mut keyword_only = false;
+    for parameter in named_children(parameters) {
+        let splat = |n: Node<'_>| {
+            n.kind() == "list_splat_pattern"
+                || (n.kind() == "typed_parameter" && named_children(n).iter().any(|c| c.kind() == "list_splat_pattern"))
+        };
+        let double_splat = |n: Node<'_>| {
+            n.kind() == "dictionary_splat_pattern"
+                || (n.kind() == "typed_parameter"
+                    && named_children(n).iter().any(|c| c.kind() == "dictionary_splat_pattern"))
+        };
+        match parameter.kind() {
+            _ if splat(parameter) => {
+                arity.varargs = true;
+                keyword_only = true;
+            }
+            _ if double_splat(parameter) => {}
+            "keyword_separator" => keyword_only = true,
+            "positional_separator" | "comment" => {}
+            "identifier" | "typed_parameter" | "tuple_pattern" if !keyword_only => arity.positional += 1,
+            "default_parameter" | "typed_default_parameter" if !keyword_only => {
+                arity.positional += 1;
+                arity.defaults += 1;
+            }
+            _ => {}
+        }
+    }
+    arity
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quarry_syntax::{Language, SourceFile};
+
+    fn parse(source: &str) -> ParsedFile {
+        ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap()
+    }
+
+    fn first<'t>(file: &'t ParsedFile, kind: &str) -> Node<'t> {
+        quarry_syntax::walk::Preorder::new(file.root()).find(|n| n.kind() == kind).unwrap()
+    }
+
+    #[test]
+    fn imports_resolve_through_aliases() {
+        let file =
+            parse("import os.path\nimport tempfile as t\nfrom tempfile import mktemp as m, mkstemp\nfrom . import x\n");
+        let imports: Vec<Node<'_>> = quarry_syntax::walk::Preorder::new(file.root())
+            .filter(|n| matches!(n.kind(), "import_statement" | "import_from_statement"))
+            .collect();
+        let aliases = import_aliases(&file, &imports);
+        assert_eq!(resolve_imported(&aliases, "t.mktemp").as_deref(), Some("tempfile.mktemp"));
+        assert_eq!(resolve_imported(&aliases, "m").as_deref(), Some("tempfile.mktemp"));
+        assert_eq!(resolve_imported(&aliases, "mkstemp").as_deref(), Some("tempfile.mkstemp"));
+        assert_eq!(resolve_imported(&aliases, "os.path.join").as_deref(), Some("os.path.join"));
+        assert_eq!(resolve_imported(&aliases, "x"), None);
+        assert_eq!(resolve_imported(&aliases, "tempfile.mktemp"), None);
+    }
+
+    #[test]
+    fn positional_arity() {
+        let file = parse("def f(self, a, b=1, *args, c, d=2, **kw):\n    pass\n");
+        let a = arity(first(&file, "function_definition"));
+        assert_eq!((a.positional, a.defaults, a.varargs, a.min(), a.max()), (3, 1, true, 2, usize::MAX));
+        let file = parse("def g(self, *, key):\n    pass\n");
+        let a = arity(first(&file, "function_definition"));
+        assert_eq!((a.min(), a.max()), (1, 1));
+        let file = parse("h = lambda self, other=None: self\n");
+        let a = arity(first(&file, "lambda"));
+        assert_eq!((a.min(), a.max()), (1, 2));
+    }
+
+    #[test]
+    fn string_values_and_builtins() {
+        let file = parse("a = 'x.com'\nb = r\"\"\"y\"\"\"\nc = f'{a}'\nd = ''\n");
+        let strings: Vec<Option<&str>> = quarry_syntax::walk::Preorder::new(file.root())
+            .filter(|n| n.kind() == "string")
+            .map(|n| string_literal_value(&file, n))
+            .collect();
+        assert_eq!(strings, vec![Some("x.com"), Some("y"), None, Some("")]);
+        assert!(is_builtin_name("len") && is_builtin_name("unicode") && !is_builtin_name("self"));
+    }
+}

@@ -5,6 +5,8 @@ use std::cell::OnceCell;
 use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
 use tree_sitter::Node;
 
+use crate::flow::ScopeFlow;
+use crate::reachability::Reachability;
 use crate::scopes::Scopes;
 
 /// One parsed Python file with its blocks and lazily computed analyses.
@@ -14,12 +16,21 @@ pub struct FileContext<'f> {
     blocks: Blocks,
     scopes: OnceCell<Scopes>,
     nodes_by_kind: OnceCell<Vec<(&'static str, Vec<Node<'f>>)>>,
+    reachability: OnceCell<Reachability>,
+    flows: OnceCell<Vec<ScopeFlow<'f>>>,
 }
 
 impl<'f> FileContext<'f> {
     /// Prepares the context of a parsed file.
     pub fn new(file: &'f ParsedFile) -> FileContext<'f> {
-        FileContext { file, blocks: code_blocks(file), scopes: OnceCell::new(), nodes_by_kind: OnceCell::new() }
+        FileContext {
+            file,
+            blocks: code_blocks(file),
+            scopes: OnceCell::new(),
+            nodes_by_kind: OnceCell::new(),
+            reachability: OnceCell::new(),
+            flows: OnceCell::new(),
+        }
     }
 
     /// The parsed file.
@@ -35,6 +46,17 @@ impl<'f> FileContext<'f> {
     /// The scopes and bindings of the file (computed on first use).
     pub fn scopes(&self) -> &Scopes {
         self.scopes.get_or_init(|| Scopes::build(self.file))
+    }
+
+    /// Which statements can complete normally (computed on first use).
+    pub fn reachability(&self) -> &Reachability {
+        self.reachability.get_or_init(|| Reachability::build(self.file))
+    }
+
+    /// Definition–use flow of every module, class and function scope
+    /// (computed on first use).
+    pub fn flows(&self) -> &[ScopeFlow<'f>] {
+        self.flows.get_or_init(|| crate::flow::analyse_file(self))
     }
 
     /// The source text of a node.

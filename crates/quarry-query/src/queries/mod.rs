@@ -11,19 +11,34 @@ pub mod deprecated_module;
 pub mod deprecated_slice_method;
 pub mod duplicate_key_in_dict;
 pub mod equals_none;
+pub mod global_at_module_level;
 pub mod illegal_raise;
 pub mod implicit_string_concatenation_in_list;
 pub mod import_and_import_from;
 pub mod imprecise_assert;
+pub mod incomplete_url_substring_sanitization;
+pub mod incorrect_raise_in_special_method;
+pub mod insecure_temporary_file;
+pub mod modification_of_default;
+pub mod modification_of_locals;
 pub mod multiple_imports;
+pub mod multiply_defined;
 pub mod nested_loops_same_variable;
 pub mod non_self;
 pub mod not_implemented_is_not_an_exception;
+pub mod redundant_assignment;
 pub mod redundant_comparison;
+pub mod should_use_with;
 pub mod side_effect_in_assert;
+pub mod special_method_signature;
+pub mod unguarded_next_in_generator;
 pub mod unintentional_import;
+pub mod unnecessary_delete;
 pub mod unnecessary_else_in_loop;
 pub mod unnecessary_pass;
+pub mod unreachable_code;
+pub mod unused_local_variable;
+pub mod unused_loop_variable;
 
 /// Every implemented query.
 pub static ALL: &[&Query] = &[
@@ -36,17 +51,32 @@ pub static ALL: &[&Query] = &[
     &deprecated_slice_method::QUERY,
     &duplicate_key_in_dict::QUERY,
     &equals_none::QUERY,
+    &global_at_module_level::QUERY,
     &illegal_raise::QUERY,
     &implicit_string_concatenation_in_list::QUERY,
     &import_and_import_from::QUERY,
     &imprecise_assert::QUERY,
+    &incomplete_url_substring_sanitization::QUERY,
+    &incorrect_raise_in_special_method::QUERY,
+    &insecure_temporary_file::QUERY,
+    &modification_of_default::QUERY,
+    &modification_of_locals::QUERY,
     &multiple_imports::QUERY,
+    &multiply_defined::QUERY,
     &nested_loops_same_variable::QUERY,
     &non_self::QUERY,
     &not_implemented_is_not_an_exception::QUERY,
+    &redundant_assignment::QUERY,
     &redundant_comparison::QUERY,
+    &should_use_with::QUERY,
     &side_effect_in_assert::QUERY,
+    &special_method_signature::QUERY,
+    &unguarded_next_in_generator::QUERY,
     &unintentional_import::QUERY,
+    &unnecessary_delete::QUERY,
     &unnecessary_else_in_loop::QUERY,
     &unnecessary_pass::QUERY,
+    &unreachable_code::QUERY,
+    &unused_local_variable::QUERY,
+    &unused_loop_variable::QUERY,
 ];

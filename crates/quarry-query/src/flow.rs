@@ -1,0 +1,780 @@
+//! Definition–use flow within one scope: for every definition of a name,
+//! whether its value can be read (a use is reachable from it without an
+//! intervening redefinition) and which definitions immediately overwrite it.
+//!
+//! A statement-level control-flow graph is built for the scope's body: a node
+//! per statement, per `elif`, `except` and `case` clause and per `for` iterable
+//! (evaluated once, before the loop head binds the target), with edges for
+//! sequencing, branches, loops (back edges, `break`, `continue`, infinite
+//! `while True:`; no edges into branches that a literal condition such as
+//! `if False:` rules out), `return` and `raise`, and exceptional edges from every
+//! statement that may raise in a `try` body to its handlers and `finally`, and
+//! in a `with` body to the statement after the `with` (the context manager may
+//! suppress the exception). Within a node the names it reads are read before
+//! the names it binds (`x = x + 1` reads the old `x`). Reaching definitions are
+//! then propagated to a fixpoint, one name at a time. In module and class
+//! scopes every definition that reaches the end of the scope counts as used
+//! (the namespace is exported); `del x` counts as a use. Built without
+//! recursion.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use quarry_syntax::{ParsedFile, Span};
+use tree_sitter::Node;
+
+use crate::ast::{named_children, statements};
+use crate::context::FileContext;
+use crate::reachability::{clause_block, constant_condition, loop_of_jump};
+use crate::scopes::{BindingKind, ScopeId, ScopeKind};
+
+/// One definition of a name in a scope and what becomes of its value.
+#[derive(Debug, Clone)]
+pub struct FlowDef<'f> {
+    /// The name.
+    pub name: String,
+    /// The identifier that is bound.
+    pub node: Node<'f>,
+    /// Its span.
+    pub span: Span,
+    /// How it is bound.
+    pub kind: BindingKind,
+    /// Whether some use of the name can read this value.
+    pub used: bool,
+    /// Indices (into [`ScopeFlow::defs`]) of the definitions that overwrite
+    /// this one with no other definition in between.
+    pub redefs: Vec<usize>,
+}
+
+/// The definitions of one scope.
+#[derive(Debug, Clone)]
+pub struct ScopeFlow<'f> {
+    /// The scope analysed.
+    pub scope: ScopeId,
+    /// Its definitions, in source order.
+    pub defs: Vec<FlowDef<'f>>,
+    /// Names read or written in a nested scope (free variables of closures),
+    /// or declared `global`/`nonlocal` here: their definitions escape.
+    pub escaping: HashSet<String>,
+    /// Whether the scope calls `locals()` or `vars()` (which read every local).
+    pub reads_locals: bool,
+}
+
+impl<'f> ScopeFlow<'f> {
+    /// Whether the definition's value is never read: not used, not escaping,
+    /// and not read through `locals()`/`vars()`.
+    pub fn is_unused(&self, def: &FlowDef<'_>) -> bool {
+        !def.used && !self.escaping.contains(&def.name) && !self.reads_locals
+    }
+}
+
+/// Analyses every module, class and function scope of the file.
+pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
+    let scopes = cx.scopes();
+    let mut by_id: HashMap<usize, Node<'f>> = HashMap::new();
+    for kind in ["function_definition", "class_definition"] {
+        for node in cx.nodes(kind) {
+            by_id.insert(node.id(), *node);
+        }
+    }
+    let root = cx.file().root();
+    by_id.insert(root.id(), root);
+    let identifiers: HashMap<usize, Node<'f>> = cx.nodes("identifier").iter().map(|n| (n.id(), *n)).collect();
+    let mut result = Vec::new();
+    for (id, scope) in scopes.all().iter().enumerate() {
+        if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
+            continue;
+        }
+        let Some(node) = by_id.get(&scope.node_id) else { continue };
+        result.push(analyse_scope(cx, id, *node, &identifiers));
+    }
+    result
+}
+
+const EXIT: usize = usize::MAX;
+
+/// A read (`None`) or a write (the definition) of a name, at a position
+/// of a basic block: `(block, position, definition)`.
+type Event = (usize, usize, Option<usize>);
+
+struct Graph<'t> {
+    nodes: Vec<Node<'t>>,
+    index: HashMap<usize, usize>,
+    body: Node<'t>,
+    file: &'t ParsedFile,
+}
+
+fn analyse_scope<'f>(
+    cx: &FileContext<'f>,
+    scope_id: ScopeId,
+    scope_node: Node<'f>,
+    identifiers: &HashMap<usize, Node<'f>>,
+) -> ScopeFlow<'f> {
+    let scope = cx.scopes().get(scope_id);
+    let body = if scope_node.kind() == "module" { Some(scope_node) } else { scope_node.child_by_field_name("body") };
+    let mut escaping: HashSet<String> = scope.globals.iter().chain(&scope.nonlocals).cloned().collect();
+    escaping.extend(free_in_children(cx, scope_id));
+    let reads_locals =
+        scope.kind == ScopeKind::Function && scope.uses.iter().any(|u| u.name == "locals" || u.name == "vars");
+    let mut defs: Vec<FlowDef<'f>> = Vec::new();
+    let Some(body) = body else {
+        return ScopeFlow { scope: scope_id, defs, escaping, reads_locals };
+    };
+    let graph = Graph::build(body, cx.file());
+    let n = graph.nodes.len();
+    let entry_node = n;
+    // Events per graph node: names read, then definitions made.
+    let mut reads: Vec<Vec<String>> = vec![Vec::new(); n + 1];
+    let mut writes: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    let ranges = graph.own_ranges();
+    let locate = |byte: usize| -> Option<usize> {
+        let i = ranges.partition_point(|r| r.0 <= byte);
+        let (start, end, node) = *ranges.get(i.checked_sub(1)?)?;
+        (start <= byte && byte < end).then_some(node)
+    };
+    for binding in &scope.bindings {
+        let Some(kind) = binding.kind else { continue };
+        let Some(ident) = identifiers.get(&binding.node_id) else { continue };
+        let at = if kind == BindingKind::Parameter { Some(entry_node) } else { locate(binding.start_byte) };
+        let Some(at) = at else { continue };
+        if kind == BindingKind::Delete {
+            reads[at].push(binding.name.clone());
+            continue;
+        }
+        writes[at].push(defs.len());
+        defs.push(FlowDef {
+            name: binding.name.clone(),
+            node: *ident,
+            span: binding.span,
+            kind,
+            used: false,
+            redefs: Vec::new(),
+        });
+    }
+    for usage in &scope.uses {
+        if let Some(at) = locate(usage.start_byte) {
+            reads[at].push(usage.name.clone());
+        }
+    }
+    let (normal, exceptional) = graph.successors();
+    let mut entry_succ = Vec::new();
+    if let Some(first) = graph.entry_of_block(body) {
+        entry_succ.push(first);
+    } else {
+        entry_succ.push(EXIT);
+    }
+    let exit_slot = n + 1;
+    let slot = |target: usize| if target == EXIT { exit_slot } else { target };
+    // Successors of every node, with the entry (n) and the exit (n + 1).
+    let mut succ: Vec<Vec<usize>> = normal.iter().map(|s| s.iter().map(|&t| slot(t)).collect()).collect();
+    succ.push(entry_succ.iter().map(|&t| slot(t)).collect());
+    succ.push(Vec::new());
+    let mut exc: Vec<Vec<usize>> = exceptional.iter().map(|s| s.iter().map(|&t| slot(t)).collect()).collect();
+    exc.push(Vec::new());
+    exc.push(Vec::new());
+    let blocks = BasicBlocks::new(&succ, &exc, entry_node, exit_slot);
+    // Reads and writes of each name, in block order: (block, position, def or
+    // `None` for a read). Within a node reads come before writes.
+    let mut events: HashMap<&str, Vec<Event>> = HashMap::new();
+    for node in 0..=entry_node {
+        let (block, position) = (blocks.block_of[node], blocks.position[node]);
+        for name in &reads[node] {
+            if let Some(list) = events.get_mut(name.as_str()) {
+                list.push((block, position, None));
+            } else if defs.iter().any(|d| &d.name == name) {
+                events.insert(name.as_str(), vec![(block, position, None)]);
+            }
+        }
+        for &d in &writes[node] {
+            events.entry(defs[d].name.as_str()).or_default().push((block, position, Some(d)));
+        }
+    }
+    let mut redefs: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); defs.len()];
+    let mut used = vec![false; defs.len()];
+    // Names are analysed one at a time over basic blocks, so states stay
+    // small (the reaching definitions of one name) and straight-line code
+    // costs one step per name. Buffers are reused between names.
+    let block_count = blocks.nodes.len();
+    let mut states: Vec<Vec<usize>> = vec![Vec::new(); block_count];
+    let mut touched: Vec<usize> = Vec::new();
+    let mut queued = vec![false; block_count];
+    let mut names: Vec<&str> = events.keys().copied().collect();
+    names.sort_unstable();
+    for name in names {
+        let mut list = events.remove(name).unwrap_or_default();
+        list.sort_by_key(|&(block, position, def)| (block, position, def.is_some()));
+        let mut ranges: HashMap<usize, (usize, usize)> = HashMap::new();
+        for (i, &(block, _, _)) in list.iter().enumerate() {
+            ranges.entry(block).and_modify(|r| r.1 = i + 1).or_insert((i, i + 1));
+        }
+        let mut worklist: Vec<usize> = Vec::new();
+        for &(block, _, def) in &list {
+            if def.is_some() && !queued[block] {
+                queued[block] = true;
+                worklist.push(block);
+                touched.push(block);
+            }
+        }
+        while let Some(current) = worklist.pop() {
+            queued[current] = false;
+            let before = states[current].clone();
+            let mut state = before.clone();
+            if let Some(&(from, to)) = ranges.get(&current) {
+                for &(_, _, def) in &list[from..to] {
+                    match def {
+                        None => state.iter().for_each(|&d| used[d] = true),
+                        Some(d) => {
+                            for &r in &state {
+                                if r != d {
+                                    redefs[r].insert(d);
+                                }
+                            }
+                            state.clear();
+                            state.push(d);
+                        }
+                    }
+                }
+            }
+            let normal_targets = blocks.succ[current].iter().map(|&t| (t, &state));
+            let exceptional_targets = blocks.exc[current].iter().map(|&t| (t, &before));
+            for (t, incoming) in normal_targets.chain(exceptional_targets) {
+                let mut grew = false;
+                for &d in incoming {
+                    if !states[t].contains(&d) {
+                        states[t].push(d);
+                        grew = true;
+                    }
+                }
+                if grew {
+                    touched.push(t);
+                    if !queued[t] {
+                        queued[t] = true;
+                        worklist.push(t);
+                    }
+                }
+            }
+        }
+        if matches!(scope.kind, ScopeKind::Module | ScopeKind::Class) {
+            for &d in &states[blocks.block_of[exit_slot]] {
+                used[d] = true;
+            }
+        }
+        for t in touched.drain(..) {
+            states[t].clear();
+        }
+    }
+    for (i, def) in defs.iter_mut().enumerate() {
+        def.used = used[i];
+        def.redefs = redefs[i].iter().copied().collect();
+    }
+    ScopeFlow { scope: scope_id, defs, escaping, reads_locals }
+}
+
+/// Maximal straight-line runs of graph nodes. A node with exceptional
+/// successors is a block of its own, so the state those successors receive
+/// (the state before the node) is the block's incoming state.
+struct BasicBlocks {
+    /// The nodes of each block, in order.
+    nodes: Vec<Vec<usize>>,
+    /// The block of each node.
+    block_of: Vec<usize>,
+    /// The position of each node in its block.
+    position: Vec<usize>,
+    /// Normal successor blocks of each block.
+    succ: Vec<Vec<usize>>,
+    /// Exceptional successor blocks of each block.
+    exc: Vec<Vec<usize>>,
+}
+
+impl BasicBlocks {
+    fn new(succ: &[Vec<usize>], exc: &[Vec<usize>], entry: usize, exit: usize) -> BasicBlocks {
+        let total = succ.len();
+        let mut preds = vec![0usize; total];
+        let mut leader = vec![false; total];
+        for i in 0..total {
+            for &t in &succ[i] {
+                preds[t] += 1;
+            }
+            for &t in &exc[i] {
+                leader[t] = true;
+            }
+        }
+        leader[entry] = true;
+        leader[exit] = true;
+        for i in 0..total {
+            if preds[i] != 1 || !exc[i].is_empty() {
+                leader[i] = true;
+            }
+            if succ[i].len() != 1 || !exc[i].is_empty() {
+                for &t in &succ[i] {
+                    leader[t] = true;
+                }
+            }
+        }
+        let mut block_of = vec![usize::MAX; total];
+        let mut position = vec![0; total];
+        let mut nodes: Vec<Vec<usize>> = Vec::new();
+        // Leaders first; any node left over (an isolated cycle) starts its own block.
+        let starts: Vec<usize> = (0..total).filter(|&i| leader[i]).chain(0..total).collect();
+        for start in starts {
+            if block_of[start] != usize::MAX {
+                continue;
+            }
+            let block = nodes.len();
+            let mut chain = vec![start];
+            block_of[start] = block;
+            let mut current = start;
+            while succ[current].len() == 1 && exc[current].is_empty() {
+                let next = succ[current][0];
+                if leader[next] || block_of[next] != usize::MAX {
+                    break;
+                }
+                block_of[next] = block;
+                position[next] = chain.len();
+                chain.push(next);
+                current = next;
+            }
+            nodes.push(chain);
+        }
+        let mut block_succ = Vec::with_capacity(nodes.len());
+        let mut block_exc = Vec::with_capacity(nodes.len());
+        for chain in &nodes {
+            let last = chain.last().copied().unwrap_or(exit);
+            block_succ.push(succ[last].iter().map(|&t| block_of[t]).collect());
+            block_exc.push(exc[last].iter().map(|&t| block_of[t]).collect());
+        }
+        BasicBlocks { nodes, block_of, position, succ: block_succ, exc: block_exc }
+    }
+}
+
+/// Names read or written in scopes nested in `scope` that do not bind them
+/// locally, or that they declare `nonlocal`.
+fn free_in_children(cx: &FileContext<'_>, scope: ScopeId) -> HashSet<String> {
+    let scopes = cx.scopes();
+    let mut names = HashSet::new();
+    let mut stack: Vec<ScopeId> = scopes.get(scope).children.clone();
+    while let Some(id) = stack.pop() {
+        let s = scopes.get(id);
+        for u in &s.uses {
+            if !s.is_local(&u.name) {
+                names.insert(u.name.clone());
+            }
+        }
+        names.extend(s.nonlocals.iter().cloned());
+        stack.extend(s.children.iter().copied());
+    }
+    names
+}
+
+/// Node kinds whose evaluation may raise an exception.
+const MAY_RAISE: &[&str] = &[
+    "call",
+    "attribute",
+    "subscript",
+    "binary_operator",
+    "raise_statement",
+    "assert_statement",
+    "import_statement",
+    "import_from_statement",
+    "await",
+    "yield",
+    "comparison_operator",
+    "unary_operator",
+];
+
+impl<'t> Graph<'t> {
+    fn build(body: Node<'t>, file: &'t ParsedFile) -> Graph<'t> {
+        let mut nodes = Vec::new();
+        let mut walk = quarry_syntax::walk::Preorder::new(body);
+        while let Some(node) = walk.next() {
+            if node.id() == body.id() {
+                continue;
+            }
+            let is_clause =
+                matches!(node.kind(), "elif_clause" | "except_clause" | "except_group_clause" | "case_clause");
+            if is_clause || crate::reachability::is_statement(node) {
+                nodes.push(node);
+            }
+            // A `for` loop's iterable is evaluated once, before the loop.
+            if node.kind() == "for_statement" {
+                nodes.extend(node.child_by_field_name("right"));
+            }
+            if matches!(node.kind(), "function_definition" | "class_definition" | "lambda") {
+                walk.skip_children();
+            }
+        }
+        let index = nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect();
+        Graph { nodes, index, body, file }
+    }
+
+    /// Byte ranges of each node's own code (its header for compound
+    /// statements and clauses), sorted by start: `(start, end, node)`.
+    fn own_ranges(&self) -> Vec<(usize, usize, usize)> {
+        let mut ranges: Vec<(usize, usize, usize)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| {
+                let end = first_block(*node).map_or(node.end_byte(), |b| b.start_byte());
+                (node.start_byte(), end, i)
+            })
+            .collect();
+        ranges.sort_unstable();
+        ranges
+    }
+
+    fn idx(&self, node: Node<'_>) -> usize {
+        self.index.get(&node.id()).copied().unwrap_or(EXIT)
+    }
+
+    /// Where control enters a statement: a `for` loop is entered through
+    /// its iterable, other statements directly.
+    fn entry_idx(&self, statement: Node<'_>) -> usize {
+        match statement.kind() {
+            "for_statement" => statement.child_by_field_name("right").map_or(self.idx(statement), |r| self.idx(r)),
+            _ => self.idx(statement),
+        }
+    }
+
+    fn entry_of_block(&self, block: Node<'_>) -> Option<usize> {
+        statements(block).first().map(|s| self.entry_idx(*s))
+    }
+
+    fn entry_or_follow(&self, block: Option<Node<'_>>, owner: Node<'_>) -> usize {
+        block.and_then(|b| self.entry_of_block(b)).unwrap_or_else(|| self.follow(owner))
+    }
+
+    fn finally_entry(&self, try_statement: Node<'_>) -> Option<usize> {
+        named_children(try_statement)
+            .into_iter()
+            .find(|c| c.kind() == "finally_clause")
+            .and_then(clause_block)
+            .and_then(|b| self.entry_of_block(b))
+    }
+
+    /// Where control goes after `statement` completes normally.
+    fn follow(&self, statement: Node<'_>) -> usize {
+        let mut current = statement;
+        for _ in 0..10_000 {
+            let mut sibling = current.next_named_sibling();
+            while let Some(s) = sibling.filter(|s| s.kind() == "comment") {
+                sibling = s.next_named_sibling();
+            }
+            let in_block = current.parent().is_some_and(|p| p.kind() == "block" || p.kind() == "module");
+            if in_block {
+                if let Some(next) = sibling {
+                    return self.entry_idx(next);
+                }
+            }
+            let Some(parent) = current.parent() else { return EXIT };
+            if parent.id() == self.body.id() {
+                return EXIT;
+            }
+            let (block, owner) = if parent.kind() == "block" {
+                match parent.parent() {
+                    Some(owner) => (parent, owner),
+                    None => return EXIT,
+                }
+            } else {
+                (current, parent)
+            };
+            match owner.kind() {
+                "for_statement" | "while_statement" => {
+                    if owner.child_by_field_name("body").is_some_and(|b| b.id() == block.id()) {
+                        return self.idx(owner);
+                    }
+                    current = owner;
+                }
+                "elif_clause" | "except_clause" | "except_group_clause" | "finally_clause" | "else_clause" => {
+                    let Some(statement) = owner.parent() else { return EXIT };
+                    if statement.kind() == "try_statement" && owner.kind() != "finally_clause" {
+                        if let Some(finally) = self.finally_entry(statement) {
+                            return finally;
+                        }
+                    }
+                    current = statement;
+                }
+                "try_statement" => {
+                    if let Some(else_block) = crate::reachability::else_clause(owner).and_then(clause_block) {
+                        if let Some(entry) = self.entry_of_block(else_block) {
+                            return entry;
+                        }
+                    }
+                    if let Some(finally) = self.finally_entry(owner) {
+                        return finally;
+                    }
+                    current = owner;
+                }
+                "case_clause" => match owner.parent().and_then(|b| b.parent()) {
+                    Some(statement) => current = statement,
+                    None => return EXIT,
+                },
+                "function_definition" | "class_definition" | "module" => return EXIT,
+                _ => current = owner,
+            }
+        }
+        EXIT
+    }
+
+    /// The next alternative of an `if` after `after` (an `elif` clause), or
+    /// the first alternative when `after` is the `if` itself.
+    fn next_alternative(&self, if_statement: Node<'_>, after: Option<Node<'_>>) -> usize {
+        let mut seen = after.is_none();
+        for clause in named_children(if_statement) {
+            if !seen {
+                seen = Some(clause.id()) == after.map(|a| a.id());
+                continue;
+            }
+            match clause.kind() {
+                "elif_clause" => return self.idx(clause),
+                "else_clause" => return self.entry_or_follow(clause_block(clause), if_statement),
+                _ => {}
+            }
+        }
+        self.follow(if_statement)
+    }
+
+    fn successors(&self) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let mut normal = Vec::with_capacity(self.nodes.len());
+        let mut exceptional = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let node = *node;
+            let loop_of_iterable = node.parent().filter(|p| {
+                p.kind() == "for_statement" && p.child_by_field_name("right").is_some_and(|r| r.id() == node.id())
+            });
+            let succ = match node.kind() {
+                _ if loop_of_iterable.is_some() => loop_of_iterable.map(|l| self.idx(l)).into_iter().collect(),
+                "return_statement" | "raise_statement" => vec![EXIT],
+                "break_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
+                "continue_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
+                // Branches ruled out by a literal condition get no edge.
+                "if_statement" | "elif_clause" => {
+                    let statement = if node.kind() == "if_statement" { node } else { node.parent().unwrap_or(node) };
+                    let after = (node.kind() == "elif_clause").then_some(node);
+                    let body = self.entry_or_follow(node.child_by_field_name("consequence"), statement);
+                    match constant_condition(self.file, node) {
+                        Some(true) => vec![body],
+                        Some(false) => vec![self.next_alternative(statement, after)],
+                        None => vec![body, self.next_alternative(statement, after)],
+                    }
+                }
+                "while_statement" | "for_statement" => {
+                    let mut succ = vec![self.entry_or_follow(node.child_by_field_name("body"), node)];
+                    let constant =
+                        if node.kind() == "while_statement" { constant_condition(self.file, node) } else { None };
+                    if constant == Some(false) {
+                        succ.clear();
+                    }
+                    if constant != Some(true) {
+                        let else_block = crate::reachability::else_clause(node).and_then(clause_block);
+                        succ.push(else_block.and_then(|b| self.entry_of_block(b)).unwrap_or_else(|| self.follow(node)));
+                    }
+                    succ
+                }
+                "try_statement" | "with_statement" => {
+                    vec![self.entry_or_follow(node.child_by_field_name("body"), node)]
+                }
+                "except_clause" | "except_group_clause" | "case_clause" => match node.parent() {
+                    Some(_) => vec![self.entry_or_follow(clause_block(node), node)],
+                    None => vec![EXIT],
+                },
+                "match_statement" => {
+                    let mut succ: Vec<usize> = node
+                        .child_by_field_name("body")
+                        .map(named_children)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|c| c.kind() == "case_clause")
+                        .map(|c| self.idx(c))
+                        .collect();
+                    succ.push(self.follow(node));
+                    succ
+                }
+                _ => vec![self.follow(node)],
+            };
+            normal.push(succ);
+            exceptional.push(if may_raise(node) { self.handlers_of(node) } else { Vec::new() });
+        }
+        (normal, exceptional)
+    }
+
+    /// Handlers (and `finally` blocks) of every `try` whose body holds `node`,
+    /// and the statement after every `with` whose body holds it.
+    fn handlers_of(&self, node: Node<'_>) -> Vec<usize> {
+        let mut targets = Vec::new();
+        let mut child = node;
+        let mut current = node.parent();
+        while let Some(n) = current {
+            if n.id() == self.body.id() {
+                break;
+            }
+            if n.kind() == "try_statement" && n.child_by_field_name("body").is_some_and(|b| b.id() == child.id()) {
+                for clause in named_children(n) {
+                    if matches!(clause.kind(), "except_clause" | "except_group_clause") {
+                        targets.push(self.idx(clause));
+                    }
+                }
+                if let Some(finally) = self.finally_entry(n) {
+                    targets.push(finally);
+                }
+            }
+            // The context manager may suppress the exception.
+            if n.kind() == "with_statement" && n.child_by_field_name("body").is_some_and(|b| b.id() == child.id()) {
+                targets.push(self.follow(n));
+            }
+            child = n;
+            current = n.parent();
+        }
+        targets
+    }
+}
+
+/// The first block that belongs to a compound statement or clause (its body).
+fn first_block(node: Node<'_>) -> Option<Node<'_>> {
+    let node = if node.kind() == "decorated_definition" {
+        node.child_by_field_name("definition").unwrap_or(node)
+    } else {
+        node
+    };
+    match node.kind() {
+        "if_statement" | "elif_clause" => node.child_by_field_name("consequence"),
+        "match_statement"
+        | "for_statement"
+        | "while_statement"
+        | "try_statement"
+        | "with_statement"
+        | "function_definition"
+        | "class_definition" => node.child_by_field_name("body"),
+        "except_clause" | "except_group_clause" | "case_clause" => clause_block(node),
+        _ => None,
+    }
+}
+
+/// Whether evaluating the node's own code (not its nested blocks) may raise.
+fn may_raise(node: Node<'_>) -> bool {
+    let mut walk = quarry_syntax::walk::Preorder::new(node);
+    while let Some(n) = walk.next() {
+        if n.id() != node.id() && (n.kind() == "block" || n.kind() == "lambda") {
+            walk.skip_children();
+            continue;
+        }
+        if MAY_RAISE.contains(&n.kind()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a definition is one CodeQL considers for "unused" and "multiply
+/// defined" alerts: a name whose parent is an assignment or a tuple, that is
+/// a target of a plain assignment (also inside a tuple, in assignments and
+/// loop or `with` targets) or the name of an undecorated `def` or `class`.
+/// Augmented assignments are not (CodeQL's target of `x += 1` is a child of
+/// the binary operation), nor are annotated assignments, list targets and
+/// starred targets.
+pub fn is_relevant(def: &FlowDef<'_>) -> bool {
+    let Some(parent) = def.node.parent() else { return false };
+    match def.kind {
+        BindingKind::Definition => {
+            parent.parent().is_none_or(|p| p.kind() != "decorated_definition")
+                && matches!(parent.kind(), "function_definition" | "class_definition")
+        }
+        BindingKind::Assign => match parent.kind() {
+            "assignment" => parent.child_by_field_name("type").is_none(),
+            kind => is_tuple(kind),
+        },
+        BindingKind::LoopTarget | BindingKind::WithTarget => is_tuple(parent.kind()),
+        _ => false,
+    }
+}
+
+fn is_tuple(kind: &str) -> bool {
+    matches!(kind, "pattern_list" | "tuple_pattern" | "tuple" | "expression_list")
+}
+
+/// The other names of the tuple target that holds `def` (empty when the
+/// definition is not an element of a tuple).
+pub fn tuple_siblings<'f>(def: &FlowDef<'f>) -> Vec<Node<'f>> {
+    match def.node.parent() {
+        Some(parent) if is_tuple(parent.kind()) => {
+            named_children(parent).into_iter().filter(|c| c.kind() == "identifier" && c.id() != def.node.id()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a name is conventionally used for values that are meant to be
+/// unused: `_`, `__`, `empty`, `dummy`, anything containing `unused`, or
+/// starting with `__`.
+pub fn name_acceptable_for_unused(name: &str) -> bool {
+    (!name.is_empty() && name.chars().all(|c| c == '_'))
+        || name == "empty"
+        || name.contains("unused")
+        || name == "dummy"
+        || name.starts_with("__")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quarry_syntax::{Language, ParsedFile, SourceFile};
+
+    fn summary(source: &str) -> Vec<String> {
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
+        let cx = FileContext::new(&file);
+        let mut out = Vec::new();
+        for flow in analyse_file(&cx) {
+            for def in &flow.defs {
+                let redefs: Vec<usize> = def.redefs.iter().map(|&r| flow.defs[r].span.start.line).collect();
+                out.push(format!(
+                    "{}@{} unused={} redefs={:?}",
+                    def.name,
+                    def.span.start.line,
+                    flow.is_unused(def),
+                    redefs
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn straight_line() {
+        let s = summary("def f(a):\n    x = 1\n    y = a\n    x = 2\n    return x\n");
+        assert!(s.contains(&"x@1 unused=true redefs=[3]".to_string()), "{s:?}");
+        assert!(s.contains(&"y@2 unused=true redefs=[]".to_string()), "{s:?}");
+        assert!(s.contains(&"x@3 unused=false redefs=[]".to_string()), "{s:?}");
+        assert!(s.contains(&"a@0 unused=false redefs=[]".to_string()), "{s:?}");
+    }
+
+    #[test]
+    fn try_and_branches() {
+        let src = "def g():\n    try:\n        bad = os.environ['X']\n        bad = 1\n    except KeyError:\n        bad = 0\n    return bad\n";
+        let s = summary(src);
+        assert!(s.contains(&"bad@2 unused=true redefs=[3]".to_string()), "{s:?}");
+        let src = "def g(c):\n    x = 1\n    if c:\n        x = 2\n    return x\n";
+        let s = summary(src);
+        assert!(s.contains(&"x@1 unused=false redefs=[3]".to_string()), "{s:?}");
+        let src = "def g():\n    x = 1\n    if False:\n        return x\n    x = 2\n    while 0:\n        print(x)\n    return x\n";
+        let s = summary(src);
+        assert!(s.contains(&"x@1 unused=true redefs=[4]".to_string()), "{s:?}");
+        let src = "def g(items):\n    for x in items:\n        items = x\n    return 0\n";
+        let s = summary(src);
+        assert!(s.contains(&"items@2 unused=true redefs=[]".to_string()), "{s:?}");
+        let src = "def g(xs):\n    doc = ''\n    for x in xs:\n        doc += x\n    return doc\n";
+        let s = summary(src);
+        assert!(s.contains(&"doc@1 unused=false redefs=[3]".to_string()), "{s:?}");
+        assert!(s.contains(&"doc@3 unused=false redefs=[]".to_string()), "{s:?}");
+    }
+
+    #[test]
+    fn loops_and_exports() {
+        let src = "x = 1\nx = 2\ndef f():\n    return y\ny = 3\n";
+        let s = summary(src);
+        assert!(s.contains(&"x@0 unused=true redefs=[1]".to_string()), "{s:?}");
+        assert!(s.contains(&"x@1 unused=false redefs=[]".to_string()), "{s:?}");
+        assert!(s.contains(&"y@4 unused=false redefs=[]".to_string()), "{s:?}");
+        let src = "def f():\n    n = 0\n    while True:\n        n = n + 1\n        if n > 3:\n            break\n    return\n";
+        let s = summary(src);
+        assert!(s.contains(&"n@3 unused=false redefs=[]".to_string()), "{s:?}");
+    }
+}

@@ -1,0 +1,139 @@
+//! Q50 "Modification of dictionary returned by locals()": writing to the
+//! dictionary that `locals()` returns does not change local variables in a
+//! function, so the write silently does nothing.
+//!
+//! ```python
+//! def configure(**options):
+//!     for key, value in options.items():
+//!         locals()[key] = value      # answer: the subscript
+//! ```
+//!
+//! Modifications are subscript assignments and deletions (`d[k] = v`,
+//! `del d[k]`) and calls to `pop`, `popitem`, `update` and `clear`, on
+//! `locals()` itself or on a name assigned `locals()` earlier in the same
+//! scope (CodeQL follows this through points-to); the answer is the
+//! subscript or the call.
+//!
+//! Negative form: reads of the same dictionaries: subscript loads and calls
+//! to non-modifying methods (`get`, `keys`, `items`, `values`, `copy`).
+
+use tree_sitter::Node;
+
+use crate::ast::{call_arguments, callee_text, strip_parentheses};
+use crate::context::FileContext;
+use crate::finding::{Polarity, RawFinding};
+use crate::registry::{Hops, Query, QueryMeta};
+
+/// The query.
+pub static QUERY: Query = Query {
+    meta: QueryMeta {
+        id: "modification-of-locals",
+        name: "Modification of dictionary returned by locals()",
+        index: 50,
+        hops: Hops::Single,
+        description: "Modifications of the dictionary returned by locals() are not propagated to the local variables of a function.",
+        codeql: "python/ql/src/Statements/ModificationOfLocals.ql",
+    },
+    find,
+};
+
+const MODIFYING: &[&str] = &["pop", "popitem", "update", "clear"];
+const READING: &[&str] = &["get", "keys", "items", "values", "copy", "iteritems", "iterkeys", "itervalues", "has_key"];
+
+fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
+    let mut findings = Vec::new();
+    if !cx.nodes("call").iter().any(|c| is_locals_call(cx, *c)) {
+        return findings;
+    }
+    let message = match polarity {
+        Polarity::Positive => "Modification of the locals() dictionary will have no effect on the local variables.",
+        Polarity::Negative => "Read of the locals() dictionary.",
+    };
+    for &subscript in cx.nodes("subscript") {
+        let Some(object) = subscript.child_by_field_name("value").map(strip_parentheses) else { continue };
+        if !is_locals(cx, object, subscript) {
+            continue;
+        }
+        if is_store_or_delete(subscript) == (polarity == Polarity::Positive) {
+            findings.push(RawFinding::answer(cx.span(subscript), message));
+        }
+    }
+    for &call in cx.nodes("call") {
+        let Some(function) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+            continue;
+        };
+        let Some(method) = function.child_by_field_name("attribute").map(|a| cx.text(a)) else { continue };
+        let wanted = match polarity {
+            Polarity::Positive => MODIFYING,
+            Polarity::Negative => READING,
+        };
+        if !wanted.contains(&method) {
+            continue;
+        }
+        let Some(object) = function.child_by_field_name("object").map(strip_parentheses) else { continue };
+        if is_locals(cx, object, call) {
+            findings.push(RawFinding::answer(cx.span(call), message));
+        }
+    }
+    findings
+}
+
+/// `locals()`, or a name assigned `locals()` before `at` in the same scope
+/// (its latest assignment before `at`).
+fn is_locals(cx: &FileContext<'_>, object: Node<'_>, at: Node<'_>) -> bool {
+    if is_locals_call(cx, object) {
+        return true;
+    }
+    if object.kind() != "identifier" {
+        return false;
+    }
+    let name = cx.text(object);
+    // Cheap test first: is the name ever assigned `locals()`?
+    let ever = cx.nodes("assignment").iter().any(|a| {
+        a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name)
+            && a.child_by_field_name("right").is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
+    });
+    if !ever {
+        return false;
+    }
+    let scope = crate::ast::enclosing_scope(at).map(|s| s.id());
+    cx.nodes("assignment")
+        .iter()
+        .filter(|a| a.end_byte() <= at.start_byte())
+        .filter(|a| crate::ast::enclosing_scope(**a).map(|s| s.id()) == scope)
+        .filter(|a| a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name))
+        .last()
+        .and_then(|a| a.child_by_field_name("right"))
+        .is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
+}
+
+fn is_locals_call(cx: &FileContext<'_>, node: Node<'_>) -> bool {
+    node.kind() == "call" && callee_text(cx.file(), node) == Some("locals") && call_arguments(node).is_empty()
+}
+
+/// Whether the subscript is written (assignment target, possibly inside a
+/// tuple, or augmented assignment target) or deleted.
+fn is_store_or_delete(subscript: Node<'_>) -> bool {
+    let mut child = subscript;
+    let mut current = subscript.parent();
+    while let Some(n) = current {
+        match n.kind() {
+            "assignment" | "augmented_assignment" => {
+                return n.child_by_field_name("left").is_some_and(|l| l.id() == child.id());
+            }
+            "delete_statement" => return true,
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "expression_list"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression" => {
+                child = n;
+                current = n.parent();
+            }
+            _ => return false,
+        }
+    }
+    false
+}

@@ -1,0 +1,188 @@
+//! Q28 "Suspicious unused loop iteration variable": a `for` loop whose
+//! iteration variable is never used in the loop body, which usually means
+//! the body uses the wrong name.
+//!
+//! ```python
+//! for item in items:         # answer: the loop header
+//!     process(items[0])
+//! ```
+//!
+//! As in CodeQL, loops are left out when the target is not a plain name, the
+//! iterable is a call to `range`/`xrange` (also `list(range(...))`), the name
+//! is conventionally unused (`_`, `dummy`, `unused_x`, `__x`), the body is a
+//! lone `pass`, the body ends in `return` or `break` without any `continue`
+//! (only one item is looked at), the body counts (`n += 1`, `n = n + 1`), or
+//! the body is a single statement with a literal and no varying local (it
+//! repeats something, e.g. `queue.put(None)`). Comprehensions are not
+//! considered. Negative form: `for` loops over a plain name that the body
+//! does use.
+
+use tree_sitter::Node;
+
+use crate::ast::{call_arguments, callee_text, statements, strip_parentheses};
+use crate::context::FileContext;
+use crate::finding::{Polarity, RawFinding};
+use crate::flow::name_acceptable_for_unused;
+use crate::registry::{Hops, Query, QueryMeta};
+
+/// The query.
+pub static QUERY: Query = Query {
+    meta: QueryMeta {
+        id: "unused-loop-variable",
+        name: "Suspicious unused loop iteration variable",
+        index: 28,
+        hops: Hops::Single,
+        description: "A loop iteration variable is unused, which suggests an error.",
+        codeql: "python/ql/src/Variables/SuspiciousUnusedLoopIterationVariable.ql",
+    },
+    find,
+};
+
+fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
+    let mut findings = Vec::new();
+    for &for_statement in cx.nodes("for_statement") {
+        let Some(target) = for_statement.child_by_field_name("left") else { continue };
+        if target.kind() != "identifier" {
+            continue;
+        }
+        let Some(body) = for_statement.child_by_field_name("body") else { continue };
+        let name = cx.text(target);
+        let accesses = accesses_in(cx, body, name);
+        let used = accesses.iter().any(|(_, deleted)| !deleted);
+        let deleted = accesses.iter().any(|(_, deleted)| *deleted);
+        let excluded = name_acceptable_for_unused(name)
+            || for_statement.child_by_field_name("right").is_some_and(|r| is_range_call(cx, r))
+            || empty_loop(body)
+            || one_item_only(body)
+            || counting_loop(cx, body)
+            || implicit_repeat(cx, for_statement, body);
+        match polarity {
+            Polarity::Positive if !used && !deleted && !excluded => findings.push(RawFinding::answer(
+                cx.location(for_statement),
+                format!("For loop variable '{name}' is not used in the loop body."),
+            )),
+            Polarity::Positive if !used && deleted && !excluded => findings.push(RawFinding::answer(
+                cx.location(for_statement),
+                format!("For loop variable '{name}' is deleted, but not used, in the loop body."),
+            )),
+            Polarity::Negative if used => findings.push(RawFinding::answer(
+                cx.location(for_statement),
+                format!("For loop variable '{name}' is used in the loop body."),
+            )),
+            _ => {}
+        }
+    }
+    findings
+}
+
+/// Occurrences of `name` as a variable in `body` (reads, writes and
+/// deletions; attribute names and keyword names do not count), with
+/// whether each is the target of a `del`.
+fn accesses_in<'t>(cx: &FileContext<'_>, body: Node<'t>, name: &str) -> Vec<(Node<'t>, bool)> {
+    let mut found = Vec::new();
+    for node in quarry_syntax::walk::Preorder::new(body) {
+        if node.kind() != "identifier" || cx.text(node) != name {
+            continue;
+        }
+        let Some(parent) = node.parent() else { continue };
+        let is_attribute_name = parent.kind() == "attribute"
+            && parent.child_by_field_name("attribute").is_some_and(|a| a.id() == node.id());
+        let is_keyword = parent.kind() == "keyword_argument"
+            && parent.child_by_field_name("name").is_some_and(|a| a.id() == node.id());
+        if is_attribute_name || is_keyword {
+            continue;
+        }
+        let deleted = parent.kind() == "delete_statement"
+            || (parent.kind() == "expression_list" && parent.parent().is_some_and(|p| p.kind() == "delete_statement"));
+        found.push((node, deleted));
+    }
+    found
+}
+
+/// `range(...)`, `xrange(...)`, `list(range(...))`.
+fn is_range_call(cx: &FileContext<'_>, iterable: Node<'_>) -> bool {
+    let mut node = strip_parentheses(iterable);
+    for _ in 0..8 {
+        if node.kind() != "call" {
+            return false;
+        }
+        match callee_text(cx.file(), node) {
+            Some("range" | "xrange") => return true,
+            Some("list") => match call_arguments(node).first() {
+                Some(arg) => node = strip_parentheses(*arg),
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn empty_loop(body: Node<'_>) -> bool {
+    let items = statements(body);
+    items.len() == 1 && items[0].kind() == "pass_statement"
+}
+
+fn one_item_only(body: Node<'_>) -> bool {
+    let has_continue = quarry_syntax::walk::Preorder::new(body).any(|n| n.kind() == "continue_statement");
+    !has_continue && statements(body).last().is_some_and(|s| matches!(s.kind(), "return_statement" | "break_statement"))
+}
+
+/// A body statement `x += <int>` or `x = x + <int>`.
+fn counting_loop(cx: &FileContext<'_>, body: Node<'_>) -> bool {
+    statements(body).iter().any(|statement| {
+        let Some(expression) = statement.named_child(0).filter(|_| statement.kind() == "expression_statement") else {
+            return false;
+        };
+        let right = expression.child_by_field_name("right").map(strip_parentheses);
+        match expression.kind() {
+            "augmented_assignment" => right.is_some_and(|r| r.kind() == "integer"),
+            "assignment" => {
+                let Some(left) = expression.child_by_field_name("left").filter(|l| l.kind() == "identifier") else {
+                    return false;
+                };
+                right.is_some_and(|r| {
+                    r.kind() == "binary_operator"
+                        && r.child_by_field_name("operator").is_some_and(|o| cx.text(o) == "+")
+                        && r.child_by_field_name("left")
+                            .is_some_and(|l| l.kind() == "identifier" && cx.text(l) == cx.text(left))
+                        && r.child_by_field_name("right").is_some_and(|v| v.kind() == "integer")
+                })
+            }
+            _ => false,
+        }
+    })
+}
+
+/// A single-statement body holding a literal and no use of a local that
+/// varies (defined more than once, or inside a loop).
+fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>) -> bool {
+    let items = statements(body);
+    if items.len() != 1 {
+        return false;
+    }
+    let literal = quarry_syntax::walk::Preorder::new(items[0])
+        .any(|n| matches!(n.kind(), "integer" | "float" | "string" | "none" | "true" | "false"));
+    if !literal {
+        return false;
+    }
+    let Some(function) = crate::ast::enclosing_function(for_statement) else { return true };
+    let scopes = cx.scopes();
+    let Some(scope) = scopes.of_node(function.id()).map(|s| scopes.get(s)) else { return true };
+    let loops: Vec<(usize, usize)> = cx
+        .nodes("for_statement")
+        .iter()
+        .chain(cx.nodes("while_statement"))
+        .filter(|l| crate::ast::contains(function, **l))
+        .map(|l| (l.start_byte(), l.end_byte()))
+        .collect();
+    let varying = |name: &str| {
+        if !scope.is_local(name) {
+            return false;
+        }
+        let bindings: Vec<_> = scope.bindings.iter().filter(|b| b.name == name).collect();
+        bindings.len() > 1
+            || bindings.iter().any(|b| loops.iter().any(|&(start, end)| start <= b.start_byte && b.start_byte < end))
+    };
+    !quarry_syntax::walk::Preorder::new(body).any(|n| n.kind() == "identifier" && varying(cx.text(n)))
+}

@@ -1,0 +1,583 @@
+//! Statement reachability: which statements can complete normally, and which
+//! statements can never run because every path to them leaves the block first.
+//!
+//! A statement cannot complete normally when it is `return`, `raise`,
+//! `break` or `continue`; an `if` whose branches (including an `else`) all
+//! cannot complete; a `while True:` (or `while 1:`) loop without a `break`;
+//! a `try` whose body (with its `else`) and every handler cannot complete, or
+//! whose `finally` cannot complete; a `match` with a wildcard case whose
+//! cases all cannot complete. A `with` statement always may complete: its
+//! context manager may suppress an exception raised in the body. Statements
+//! after such a statement in the same block are unreachable, as is the
+//! `else` clause of an infinite `while` loop. Everything is computed bottom-up
+//! over one pre-order listing of the tree, without recursion.
+
+use std::collections::{HashMap, HashSet};
+
+use quarry_syntax::ParsedFile;
+use tree_sitter::Node;
+
+use crate::ast::{named_children, statements};
+
+/// Reachability facts about every statement of a file.
+pub struct Reachability {
+    completes: HashMap<usize, bool>,
+    loops_with_break: HashSet<usize>,
+    /// `try` statements whose body cannot raise, so their handlers never run.
+    silent_tries: HashSet<usize>,
+}
+
+/// Statements that transfer control away unconditionally.
+const JUMPS: &[&str] = &["return_statement", "raise_statement", "break_statement", "continue_statement"];
+
+impl Reachability {
+    /// Analyses a whole file.
+    pub fn build(file: &ParsedFile) -> Reachability {
+        let root = file.root();
+        let nodes: Vec<Node<'_>> = quarry_syntax::walk::Preorder::new(root).filter(|n| n.is_named()).collect();
+        let mut loops_with_break = HashSet::new();
+        for node in &nodes {
+            if node.kind() == "break_statement" {
+                if let Some(target) = loop_of_jump(*node) {
+                    loops_with_break.insert(target.id());
+                }
+            }
+        }
+        let bound = bound_names(file, &nodes);
+        let silent_tries = nodes
+            .iter()
+            .filter(|n| n.kind() == "try_statement")
+            .filter(|n| n.child_by_field_name("body").is_some_and(|b| cannot_raise(file, b, &bound)))
+            .map(|n| n.id())
+            .collect();
+        let mut reach = Reachability { completes: HashMap::new(), loops_with_break, silent_tries };
+        // Reverse pre-order visits children before their parents.
+        for node in nodes.iter().rev() {
+            if is_statement(*node) {
+                let value = reach.compute(*node, file);
+                reach.completes.insert(node.id(), value);
+            }
+        }
+        reach
+    }
+
+    /// Whether the statement can complete normally (control can reach the
+    /// statement after it). Unknown nodes are assumed to complete.
+    pub fn completes(&self, statement: Node<'_>) -> bool {
+        self.completes.get(&statement.id()).copied().unwrap_or(true)
+    }
+
+    /// Whether every statement of a block (or module) can complete, i.e.
+    /// control can fall off its end.
+    pub fn block_completes(&self, block: Node<'_>) -> bool {
+        statements(block).iter().all(|s| self.completes(*s))
+    }
+
+    /// Whether the loop statement has a `break` that leaves it.
+    pub fn has_break(&self, loop_statement: Node<'_>) -> bool {
+        self.loops_with_break.contains(&loop_statement.id())
+    }
+
+    /// Every unreachable statement that is not inside, or after, another
+    /// unreachable statement: the first dead statement of each dead run, in
+    /// source order.
+    pub fn unreachable<'f>(&self, file: &'f ParsedFile) -> Vec<Node<'f>> {
+        let root = file.root();
+        let mut firsts = Vec::new();
+        let mut dead: HashSet<usize> = HashSet::new();
+        for node in quarry_syntax::walk::Preorder::new(root) {
+            if !(node.kind() == "block" || node.kind() == "module") {
+                continue;
+            }
+            let items = statements(node);
+            if let Some(stop) = items.iter().position(|s| !self.completes(*s)) {
+                if let Some(first) = items.get(stop + 1) {
+                    firsts.push(*first);
+                    dead.extend(items[stop + 1..].iter().map(|s| s.id()));
+                }
+            }
+            // Branches that a constant condition rules out.
+            if let Some(dead_first) = self.dead_branch(file, node) {
+                firsts.push(dead_first);
+                dead.extend(statements(node).iter().map(|s| s.id()));
+                if dead_first.kind() == "elif_clause" {
+                    dead.insert(dead_first.id());
+                }
+            }
+            // The handlers of a `try` whose body cannot raise never run; the
+            // first one is reported, the others follow it.
+            if node.parent().is_some_and(|t| t.kind() == "try_statement" && self.silent_tries.contains(&t.id())) {
+                if let Some(try_statement) = node.parent() {
+                    let handlers: Vec<Node<'f>> = named_children(try_statement)
+                        .into_iter()
+                        .filter(|c| matches!(c.kind(), "except_clause" | "except_group_clause"))
+                        .collect();
+                    if let Some(first) = handlers.first() {
+                        firsts.push(*first);
+                        dead.extend(handlers.iter().map(|h| h.id()));
+                    }
+                }
+            }
+            // The `else` of an infinite `while` never runs.
+            if let Some(owner) = node.parent().filter(|p| p.kind() == "else_clause") {
+                let infinite =
+                    owner.parent().is_some_and(|w| w.kind() == "while_statement" && is_infinite_while(file, w));
+                if infinite {
+                    if let Some(first) = items.first() {
+                        firsts.push(*first);
+                        dead.extend(items.iter().map(|s| s.id()));
+                    }
+                }
+            }
+        }
+        let mut result: Vec<Node<'f>> = firsts
+            .into_iter()
+            .filter(|s| {
+                let mut current = s.parent();
+                while let Some(n) = current {
+                    if dead.contains(&n.id()) {
+                        return false;
+                    }
+                    current = n.parent();
+                }
+                true
+            })
+            .collect();
+        result.sort_by_key(|n| n.start_byte());
+        result.dedup_by_key(|n| n.id());
+        result
+    }
+
+    /// For a block that a constant condition rules out (`if False:` body,
+    /// `while 0:` body, the `else` or `elif` after `if True:`), the first
+    /// dead node: its first statement, or the `elif` clause itself.
+    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>) -> Option<Node<'t>> {
+        let owner = block.parent()?;
+        let first = statements(block).first().copied();
+        match owner.kind() {
+            "if_statement" | "elif_clause" | "while_statement" => {
+                let is_body = owner
+                    .child_by_field_name("consequence")
+                    .or_else(|| owner.child_by_field_name("body"))
+                    .is_some_and(|b| b.id() == block.id());
+                if is_body && constant_condition(file, owner) == Some(false) {
+                    return first;
+                }
+                // An `elif` after a condition that is always true.
+                let statement =
+                    owner.parent().filter(|p| owner.kind() == "elif_clause" && p.kind() == "if_statement")?;
+                let previous = previous_alternative(statement, owner)?;
+                (is_body && constant_condition(file, previous) == Some(true)).then_some(owner)
+            }
+            "else_clause" => {
+                let statement = owner.parent().filter(|p| p.kind() == "if_statement")?;
+                let previous = previous_alternative(statement, owner)?;
+                (constant_condition(file, previous) == Some(true)).then_some(first).flatten()
+            }
+            _ => None,
+        }
+    }
+
+    fn compute(&self, node: Node<'_>, file: &ParsedFile) -> bool {
+        match node.kind() {
+            k if JUMPS.contains(&k) => false,
+            "if_statement" => {
+                let consequence = node.child_by_field_name("consequence").is_none_or(|b| self.block_completes(b));
+                match constant_condition(file, node) {
+                    Some(true) => return consequence,
+                    Some(false) => {
+                        let mut alternatives = named_children(node)
+                            .into_iter()
+                            .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause"))
+                            .peekable();
+                        if alternatives.peek().is_none() {
+                            return true;
+                        }
+                        return alternatives.any(|c| clause_block(c).is_none_or(|b| self.block_completes(b)))
+                            || !named_children(node).iter().any(|c| c.kind() == "else_clause");
+                    }
+                    None => {}
+                }
+                let mut any = consequence;
+                let mut has_else = false;
+                for clause in named_children(node) {
+                    match clause.kind() {
+                        "elif_clause" => {
+                            any |= clause.child_by_field_name("consequence").is_none_or(|b| self.block_completes(b));
+                        }
+                        "else_clause" => {
+                            has_else = true;
+                            any |= clause_block(clause).is_none_or(|b| self.block_completes(b));
+                        }
+                        _ => {}
+                    }
+                }
+                any || !has_else
+            }
+            "while_statement" | "for_statement" => {
+                let infinite = node.kind() == "while_statement" && is_infinite_while(file, node);
+                if self.has_break(node) {
+                    return true;
+                }
+                if infinite {
+                    return false;
+                }
+                match else_clause(node).and_then(clause_block) {
+                    Some(block) => self.block_completes(block),
+                    None => true,
+                }
+            }
+            "try_statement" => {
+                let mut body = node.child_by_field_name("body").is_none_or(|b| self.block_completes(b));
+                let mut handler = false;
+                let mut finally = true;
+                for clause in named_children(node) {
+                    let completes = clause_block(clause).is_none_or(|b| self.block_completes(b));
+                    match clause.kind() {
+                        "except_clause" | "except_group_clause" => {
+                            handler |= completes && !self.silent_tries.contains(&node.id());
+                        }
+                        "else_clause" => body &= completes,
+                        "finally_clause" => finally = completes,
+                        _ => {}
+                    }
+                }
+                (body || handler) && finally
+            }
+            // A context manager's `__exit__` may swallow an exception raised
+            // in the body, so control may continue after any `with`.
+            "with_statement" => true,
+            "match_statement" => {
+                let cases: Vec<Node<'_>> = node
+                    .child_by_field_name("body")
+                    .map(named_children)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|c| c.kind() == "case_clause")
+                    .collect();
+                let wildcard = cases.iter().any(|c| {
+                    c.named_child(0).is_some_and(|p| p.kind() == "case_pattern" && file.node_text(p).trim() == "_")
+                        && c.child_by_field_name("guard").is_none()
+                });
+                !wildcard || cases.iter().any(|c| clause_block(*c).is_none_or(|b| self.block_completes(b)))
+            }
+            _ => true,
+        }
+    }
+}
+
+/// The literal truth value of an `if`, `elif` or `while` condition that is
+/// `True`, `False` or an integer literal.
+pub fn constant_condition(file: &ParsedFile, node: Node<'_>) -> Option<bool> {
+    let condition = crate::ast::strip_parentheses(node.child_by_field_name("condition")?);
+    match condition.kind() {
+        "true" => Some(true),
+        "false" => Some(false),
+        "integer" => Some(file.node_text(condition).chars().any(|c| c.is_ascii_digit() && c != '0')),
+        _ => None,
+    }
+}
+
+/// The `if` or `elif` whose condition decides whether `clause` (an `elif`
+/// or `else` clause of `statement`) runs: the clause before it, or the `if`.
+fn previous_alternative<'t>(statement: Node<'t>, clause: Node<'t>) -> Option<Node<'t>> {
+    let mut previous = statement;
+    for c in named_children(statement) {
+        if c.id() == clause.id() {
+            return Some(previous);
+        }
+        if c.kind() == "elif_clause" {
+            previous = c;
+        }
+    }
+    None
+}
+
+/// Whether a node is a statement (simple or compound) held by a block or module.
+pub fn is_statement(node: Node<'_>) -> bool {
+    node.parent().is_some_and(|p| p.kind() == "block" || p.kind() == "module")
+        && node.kind() != "comment"
+        && node.is_named()
+}
+
+/// Python 3 builtins whose load cannot raise `NameError`.
+const PY3_BUILTINS_FOR_LOADS: &[&str] = &[
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "Exception",
+    "False",
+    "IOError",
+    "ImportError",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "NameError",
+    "None",
+    "NotImplemented",
+    "NotImplementedError",
+    "OSError",
+    "RuntimeError",
+    "StopIteration",
+    "True",
+    "TypeError",
+    "ValueError",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "bytes",
+    "callable",
+    "chr",
+    "dict",
+    "dir",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "hasattr",
+    "hash",
+    "id",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "object",
+    "open",
+    "ord",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "sorted",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "zip",
+];
+
+/// Names bound somewhere in the file (assigned, defined, imported, loop or
+/// `with` targets, parameters, declared global).
+fn bound_names<'f>(file: &'f ParsedFile, nodes: &[Node<'_>]) -> HashSet<&'f str> {
+    nodes
+        .iter()
+        .filter(|n| n.kind() == "identifier")
+        .filter(|n| {
+            n.parent().is_some_and(|p| {
+                matches!(
+                    p.kind(),
+                    "assignment"
+                        | "augmented_assignment"
+                        | "function_definition"
+                        | "class_definition"
+                        | "aliased_import"
+                        | "dotted_name"
+                        | "pattern_list"
+                        | "tuple_pattern"
+                        | "for_statement"
+                        | "as_pattern_target"
+                        | "global_statement"
+                        | "nonlocal_statement"
+                        | "parameters"
+                        | "default_parameter"
+                        | "typed_parameter"
+                        | "typed_default_parameter"
+                        | "named_expression"
+                )
+            })
+        })
+        .map(|n| file.node_text(*n))
+        .collect()
+}
+
+/// Whether a `try` body can never raise: it only holds `pass`, literals,
+/// assignments of literals or builtins to plain names, and loads of Python 3
+/// builtins that the file does not rebind (CodeQL's flow graph has
+/// exceptional edges only from nodes that may raise).
+fn cannot_raise(file: &ParsedFile, body: Node<'_>, bound: &HashSet<&str>) -> bool {
+    for node in quarry_syntax::walk::Preorder::new(body) {
+        if !node.is_named() {
+            continue;
+        }
+        let allowed = match node.kind() {
+            "block"
+            | "pass_statement"
+            | "return_statement"
+            | "expression_statement"
+            | "comment"
+            | "integer"
+            | "float"
+            | "true"
+            | "false"
+            | "none"
+            | "string"
+            | "string_start"
+            | "string_content"
+            | "string_end"
+            | "pattern_list"
+            | "expression_list"
+            | "tuple"
+            | "parenthesized_expression" => true,
+            "assignment" => node.child_by_field_name("type").is_none(),
+            "identifier" => {
+                let name = file.node_text(node);
+                let is_target = node.parent().is_some_and(|p| {
+                    (p.kind() == "assignment" && p.child_by_field_name("left").is_some_and(|l| l.id() == node.id()))
+                        || p.kind() == "pattern_list"
+                });
+                is_target || (PY3_BUILTINS_FOR_LOADS.contains(&name) && !bound.contains(name))
+            }
+            _ => false,
+        };
+        if !allowed {
+            return false;
+        }
+    }
+    true
+}
+
+/// The body block of a clause (`else:`, `except ...:`, `finally:`, `case ...:`).
+pub fn clause_block(clause: Node<'_>) -> Option<Node<'_>> {
+    clause
+        .child_by_field_name("body")
+        .or_else(|| clause.child_by_field_name("consequence"))
+        .or_else(|| named_children(clause).into_iter().find(|c| c.kind() == "block"))
+}
+
+/// The `else` clause of a loop or `try`.
+pub fn else_clause(node: Node<'_>) -> Option<Node<'_>> {
+    named_children(node).into_iter().find(|c| c.kind() == "else_clause")
+}
+
+/// Whether a `while` loop's condition is a literal true value (`True`, or
+/// a nonzero integer such as `1`).
+pub fn is_infinite_while(file: &ParsedFile, node: Node<'_>) -> bool {
+    constant_condition(file, node) == Some(true)
+}
+
+/// The loop a `break` or `continue` belongs to: the nearest enclosing `for`
+/// or `while` whose body (or else clause) holds it, within the same function.
+pub fn loop_of_jump(jump: Node<'_>) -> Option<Node<'_>> {
+    let mut child = jump;
+    let mut current = jump.parent();
+    while let Some(n) = current {
+        match n.kind() {
+            // A jump in a loop's `else` clause belongs to an outer loop.
+            "for_statement" | "while_statement" if child.kind() != "else_clause" => return Some(n),
+            "function_definition" | "class_definition" | "lambda" | "module" => return None,
+            _ => {}
+        }
+        child = n;
+        current = n.parent();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quarry_syntax::{Language, SourceFile};
+
+    fn unreachable_lines(source: &str) -> Vec<usize> {
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
+        let reach = Reachability::build(&file);
+        reach.unreachable(&file).iter().map(|n| n.start_position().row).collect()
+    }
+
+    #[test]
+    fn after_jumps() {
+        let src = "def f(x):\n    return x\n    x = 1\n    y = 2\nfor i in x:\n    continue\n    g()\n";
+        assert_eq!(unreachable_lines(src), vec![2, 6]);
+    }
+
+    #[test]
+    fn if_else_all_exit() {
+        let src = "def f(x):\n    if x:\n        return 1\n    elif x > 2:\n        raise E\n    else:\n        return 2\n    g()\n";
+        assert_eq!(unreachable_lines(src), vec![7]);
+        let src = "def f(x):\n    if x:\n        return 1\n    elif x > 2:\n        pass\n    else:\n        return 2\n    g()\n";
+        assert!(unreachable_lines(src).is_empty());
+        let src = "def f(x):\n    if x:\n        return 1\n    g()\n";
+        assert!(unreachable_lines(src).is_empty());
+    }
+
+    #[test]
+    fn infinite_loops() {
+        let src = "while True:\n    work()\nafter()\n";
+        assert_eq!(unreachable_lines(src), vec![2]);
+        let src = "while 1:\n    if work():\n        break\nafter()\n";
+        assert!(unreachable_lines(src).is_empty());
+        let src = "while True:\n    for x in y:\n        break\nafter()\n";
+        assert_eq!(unreachable_lines(src), vec![3]);
+        let src = "while True:\n    pass\nelse:\n    never()\n";
+        assert_eq!(unreachable_lines(src), vec![3]);
+        let src = "while x:\n    pass\nafter()\n";
+        assert!(unreachable_lines(src).is_empty());
+    }
+
+    #[test]
+    fn try_statements() {
+        let src = "def f():\n    try:\n        return g()\n    except E:\n        raise\n    h()\n";
+        assert_eq!(unreachable_lines(src), vec![5]);
+        let src = "def f():\n    try:\n        return g()\n    except E:\n        pass\n    h()\n";
+        assert!(unreachable_lines(src).is_empty());
+        let src = "def f():\n    try:\n        g()\n    finally:\n        return 1\n    h()\n";
+        assert_eq!(unreachable_lines(src), vec![5]);
+    }
+
+    #[test]
+    fn only_first_of_a_dead_run_and_not_nested() {
+        let src = "def f():\n    return\n    if x:\n        return\n        y()\n    z()\n";
+        assert_eq!(unreachable_lines(src), vec![2]);
+    }
+
+    #[test]
+    fn constant_conditions() {
+        let src = "def f(x):\n    while 0:\n        a = 1\n    while False:\n        return 2\n    if False:\n        g()\n    else:\n        h()\n    return 5\n";
+        assert_eq!(unreachable_lines(src), vec![2, 4, 6]);
+        let src = "def h():\n    if True:\n        g()\n    else:\n        dead()\n    after()\n";
+        assert_eq!(unreachable_lines(src), vec![4]);
+        let src = "def h():\n    if True:\n        return 1\n    elif x:\n        dead()\n    after()\n";
+        assert_eq!(unreachable_lines(src), vec![3, 5]);
+        let src = "while 7:\n    pass\nafter()\n";
+        assert_eq!(unreachable_lines(src), vec![2]);
+    }
+
+    #[test]
+    fn with_may_suppress_exceptions() {
+        let src = "def f(self):\n    with suppress(AttributeError):\n        return self.x\n    return None\n";
+        assert!(unreachable_lines(src).is_empty());
+    }
+
+    #[test]
+    fn handlers_of_a_try_that_cannot_raise() {
+        let src = "try:\n    str\nexcept NameError:\n    pass\nexcept E:\n    pass\n";
+        assert_eq!(unreachable_lines(src), vec![2]);
+        let src = "try:\n    unicode\nexcept NameError:\n    unicode = str\n";
+        assert!(unreachable_lines(src).is_empty());
+        let src = "def f(n):\n    test = 0\n    try:\n        test += n\n    except:\n        return False\n    return True\n";
+        assert!(unreachable_lines(src).is_empty());
+        let src = "def f():\n    try:\n        return 1\n    except E:\n        pass\n    after()\n";
+        assert_eq!(unreachable_lines(src), vec![3, 5]);
+    }
+
+    #[test]
+    fn jumps_in_nested_functions_do_not_count() {
+        let src = "def f():\n    def g():\n        return 1\n    h()\n";
+        assert!(unreachable_lines(src).is_empty());
+    }
+}
