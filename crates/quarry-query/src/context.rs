@@ -5,6 +5,7 @@ use std::cell::OnceCell;
 use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
 use tree_sitter::Node;
 
+use crate::classes::Classes;
 use crate::scopes::Scopes;
 
 /// One parsed Python file with its blocks and lazily computed analyses.
@@ -13,13 +14,20 @@ pub struct FileContext<'f> {
     file: &'f ParsedFile,
     blocks: Blocks,
     scopes: OnceCell<Scopes>,
+    classes: OnceCell<Classes<'f>>,
     nodes_by_kind: OnceCell<Vec<(&'static str, Vec<Node<'f>>)>>,
 }
 
 impl<'f> FileContext<'f> {
     /// Prepares the context of a parsed file.
     pub fn new(file: &'f ParsedFile) -> FileContext<'f> {
-        FileContext { file, blocks: code_blocks(file), scopes: OnceCell::new(), nodes_by_kind: OnceCell::new() }
+        FileContext {
+            file,
+            blocks: code_blocks(file),
+            scopes: OnceCell::new(),
+            classes: OnceCell::new(),
+            nodes_by_kind: OnceCell::new(),
+        }
     }
 
     /// The parsed file.
@@ -35,6 +43,11 @@ impl<'f> FileContext<'f> {
     /// The scopes and bindings of the file (computed on first use).
     pub fn scopes(&self) -> &Scopes {
         self.scopes.get_or_init(|| Scopes::build(self.file))
+    }
+
+    /// The classes of the file with their bases and MROs (computed on first use).
+    pub fn classes(&self) -> &Classes<'f> {
+        self.classes.get_or_init(|| Classes::build(self.file, self.nodes("class_definition"), self.scopes()))
     }
 
     /// The source text of a node.
@@ -76,6 +89,23 @@ impl<'f> FileContext<'f> {
     pub fn blocks_of(&self, spans: &[Span]) -> Vec<usize> {
         let mut indices: Vec<usize> =
             spans.iter().filter_map(|s| self.blocks.block_of_span(s)).map(|b| b.index).collect();
+        indices.sort_unstable();
+        indices.dedup();
+        indices
+    }
+
+    /// The indices of the blocks with at least one line inside one of the
+    /// given spans, sorted and unique: a class's span gives its class-level
+    /// block and all its methods.
+    pub fn blocks_within(&self, spans: &[Span]) -> Vec<usize> {
+        let mut indices: Vec<usize> = Vec::new();
+        for span in spans {
+            for line in span.start.line..=span.end.line {
+                if let Some(block) = self.blocks.block_of_line(line) {
+                    indices.push(block.index);
+                }
+            }
+        }
         indices.sort_unstable();
         indices.dedup();
         indices

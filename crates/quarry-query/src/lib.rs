@@ -7,9 +7,12 @@
 //! once per file in a [`FileContext`] and shared by every query.
 
 pub mod ast;
+pub mod builtins;
+pub mod classes;
 pub mod context;
 pub mod engine;
 pub mod finding;
+pub mod methods;
 pub mod queries;
 pub mod registry;
 pub mod render;

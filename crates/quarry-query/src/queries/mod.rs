@@ -3,10 +3,18 @@
 use crate::registry::Query;
 
 pub mod catching_base_exception;
+pub mod conflicting_attributes;
 pub mod duplicate_key_in_dict;
 pub mod equals_none;
+pub mod missing_equals;
 pub mod non_self;
 
 /// Every implemented query.
-pub static ALL: &[&Query] =
-    &[&catching_base_exception::QUERY, &duplicate_key_in_dict::QUERY, &equals_none::QUERY, &non_self::QUERY];
+pub static ALL: &[&Query] = &[
+    &catching_base_exception::QUERY,
+    &conflicting_attributes::QUERY,
+    &duplicate_key_in_dict::QUERY,
+    &equals_none::QUERY,
+    &missing_equals::QUERY,
+    &non_self::QUERY,
+];
