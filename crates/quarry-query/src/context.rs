@@ -6,6 +6,7 @@ use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
 use tree_sitter::Node;
 
 use crate::classes::Classes;
+use crate::imports::Imports;
 use crate::scopes::Scopes;
 
 /// One parsed Python file with its blocks and lazily computed analyses.
@@ -15,6 +16,7 @@ pub struct FileContext<'f> {
     blocks: Blocks,
     scopes: OnceCell<Scopes>,
     classes: OnceCell<Classes<'f>>,
+    imports: OnceCell<Imports<'f>>,
     nodes_by_kind: OnceCell<Vec<(&'static str, Vec<Node<'f>>)>>,
 }
 
@@ -26,6 +28,7 @@ impl<'f> FileContext<'f> {
             blocks: code_blocks(file),
             scopes: OnceCell::new(),
             classes: OnceCell::new(),
+            imports: OnceCell::new(),
             nodes_by_kind: OnceCell::new(),
         }
     }
@@ -48,6 +51,11 @@ impl<'f> FileContext<'f> {
     /// The classes of the file with their bases and MROs (computed on first use).
     pub fn classes(&self) -> &Classes<'f> {
         self.classes.get_or_init(|| Classes::build(self.file, self.nodes("class_definition"), self.scopes()))
+    }
+
+    /// The module-level imports and the uses of names (computed on first use).
+    pub fn imports(&self) -> &Imports<'f> {
+        self.imports.get_or_init(|| Imports::build(self.file, self.scopes(), |kind| self.nodes(kind)))
     }
 
     /// The source text of a node.

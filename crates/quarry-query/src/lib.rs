@@ -12,6 +12,7 @@ pub mod classes;
 pub mod context;
 pub mod engine;
 pub mod finding;
+pub mod imports;
 pub mod methods;
 pub mod queries;
 pub mod registry;

@@ -5,16 +5,22 @@ use crate::registry::Query;
 pub mod catching_base_exception;
 pub mod conflicting_attributes;
 pub mod duplicate_key_in_dict;
+pub mod equals_hash_mismatch;
 pub mod equals_none;
+pub mod incomplete_ordering;
 pub mod missing_equals;
 pub mod non_self;
+pub mod unused_import;
 
 /// Every implemented query.
 pub static ALL: &[&Query] = &[
     &catching_base_exception::QUERY,
     &conflicting_attributes::QUERY,
     &duplicate_key_in_dict::QUERY,
+    &equals_hash_mismatch::QUERY,
     &equals_none::QUERY,
+    &incomplete_ordering::QUERY,
     &missing_equals::QUERY,
     &non_self::QUERY,
+    &unused_import::QUERY,
 ];
