@@ -210,6 +210,27 @@ impl<'f> Classes<'f> {
         }
     }
 
+    /// Looks `name` up along the MRO of `id` after the entry `after`, as
+    /// `super(after, self).name` does on an instance of `id`.
+    pub fn lookup_after(&self, id: ClassId, after: ClassId, name: &str) -> Lookup<'_, 'f> {
+        let mro = &self.mros[id];
+        match mro.iter().position(|c| *c == ClassRef::Local(after)) {
+            Some(at) => self.lookup_in(&mro[at + 1..], name),
+            None => Lookup::Unknown,
+        }
+    }
+
+    /// The class of that name visible at `node`: the nearest class defined
+    /// before it (nested classes count by their own name).
+    pub fn named_before(&self, name: &str, node: Node<'_>) -> Option<ClassId> {
+        self.classes
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, c)| c.name == name && c.node.start_byte() < node.start_byte())
+            .map(|(i, _)| i)
+    }
+
     fn lookup_in(&self, mro: &[ClassRef], name: &str) -> Lookup<'_, 'f> {
         for entry in mro {
             match entry {

@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod calls;
 pub mod classes;
 pub mod context;
 pub mod engine;

@@ -8,6 +8,7 @@ pub mod duplicate_key_in_dict;
 pub mod equals_hash_mismatch;
 pub mod equals_none;
 pub mod incomplete_ordering;
+pub mod missing_call_to_init;
 pub mod missing_equals;
 pub mod non_self;
 pub mod unused_import;
@@ -20,6 +21,7 @@ pub static ALL: &[&Query] = &[
     &equals_hash_mismatch::QUERY,
     &equals_none::QUERY,
     &incomplete_ordering::QUERY,
+    &missing_call_to_init::QUERY,
     &missing_equals::QUERY,
     &non_self::QUERY,
     &unused_import::QUERY,

@@ -1,0 +1,160 @@
+//! Call and reference targets that resolve inside a file: `Class.name`,
+//! `self.name`, `super(Class, self).name`, `super().name` (also through a
+//! local variable holding `super(...)`), and plain names of module-level
+//! functions and classes.
+
+use tree_sitter::Node;
+
+use crate::ast::{method_class, parameter_names};
+use crate::classes::{ClassId, Classes, Lookup};
+use crate::methods::own_nodes;
+use quarry_syntax::ParsedFile;
+
+/// What a reference resolves to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'f> {
+    /// A method or function of the file, with the class declaring it if any.
+    Function(Option<ClassId>, Node<'f>),
+    /// A class of the file.
+    Class(ClassId),
+    /// A builtin attribute or function.
+    Builtin,
+    /// Nothing quarry can see.
+    Unknown,
+}
+
+/// Resolves the attribute reference `object.name` inside `function`,
+/// a method of `defining`, for an instance whose class is `runtime`.
+pub fn resolve_attribute<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    runtime: ClassId,
+    defining: ClassId,
+    function: Node<'f>,
+    attribute: Node<'f>,
+) -> Target<'f> {
+    let (Some(object), Some(name)) =
+        (attribute.child_by_field_name("object"), attribute.child_by_field_name("attribute"))
+    else {
+        return Target::Unknown;
+    };
+    let name = file.node_text(name);
+    let receiver = parameter_names(file, function).into_iter().next().map(|(n, _)| n);
+    let lookup = if let Some(after) = super_class(file, classes, defining, function, object) {
+        classes.lookup_after(runtime, after, name)
+    } else if object.kind() == "identifier" && receiver.as_deref() == Some(file.node_text(object)) {
+        classes.lookup(runtime, name)
+    } else if object.kind() == "identifier" {
+        match classes.named_before(file.node_text(object), function) {
+            Some(class) => classes.lookup(class, name),
+            None => Lookup::Unknown,
+        }
+    } else {
+        Lookup::Unknown
+    };
+    target_of(lookup)
+}
+
+fn target_of<'f>(lookup: Lookup<'_, 'f>) -> Target<'f> {
+    match lookup {
+        Lookup::Local(class, member) if member.kind == crate::classes::MemberKind::Method => {
+            Target::Function(Some(class), member.node)
+        }
+        Lookup::Builtin(_) => Target::Builtin,
+        _ => Target::Unknown,
+    }
+}
+
+/// If `object` is `super(...)` (or a local variable assigned it), the class
+/// after which lookup starts.
+fn super_class<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    defining: ClassId,
+    function: Node<'f>,
+    object: Node<'f>,
+) -> Option<ClassId> {
+    let call = if object.kind() == "identifier" {
+        let variable = file.node_text(object);
+        own_nodes(function).into_iter().find_map(|n| {
+            let left = n.child_by_field_name("left")?;
+            let right = n.child_by_field_name("right")?;
+            (n.kind() == "assignment" && file.node_text(left) == variable && is_super_call(file, right))
+                .then_some(right)
+        })?
+    } else {
+        object
+    };
+    if !is_super_call(file, call) {
+        return None;
+    }
+    let first = call.child_by_field_name("arguments").and_then(|a| a.named_child(0));
+    match first {
+        None => Some(defining),
+        Some(arg) => {
+            let text = file.node_text(arg);
+            let name = text.rsplit('.').next().unwrap_or(text).trim();
+            classes.named_before(name, function).or(Some(defining)).filter(|_| !name.is_empty())
+        }
+    }
+}
+
+fn is_super_call(file: &ParsedFile, node: Node<'_>) -> bool {
+    node.kind() == "call"
+        && node
+            .child_by_field_name("function")
+            .is_some_and(|f| f.kind() == "identifier" && file.node_text(f) == "super")
+}
+
+/// Every target that `function` (a method of `defining`) references by an
+/// attribute named `name`, for an instance of `runtime`, with the attribute
+/// nodes that do not resolve.
+pub fn attribute_targets<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    runtime: ClassId,
+    defining: ClassId,
+    function: Node<'f>,
+    name: &str,
+) -> (Vec<Target<'f>>, Vec<Node<'f>>) {
+    let mut resolved = Vec::new();
+    let mut unresolved = Vec::new();
+    for node in own_nodes(function) {
+        if node.kind() != "attribute" || node.child_by_field_name("attribute").map(|a| file.node_text(a)) != Some(name)
+        {
+            continue;
+        }
+        match resolve_attribute(file, classes, runtime, defining, function, node) {
+            Target::Unknown => unresolved.push(node),
+            target => resolved.push(target),
+        }
+    }
+    (resolved, unresolved)
+}
+
+/// The class declaring `function` as a method, if any.
+pub fn defining_class(classes: &Classes<'_>, function: Node<'_>) -> Option<ClassId> {
+    method_class(function).and_then(|c| classes.of_node(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FileContext;
+    use quarry_syntax::{Language, SourceFile};
+
+    #[test]
+    fn super_explicit_and_self_references() {
+        let text = "class A(object):\n    def __init__(self): pass\nclass B(A):\n    def __init__(self):\n        super(B, self).__init__()\n        A.__init__(self)\n        s = super()\n        s.__init__()\n        self.__init__\n        other.__init__()\n";
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
+        let cx = FileContext::new(&file);
+        let classes = cx.classes();
+        let init_b = classes.get(1).method("__init__").unwrap();
+        let (resolved, unresolved) = attribute_targets(&file, classes, 1, 1, init_b, "__init__");
+        let a_init = classes.get(0).method("__init__").unwrap();
+        assert_eq!(resolved.iter().filter(|t| **t == Target::Function(Some(0), a_init)).count(), 3);
+        assert!(resolved.contains(&Target::Function(Some(1), init_b)));
+        assert_eq!(unresolved.len(), 1);
+        assert_eq!(defining_class(classes, init_b), Some(1));
+    }
+}
