@@ -191,6 +191,29 @@ impl<'f> Classes<'f> {
         self.mros[sub].contains(&ClassRef::Local(sup))
     }
 
+    /// The classes linking `from` and `to` along an MRO, both included:
+    /// the MRO of the subclass up to the superclass; empty if unrelated.
+    pub fn linkage(&self, from: ClassId, to: ClassId) -> Vec<ClassId> {
+        let slice = |sub: ClassId, sup: ClassId| -> Vec<ClassId> {
+            let mro = &self.mros[sub];
+            let end = mro.iter().position(|c| *c == ClassRef::Local(sup)).unwrap_or(0);
+            mro[..=end]
+                .iter()
+                .filter_map(|c| match c {
+                    ClassRef::Local(j) => Some(*j),
+                    _ => None,
+                })
+                .collect()
+        };
+        if self.is_subclass(from, to) {
+            slice(from, to)
+        } else if self.is_subclass(to, from) {
+            slice(to, from)
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Whether the class derives from the builtin `name` (e.g. `type`).
     pub fn derives_from_builtin(&self, id: ClassId, name: &str) -> bool {
         self.mros[id].iter().any(|c| matches!(c, ClassRef::Builtin(b) if *b == name))

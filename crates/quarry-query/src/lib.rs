@@ -17,9 +17,11 @@ pub mod imports;
 pub mod methods;
 pub mod queries;
 pub mod registry;
+pub mod relevance;
 pub mod render;
 pub mod report;
 pub mod scopes;
+pub mod signatures;
 
 pub use context::FileContext;
 pub use engine::run_query;

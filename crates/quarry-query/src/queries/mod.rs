@@ -11,6 +11,7 @@ pub mod incomplete_ordering;
 pub mod missing_call_to_init;
 pub mod missing_equals;
 pub mod non_self;
+pub mod signature_overridden_method;
 pub mod unused_import;
 
 /// Every implemented query.
@@ -24,5 +25,6 @@ pub static ALL: &[&Query] = &[
     &missing_call_to_init::QUERY,
     &missing_equals::QUERY,
     &non_self::QUERY,
+    &signature_overridden_method::QUERY,
     &unused_import::QUERY,
 ];
