@@ -7,6 +7,7 @@ use tree_sitter::Node;
 
 use crate::ast::{method_class, parameter_names};
 use crate::classes::{ClassId, Classes, Lookup};
+use crate::context::FileContext;
 use crate::methods::own_nodes;
 use quarry_syntax::ParsedFile;
 
@@ -132,6 +133,96 @@ pub fn attribute_targets<'f>(
     (resolved, unresolved)
 }
 
+/// A call resolved to a function or method of the file.
+#[derive(Debug, Clone, Copy)]
+pub struct CallTarget<'f> {
+    /// The `function_definition` called.
+    pub function: Node<'f>,
+    /// The class declaring it, for methods.
+    pub class: Option<ClassId>,
+    /// Whether the receiver is passed implicitly (bound method call).
+    pub bound: bool,
+}
+
+/// Resolves the callee of a `call` to a function of the file: a plain name
+/// bound only by a module-level `def` and not shadowed where the call is,
+/// `self.m(...)` in a method, `Class.m(...)` and `super(...).m(...)`.
+pub fn resolve_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarget<'f>> {
+    let file = cx.file();
+    let callee = call.child_by_field_name("function")?;
+    match callee.kind() {
+        "identifier" => {
+            let name = file.node_text(callee);
+            let definition = module_definition(cx, name, call)?;
+            (definition.kind() == "function_definition").then_some(CallTarget {
+                function: definition,
+                class: None,
+                bound: false,
+            })
+        }
+        "attribute" => {
+            let classes = cx.classes();
+            let function = enclosing_method(call)?;
+            let defining = defining_class(classes, function)?;
+            let object = callee.child_by_field_name("object")?;
+            let through_class = object.kind() == "identifier"
+                && parameter_names(file, function).first().map(|(n, _)| n.as_str()) != Some(file.node_text(object))
+                && super_class(file, classes, defining, function, object).is_none();
+            match resolve_attribute(file, classes, defining, defining, function, callee) {
+                Target::Function(class, node) => {
+                    let decorators = crate::ast::decorators(file, node);
+                    let is_static = decorators.contains(&"staticmethod");
+                    let is_class = decorators.contains(&"classmethod");
+                    let bound = !is_static && (is_class || !through_class);
+                    Some(CallTarget { function: node, class, bound })
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Resolves a call `Name(...)` to a class of the file bound only by its
+/// `class` statement at module level and not shadowed where the call is.
+pub fn resolve_class_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<ClassId> {
+    let callee = call.child_by_field_name("function").filter(|f| f.kind() == "identifier")?;
+    let definition = module_definition(cx, cx.file().node_text(callee), call)?;
+    cx.classes().of_node(definition)
+}
+
+/// The module-level `def` or `class` that `name` refers to at `site`: the
+/// module binds it only by definitions (the last one before `site` counts,
+/// else the last one) and no enclosing function or lambda binds it.
+fn module_definition<'f>(cx: &FileContext<'f>, name: &str, site: Node<'f>) -> Option<Node<'f>> {
+    let scopes = cx.scopes();
+    let module = scopes.get(0);
+    let bindings: Vec<_> = module.bindings.iter().filter(|b| b.name == name).collect();
+    if bindings.is_empty() || bindings.iter().any(|b| b.kind != Some(crate::scopes::BindingKind::Definition)) {
+        return None;
+    }
+    let mut current = site.parent();
+    while let Some(n) = current {
+        if matches!(n.kind(), "function_definition" | "lambda" | "class_definition") {
+            if let Some(scope) = scopes.of_node(n.id()) {
+                if scopes.get(scope).is_local(name) {
+                    return None;
+                }
+            }
+        }
+        current = n.parent();
+    }
+    let before = bindings.iter().rev().find(|b| b.start_byte < site.start_byte()).or(bindings.last())?;
+    let definitions = cx.nodes("function_definition").iter().chain(cx.nodes("class_definition"));
+    definitions.copied().find(|d| d.id() == before.binder_id.unwrap_or(usize::MAX))
+}
+
+/// The innermost function holding `node` if it is a method.
+fn enclosing_method(node: Node<'_>) -> Option<Node<'_>> {
+    let function = crate::ast::enclosing_function(node)?;
+    method_class(function).map(|_| function)
+}
+
 /// The class declaring `function` as a method, if any.
 pub fn defining_class(classes: &Classes<'_>, function: Node<'_>) -> Option<ClassId> {
     method_class(function).and_then(|c| classes.of_node(c))
@@ -156,5 +247,24 @@ mod tests {
         assert!(resolved.contains(&Target::Function(Some(1), init_b)));
         assert_eq!(unresolved.len(), 1);
         assert_eq!(defining_class(classes, init_b), Some(1));
+    }
+
+    #[test]
+    fn calls_to_functions_methods_and_classes() {
+        let text = "def f(a): pass\nclass K(object):\n    def m(self): f(1)\n    @staticmethod\n    def s(): pass\n    def n(self):\n        self.m()\n        K.m(self)\n        self.s()\nK()\ndef g(f):\n    f(1)\n";
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
+        let cx = FileContext::new(&file);
+        let calls = cx.nodes("call");
+        let targets: Vec<Option<(String, bool)>> = calls
+            .iter()
+            .map(|c| {
+                resolve_call(&cx, *c)
+                    .map(|t| (file.node_text(t.function.child_by_field_name("name").unwrap()).to_string(), t.bound))
+            })
+            .collect();
+        let some = |n: &str, b: bool| Some((n.to_string(), b));
+        assert_eq!(targets, [some("f", false), some("m", true), some("m", false), some("s", false), None, None]);
+        assert_eq!(resolve_class_call(&cx, calls[4]), Some(0));
+        assert_eq!(resolve_class_call(&cx, calls[0]), None);
     }
 }

@@ -13,6 +13,8 @@ pub mod missing_equals;
 pub mod non_self;
 pub mod signature_overridden_method;
 pub mod unused_import;
+pub mod wrong_number_arguments;
+pub mod wrong_number_class_arguments;
 
 /// Every implemented query.
 pub static ALL: &[&Query] = &[
@@ -27,4 +29,6 @@ pub static ALL: &[&Query] = &[
     &non_self::QUERY,
     &signature_overridden_method::QUERY,
     &unused_import::QUERY,
+    &wrong_number_arguments::QUERY,
+    &wrong_number_class_arguments::QUERY,
 ];
