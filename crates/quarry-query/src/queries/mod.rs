@@ -8,6 +8,8 @@ pub mod duplicate_key_in_dict;
 pub mod equals_hash_mismatch;
 pub mod equals_none;
 pub mod incomplete_ordering;
+pub mod init_calls_subclass_method;
+pub mod iter_returns_non_iterator;
 pub mod missing_call_to_init;
 pub mod missing_equals;
 pub mod non_self;
@@ -24,6 +26,8 @@ pub static ALL: &[&Query] = &[
     &equals_hash_mismatch::QUERY,
     &equals_none::QUERY,
     &incomplete_ordering::QUERY,
+    &init_calls_subclass_method::QUERY,
+    &iter_returns_non_iterator::QUERY,
     &missing_call_to_init::QUERY,
     &missing_equals::QUERY,
     &non_self::QUERY,
