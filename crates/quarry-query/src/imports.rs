@@ -124,7 +124,7 @@ fn at_module_level(node: Node<'_>) -> bool {
 }
 
 /// Whether the statement sits under `if False:` or `if 0:`.
-fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
+pub fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
     let mut current = node.parent();
     while let Some(n) = current {
         if n.kind() == "if_statement" {

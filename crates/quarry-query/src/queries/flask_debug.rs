@@ -9,9 +9,11 @@
 //! ```
 //!
 //! The application is a name or `self` attribute assigned `Flask(...)` or
-//! `flask.Flask(...)` in the file, with `Flask` imported from `flask`; the
-//! call's `debug` keyword must be the constant `True`. The assignment and
-//! the import are relevant. Negative form: `run` calls on a Flask
+//! `flask.Flask(...)` in the file, with `Flask` imported from `flask`; its
+//! `run` method is called directly or through a name bound to `app.run`,
+//! outside `if False:`, with a `debug` keyword that is a true constant, or
+//! a name whose last module-level assignment before the call is one. The
+//! application's assignment is relevant. Negative form: `run` calls on a Flask
 //! application without debug mode.
 
 use crate::context::FileContext;
@@ -36,18 +38,25 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     if apps.is_empty() {
         return Vec::new();
     }
+    let runners = run_aliases(cx, &apps);
     let mut findings = Vec::new();
     for &call in cx.nodes("call") {
-        let Some(callee) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else { continue };
-        if callee.child_by_field_name("attribute").map(|a| cx.text(a)) != Some("run") {
+        let Some(callee) = call.child_by_field_name("function") else { continue };
+        let target = match callee.kind() {
+            "attribute" if callee.child_by_field_name("attribute").map(|a| cx.text(a)) == Some("run") => {
+                callee.child_by_field_name("object").map(|o| cx.text(o))
+            }
+            "identifier" => runners.iter().find(|(alias, _)| alias == cx.text(callee)).map(|(_, app)| app.as_str()),
+            _ => None,
+        };
+        let Some((_, assignment)) = target.and_then(|t| apps.iter().find(|(name, _)| name == t)) else { continue };
+        if crate::imports::never_executed(cx.file(), call) {
             continue;
         }
-        let Some(object) = callee.child_by_field_name("object") else { continue };
-        let Some((_, assignment)) = apps.iter().find(|(name, _)| name == cx.text(object)) else { continue };
         let debug = crate::ast::call_arguments(call).into_iter().any(|a| {
             a.kind() == "keyword_argument"
                 && a.child_by_field_name("name").is_some_and(|n| cx.text(n) == "debug")
-                && a.child_by_field_name("value").is_some_and(|v| v.kind() == "true")
+                && a.child_by_field_name("value").is_some_and(|v| truthy(cx, v, call.start_byte()))
         });
         if debug != (polarity == Polarity::Positive) {
             continue;
@@ -60,6 +69,53 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         findings.push(RawFinding::answer(cx.location(call), message).with_context([*assignment]));
     }
     findings
+}
+
+/// Whether a `debug=` value is a true constant, directly or through the
+/// last module-level assignment of a name before the call.
+fn truthy(cx: &FileContext<'_>, value: tree_sitter::Node<'_>, before: usize) -> bool {
+    let value = crate::ast::strip_parentheses(value);
+    match value.kind() {
+        "true" => true,
+        "integer" | "float" => {
+            cx.text(value).trim_start_matches(['0', '.', '_']).chars().any(|c| c.is_ascii_digit() && c != '0')
+        }
+        "identifier" => {
+            let name = cx.text(value);
+            let assignment = cx.nodes("assignment").iter().rev().find(|a| {
+                a.start_byte() < before
+                    && crate::ast::enclosing_function(**a).is_none()
+                    && a.child_by_field_name("left").is_some_and(|l| cx.text(l) == name)
+            });
+            assignment
+                .and_then(|a| a.child_by_field_name("right"))
+                .is_some_and(|r| matches!(r.kind(), "true" | "integer" | "float") && truthy(cx, r, before))
+        }
+        _ => false,
+    }
+}
+
+/// Names bound to an application's `run` method (`runapp = app.run`), with the application.
+fn run_aliases(cx: &FileContext<'_>, apps: &[(String, quarry_syntax::Span)]) -> Vec<(String, String)> {
+    let mut aliases = Vec::new();
+    for &assignment in cx.nodes("assignment") {
+        let (Some(left), Some(right)) =
+            (assignment.child_by_field_name("left"), assignment.child_by_field_name("right"))
+        else {
+            continue;
+        };
+        if left.kind() != "identifier" || right.kind() != "attribute" {
+            continue;
+        }
+        let object = right.child_by_field_name("object").map(|o| cx.text(o));
+        let method = right.child_by_field_name("attribute").map(|a| cx.text(a));
+        if let (Some(object), Some("run")) = (object, method) {
+            if apps.iter().any(|(name, _)| name == object) {
+                aliases.push((cx.text(left).to_string(), object.to_string()));
+            }
+        }
+    }
+    aliases
 }
 
 /// Names (`app`, `self.app`) assigned a Flask application, with the span
