@@ -9,7 +9,7 @@
 //! ```
 //!
 //! As in CodeQL: the callee resolves inside the file to a procedure (no
-//! `return` with a value, no `yield`, and it can finish normally); the
+//! `return` statement, no `yield`, and it can finish normally); the
 //! result is used when the call sits inside another call, an attribute or
 //! a subscript, or in a statement other than an expression statement —
 //! except as the value of the only `return` of its function. Modules using
@@ -66,11 +66,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     findings
 }
 
-/// A function that never returns a value: no `return` with a value, no
+/// A procedure as CodeQL defines it: no `return` statement at all, no
 /// `yield`, and it does not always raise.
 fn is_procedure(function: Node<'_>) -> bool {
     let nodes = own_nodes(function);
-    let returns_value = nodes.iter().any(|n| n.kind() == "return_statement" && n.named_child_count() > 0);
+    let returns_value = nodes.iter().any(|n| n.kind() == "return_statement");
     let generator = nodes.iter().any(|n| matches!(n.kind(), "yield" | "await"));
     let is_async = crate::ast::children(function).first().is_some_and(|c| c.kind() == "async");
     !returns_value && !generator && !is_async && !only_raises(function)
