@@ -10,7 +10,9 @@
 //! The callee is a literal, or a name the module (or the calling function)
 //! binds exactly once, by an assignment of a literal or of an instance of a
 //! class of the file whose bases quarry can see and which has no
-//! `__call__`. `None` and `NotImplemented` are left out, as in CodeQL. The
+//! `__call__`; `NotImplemented()` outside `raise` counts too. As in CodeQL,
+//! `None` is left out, and so are calls guarded by `hasattr(x, "__call__")`
+//! or `callable(x)`. The
 //! origin of the value and, for instances, the class are relevant.
 //! Negative form: calls of names bound once to functions, classes or
 //! instances of callable classes.
@@ -52,6 +54,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for &call in cx.nodes("call") {
         let Some(callee) = call.child_by_field_name("function") else { continue };
         let Some(origin) = origin(cx, callee) else { continue };
+        if guarded(cx, call, callee) {
+            continue;
+        }
         let (callable, origin_node, class) = match origin {
             Origin::Literal(n) => (false, n, None),
             Origin::Instance(n, class) => {
@@ -76,6 +81,33 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     findings
 }
 
+/// Whether the call sits under `if hasattr(callee, "__call__"):` or
+/// `if callable(callee):`.
+fn guarded(cx: &FileContext<'_>, call: Node<'_>, callee: Node<'_>) -> bool {
+    let name = cx.text(callee);
+    let mut current = call.parent();
+    while let Some(node) = current {
+        if node.kind() == "if_statement" {
+            let condition: String = node
+                .child_by_field_name("condition")
+                .map(|c| cx.text(c))
+                .unwrap_or_default()
+                .split_whitespace()
+                .collect();
+            let checks = [
+                format!("hasattr({name},\"__call__\")"),
+                format!("hasattr({name},'__call__')"),
+                format!("callable({name})"),
+            ];
+            if checks.iter().any(|c| condition.contains(c.as_str())) {
+                return true;
+            }
+        }
+        current = node.parent();
+    }
+    false
+}
+
 /// The value a callee refers to, when the file decides it.
 fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
     let callee = crate::ast::strip_parentheses(callee);
@@ -86,6 +118,10 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
         return None;
     }
     let name = cx.text(callee);
+    if name == "NotImplemented" && !cx.scopes().get(0).bindings.iter().any(|b| b.name == name) {
+        let in_raise = callee.parent().and_then(|c| c.parent()).is_some_and(|p| p.kind() == "raise_statement");
+        return (!in_raise).then_some(Origin::Literal(callee));
+    }
     let scopes = cx.scopes();
     let function = crate::ast::enclosing_function(callee);
     let scope: &Scope = match function.and_then(|f| scopes.of_node(f.id())) {
