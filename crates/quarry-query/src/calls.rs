@@ -24,6 +24,54 @@ pub enum Target<'f> {
     Unknown,
 }
 
+/// How an attribute reference `object.name` inside a method reaches a class,
+/// independent of the runtime class of the instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reference {
+    /// `self.name`: looked up on the runtime class.
+    Receiver,
+    /// `super(C, self).name`: looked up on the runtime class after `C`.
+    Super(ClassId),
+    /// `C.name` for a class `C` of the file.
+    Class(ClassId),
+    /// Anything else.
+    Opaque,
+}
+
+/// Classifies the attribute reference `object.name` inside `function`, a
+/// method of `defining`.
+pub fn classify_attribute<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    defining: ClassId,
+    function: Node<'f>,
+    attribute: Node<'f>,
+) -> Reference {
+    let Some(object) = attribute.child_by_field_name("object") else { return Reference::Opaque };
+    if let Some(after) = super_class(file, classes, defining, function, object) {
+        return Reference::Super(after);
+    }
+    if object.kind() != "identifier" {
+        return Reference::Opaque;
+    }
+    let receiver = parameter_names(file, function).into_iter().next().map(|(n, _)| n);
+    if receiver.as_deref() == Some(file.node_text(object)) {
+        return Reference::Receiver;
+    }
+    classes.named_before(file.node_text(object), function).map_or(Reference::Opaque, Reference::Class)
+}
+
+/// Resolves a classified reference to `name` for an instance of `runtime`.
+pub fn resolve_reference<'f>(classes: &Classes<'f>, runtime: ClassId, reference: Reference, name: &str) -> Target<'f> {
+    let lookup = match reference {
+        Reference::Receiver => classes.lookup(runtime, name),
+        Reference::Super(after) => classes.lookup_after(runtime, after, name),
+        Reference::Class(class) => classes.lookup(class, name),
+        Reference::Opaque => Lookup::Unknown,
+    };
+    target_of(lookup)
+}
+
 /// Resolves the attribute reference `object.name` inside `function`,
 /// a method of `defining`, for an instance whose class is `runtime`.
 pub fn resolve_attribute<'f>(
@@ -34,26 +82,9 @@ pub fn resolve_attribute<'f>(
     function: Node<'f>,
     attribute: Node<'f>,
 ) -> Target<'f> {
-    let (Some(object), Some(name)) =
-        (attribute.child_by_field_name("object"), attribute.child_by_field_name("attribute"))
-    else {
-        return Target::Unknown;
-    };
-    let name = file.node_text(name);
-    let receiver = parameter_names(file, function).into_iter().next().map(|(n, _)| n);
-    let lookup = if let Some(after) = super_class(file, classes, defining, function, object) {
-        classes.lookup_after(runtime, after, name)
-    } else if object.kind() == "identifier" && receiver.as_deref() == Some(file.node_text(object)) {
-        classes.lookup(runtime, name)
-    } else if object.kind() == "identifier" {
-        match classes.named_before(file.node_text(object), function) {
-            Some(class) => classes.lookup(class, name),
-            None => Lookup::Unknown,
-        }
-    } else {
-        Lookup::Unknown
-    };
-    target_of(lookup)
+    let Some(name) = attribute.child_by_field_name("attribute") else { return Target::Unknown };
+    let reference = classify_attribute(file, classes, defining, function, attribute);
+    resolve_reference(classes, runtime, reference, file.node_text(name))
 }
 
 fn target_of<'f>(lookup: Lookup<'_, 'f>) -> Target<'f> {
@@ -120,17 +151,32 @@ pub fn attribute_targets<'f>(
 ) -> (Vec<Target<'f>>, Vec<Node<'f>>) {
     let mut resolved = Vec::new();
     let mut unresolved = Vec::new();
-    for node in own_nodes(function) {
-        if node.kind() != "attribute" || node.child_by_field_name("attribute").map(|a| file.node_text(a)) != Some(name)
-        {
-            continue;
-        }
-        match resolve_attribute(file, classes, runtime, defining, function, node) {
+    for (node, reference) in attribute_references(file, classes, defining, function, name) {
+        match resolve_reference(classes, runtime, reference, name) {
             Target::Unknown => unresolved.push(node),
             target => resolved.push(target),
         }
     }
     (resolved, unresolved)
+}
+
+/// The attribute nodes named `name` in `function`'s own scope, each with
+/// how it reaches a class; the classification does not depend on the
+/// runtime class, so callers may compute it once per function.
+pub fn attribute_references<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    defining: ClassId,
+    function: Node<'f>,
+    name: &str,
+) -> Vec<(Node<'f>, Reference)> {
+    own_nodes(function)
+        .into_iter()
+        .filter(|n| {
+            n.kind() == "attribute" && n.child_by_field_name("attribute").map(|a| file.node_text(a)) == Some(name)
+        })
+        .map(|n| (n, classify_attribute(file, classes, defining, function, n)))
+        .collect()
 }
 
 /// A call resolved to a function or method of the file.

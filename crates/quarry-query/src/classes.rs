@@ -5,6 +5,8 @@
 //! `self`. Built once per file without recursion; cyclic or inconsistent
 //! hierarchies fall back to a depth-first order.
 
+use std::collections::HashMap;
+
 use tree_sitter::Node;
 
 use crate::ast::{decorators, named_children, parameter_names};
@@ -114,6 +116,7 @@ pub enum Lookup<'c, 'f> {
 pub struct Classes<'f> {
     classes: Vec<ClassInfo<'f>>,
     mros: Vec<Vec<ClassRef>>,
+    by_name: HashMap<String, Vec<ClassId>>,
 }
 
 impl<'f> Classes<'f> {
@@ -146,7 +149,11 @@ impl<'f> Classes<'f> {
             classes.push(ClassInfo { node, name, bases, metaclass, decorators, members, self_stores });
         }
         let mros = compute_mros(&classes);
-        Classes { classes, mros }
+        let mut by_name: HashMap<String, Vec<ClassId>> = HashMap::new();
+        for (id, class) in classes.iter().enumerate() {
+            by_name.entry(class.name.clone()).or_default().push(id);
+        }
+        Classes { classes, mros, by_name }
     }
 
     /// Every class, in source order.
@@ -246,12 +253,8 @@ impl<'f> Classes<'f> {
     /// The class of that name visible at `node`: the nearest class defined
     /// before it (nested classes count by their own name).
     pub fn named_before(&self, name: &str, node: Node<'_>) -> Option<ClassId> {
-        self.classes
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, c)| c.name == name && c.node.start_byte() < node.start_byte())
-            .map(|(i, _)| i)
+        let candidates = self.by_name.get(name)?;
+        candidates.iter().rev().copied().find(|&i| self.classes[i].node.start_byte() < node.start_byte())
     }
 
     fn lookup_in(&self, mro: &[ClassRef], name: &str) -> Lookup<'_, 'f> {
@@ -494,9 +497,34 @@ fn compute_mros(classes: &[ClassInfo<'_>]) -> Vec<Vec<ClassRef>> {
     mros
 }
 
+/// Longest MRO kept; deeper hierarchies end in an unknown entry, which
+/// keeps time and memory bounded on generated or hostile input.
+const MAX_MRO: usize = 256;
+
+/// Largest C3 merge attempted (lists times entries); wider ones use the
+/// fallback order.
+const MAX_MERGE: usize = 200_000;
+
 /// C3 linearization of a class with the given base MROs; falls back to a
 /// depth-first, left-to-right order with `object` last when C3 fails.
 fn linearize(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
+    let size = (sequences.len() + 1) * sequences.iter().map(Vec::len).sum::<usize>();
+    let mut mro = if sequences.len() == 1 && !sequences[0].contains(&head) {
+        // Single inheritance: the class, then its base's MRO.
+        std::iter::once(head).chain(sequences.into_iter().flatten()).collect()
+    } else if size > MAX_MERGE {
+        fallback(head, sequences)
+    } else {
+        c3(head, sequences, bases)
+    };
+    if mro.len() > MAX_MRO {
+        mro.truncate(MAX_MRO - 1);
+        mro.push(ClassRef::Unknown("...".to_string()));
+    }
+    mro
+}
+
+fn c3(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
     let mut result = vec![head.clone()];
     let mut lists: Vec<Vec<ClassRef>> = sequences.clone();
     lists.push(bases);

@@ -16,10 +16,10 @@
 //! library's recommended mixin pattern), a first definition that calls
 //! `super()` and a second one that does nothing are not conflicts, nor is a
 //! name the class declares itself. Bases quarry cannot see (imported ones)
-//! give no answer. The relevant blocks are the class's own block, the
-//! conflicting definitions, and in every superclass its `__init__` and the
-//! methods of the same name. Negative form: classes with several bases,
-//! all visible, and no conflicting attribute.
+//! give no answer. The relevant blocks are the class's own block and all
+//! blocks of its superclasses (Figure 1 of the paper: all three classes).
+//! Negative form: classes with several bases, all visible, and no
+//! conflicting attribute.
 
 use quarry_syntax::Span;
 
@@ -58,7 +58,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
         let Some(conflicts) = conflicts(cx, classes, id) else { continue };
         let answer = cx.location(class.node);
-        let context = supporting_context(cx, classes, id, &conflicts);
+        let context = supporting_context(cx, classes, id);
         match polarity {
             Polarity::Positive if !conflicts.is_empty() => {
                 let mut facts: Vec<Span> = Vec::new();
@@ -161,28 +161,8 @@ fn source_span(cx: &FileContext<'_>, classes: &Classes<'_>, source: &Source) -> 
     }
 }
 
-/// The superclass code the query reasons over: every superclass's
-/// `__init__`, the definitions of each conflicting name, and methods that
-/// two superclasses both define.
-fn supporting_context(
-    cx: &FileContext<'_>,
-    classes: &Classes<'_>,
-    id: ClassId,
-    conflicts: &[(String, Source, Source)],
-) -> Vec<Span> {
-    let supers = classes.local_supers(id);
-    let mut context = Vec::new();
-    for &s in &supers {
-        for member in &classes.get(s).members {
-            let conflicting = conflicts.iter().any(|(n, _, _)| *n == member.name);
-            let shared = member.kind == MemberKind::Method
-                && member.name != "process_request"
-                && (member.name == "__init__"
-                    || supers.iter().any(|&o| o != s && classes.get(o).method(&member.name).is_some()));
-            if conflicting || shared {
-                context.push(cx.span(member.node));
-            }
-        }
-    }
-    context
+/// The superclass code the query reasons over: every block of every
+/// superclass of the file, as the query looks attributes up along the MRO.
+fn supporting_context(cx: &FileContext<'_>, classes: &Classes<'_>, id: ClassId) -> Vec<Span> {
+    classes.local_supers(id).into_iter().map(|s| cx.span(classes.get(s).node)).collect()
 }

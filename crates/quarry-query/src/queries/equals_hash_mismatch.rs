@@ -12,7 +12,8 @@
 //! Python 3 semantics, as CodeQL's query for Python 3: a class defining
 //! `__eq__` without `__hash__` is made unhashable automatically and is
 //! fine. Classes whose `__hash__` is `None` or never returns are unhashable
-//! and left out. Negative form: classes that declare `__hash__` together
+//! and left out. The class's class-level block and `__init__` are relevant
+//! with the method. Negative form: classes that declare `__hash__` together
 //! with `__eq__`, the same plausible spans with the contract kept.
 
 use crate::classes::{ClassInfo, MemberKind};
@@ -51,7 +52,12 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         } else {
             format!("Class {} implements __hash__ but does not define __eq__.", class.name)
         };
-        findings.push(RawFinding::answer(cx.location(hash.node), message).with_facts([cx.location(class.node)]));
+        let context = crate::relevance::linkage_of_nodes(cx, hash.node, &[class.node]);
+        findings.push(
+            RawFinding::answer(cx.location(hash.node), message)
+                .with_facts([cx.location(class.node)])
+                .with_context(context),
+        );
     }
     findings
 }

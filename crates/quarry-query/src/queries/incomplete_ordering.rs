@@ -11,8 +11,8 @@
 //! As in CodeQL: methods inherited from superclasses other than `object`
 //! count, a class is blamed only for ordering methods it declares itself,
 //! `functools.total_ordering` classes are fine, and classes with bases
-//! quarry cannot see are left out. Superclasses declaring ordering methods
-//! are relevant. Negative form: classes declaring an ordering method whose
+//! quarry cannot see are left out. The class's `__init__` and the ordering
+//! methods of its superclasses are relevant. Negative form: classes declaring an ordering method whose
 //! ordering is complete.
 
 use crate::builtins::is_ordering_method;
@@ -51,11 +51,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             continue;
         }
         let facts = declared.iter().map(|m| cx.location(m.node)).collect();
-        let context = classes
+        let mut context: Vec<_> = classes
             .local_supers(id)
             .into_iter()
             .flat_map(|s| classes.get(s).members.iter().filter(|m| is_ordering_method(&m.name)))
-            .map(|m| cx.span(m.node));
+            .map(|m| cx.span(m.node))
+            .collect();
+        context.extend(crate::relevance::linkage_context(cx, id, id));
         let message = if positive {
             format!("Class {} does not implement {}.", class.name, missing.join(" or "))
         } else {

@@ -19,11 +19,11 @@
 //! misses. The `__init__` methods along the MRO are relevant. Negative
 //! form: classes whose superclass `__init__` methods are all called.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use tree_sitter::Node;
 
-use crate::calls::{attribute_targets, defining_class, Target};
+use crate::calls::{attribute_references, defining_class, resolve_reference, Reference, Target};
 use crate::classes::{ClassId, Classes, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -52,7 +52,9 @@ struct Check<'f> {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
-    let checks: Vec<Option<Check<'_>>> = (0..classes.all().len()).map(|id| check(cx, classes, id)).collect();
+    let mut references = References::new();
+    let checks: Vec<Option<Check<'_>>> =
+        (0..classes.all().len()).map(|id| check(cx, classes, id, &mut references)).collect();
     let mut findings = Vec::new();
     for (id, class) in classes.all().iter().enumerate() {
         let Some(check) = &checks[id] else { continue };
@@ -92,7 +94,26 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     findings
 }
 
-fn check<'f>(cx: &FileContext<'f>, classes: &Classes<'f>, id: ClassId) -> Option<Check<'f>> {
+/// The `__init__` references of each function, classified once.
+type References<'f> = HashMap<usize, Vec<(Node<'f>, Reference)>>;
+
+fn references_of<'r, 'f>(
+    cx: &FileContext<'f>,
+    references: &'r mut References<'f>,
+    defining: ClassId,
+    function: Node<'f>,
+) -> &'r [(Node<'f>, Reference)] {
+    references
+        .entry(function.id())
+        .or_insert_with(|| attribute_references(cx.file(), cx.classes(), defining, function, "__init__"))
+}
+
+fn check<'f>(
+    cx: &FileContext<'f>,
+    classes: &Classes<'f>,
+    id: ClassId,
+    references: &mut References<'f>,
+) -> Option<Check<'f>> {
     let file = cx.file();
     if !classes.is_fully_known(id) || is_abstract(file, classes, id) {
         return None;
@@ -104,15 +125,15 @@ fn check<'f>(cx: &FileContext<'f>, classes: &Classes<'f>, id: ClassId) -> Option
     let crate::classes::Lookup::Local(_, top) = classes.lookup(id, "__init__") else { return None };
     let initializer = top.node;
     let top_class = defining_class(classes, initializer)?;
-    let (_, unresolved) = attribute_targets(file, classes, id, top_class, initializer, "__init__");
-    if !unresolved.is_empty() {
+    let top_references = references_of(cx, references, top_class, initializer);
+    if top_references.iter().any(|(_, r)| resolve_reference(classes, id, *r, "__init__") == Target::Unknown) {
         return None;
     }
     let mut reached: BTreeSet<usize> = BTreeSet::from([initializer.id()]);
     let mut work = vec![(initializer, top_class)];
     while let Some((function, defining)) = work.pop() {
-        for target in attribute_targets(file, classes, id, defining, function, "__init__").0 {
-            if let Target::Function(Some(class), node) = target {
+        for (_, reference) in references_of(cx, references, defining, function).to_vec() {
+            if let Target::Function(Some(class), node) = resolve_reference(classes, id, reference, "__init__") {
                 if reached.insert(node.id()) {
                     work.push((node, class));
                 }
