@@ -58,7 +58,7 @@ pub fn classify_attribute<'f>(
     if receiver.as_deref() == Some(file.node_text(object)) {
         return Reference::Receiver;
     }
-    classes.named_before(file.node_text(object), function).map_or(Reference::Opaque, Reference::Class)
+    classes.named_before(file.node_text(object), attribute).map_or(Reference::Opaque, Reference::Class)
 }
 
 /// Resolves a classified reference to `name` for an instance of `runtime`.
@@ -126,7 +126,7 @@ fn super_class<'f>(
         Some(arg) => {
             let text = file.node_text(arg);
             let name = text.rsplit('.').next().unwrap_or(text).trim();
-            classes.named_before(name, function).or(Some(defining)).filter(|_| !name.is_empty())
+            classes.named_before(name, call).or(Some(defining)).filter(|_| !name.is_empty())
         }
     }
 }

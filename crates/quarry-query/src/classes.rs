@@ -250,11 +250,15 @@ impl<'f> Classes<'f> {
         }
     }
 
-    /// The class of that name visible at `node`: the nearest class defined
-    /// before it (nested classes count by their own name).
-    pub fn named_before(&self, name: &str, node: Node<'_>) -> Option<ClassId> {
+    /// The class of that name visible at `site`: the nearest class defined
+    /// before it whose defining scope (module, function or class) encloses
+    /// the site.
+    pub fn named_before(&self, name: &str, site: Node<'_>) -> Option<ClassId> {
         let candidates = self.by_name.get(name)?;
-        candidates.iter().rev().copied().find(|&i| self.classes[i].node.start_byte() < node.start_byte())
+        candidates.iter().rev().copied().find(|&i| {
+            let node = self.classes[i].node;
+            node.start_byte() < site.start_byte() && scope_encloses(node, site)
+        })
     }
 
     fn lookup_in(&self, mro: &[ClassRef], name: &str) -> Lookup<'_, 'f> {
@@ -275,6 +279,19 @@ impl<'f> Classes<'f> {
         }
         Lookup::Missing
     }
+}
+
+/// Whether the function or class holding the definition `node` (if any)
+/// also holds `site`.
+fn scope_encloses(node: Node<'_>, site: Node<'_>) -> bool {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+            return n.start_byte() <= site.start_byte() && site.end_byte() <= n.end_byte();
+        }
+        current = n.parent();
+    }
+    true
 }
 
 /// Resolves a base expression: the nearest earlier class of that name in

@@ -13,7 +13,8 @@
 //! result is used when the call sits inside another call, an attribute or
 //! a subscript, or in a statement other than an expression statement —
 //! except as the value of the only `return` of its function. Modules using
-//! `mox` are left out. The callee and the classes linking it are relevant.
+//! `mox` are left out, and so are method calls whose method a subclass
+//! overrides with one returning a value. The callee and the classes linking it are relevant.
 //! Negative form: calls of procedures whose result is discarded.
 
 use tree_sitter::Node;
@@ -44,7 +45,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for &call in cx.nodes("call") {
         let Some(target) = resolve_call(cx, call) else { continue };
-        if !is_procedure(target.function) {
+        if !is_procedure(target.function) || overridden_by_function(cx, &target) {
             continue;
         }
         let used = is_used(call);
@@ -64,6 +65,18 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         );
     }
     findings
+}
+
+/// Whether a method called through its receiver may run an override, in a
+/// subclass of the file, that is no procedure: then the call may return a value.
+fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarget<'_>) -> bool {
+    let (Some(class), true) = (target.class, target.bound) else { return false };
+    let classes = cx.classes();
+    let name = target.function.child_by_field_name("name").map(|n| cx.text(n)).unwrap_or_default();
+    (0..classes.all().len())
+        .filter(|&sub| sub != class && classes.is_subclass(sub, class))
+        .filter_map(|sub| classes.get(sub).method(name))
+        .any(|m| !is_procedure(m))
 }
 
 /// A procedure as CodeQL defines it: no `return` statement at all, no

@@ -12,7 +12,8 @@
 //! As in CodeQL: the overriding method must require more positional
 //! arguments than the overridden one allows, or allow fewer than it
 //! requires; special methods, `__init__`, static and class methods are left
-//! out, and so are overridden methods called anywhere in the file (by their
+//! out (as is any decorated method, whose signature a decorator may change),
+//! and so are overridden methods called anywhere in the file (by their
 //! name), whose mismatches the arity queries report. The classes linking
 //! the two methods are relevant. Negative form: overriding methods whose
 //! signature is compatible with the overridden one.
@@ -98,12 +99,10 @@ fn overridden<'f>(cx: &FileContext<'f>, id: usize, name: &str) -> Option<Node<'f
     None
 }
 
-/// An instance method: not a static or class method, nor a property.
+/// A plain instance method: no decorator, which could make it a static or
+/// class method, a property, or change its signature.
 fn is_normal(cx: &FileContext<'_>, function: Node<'_>) -> bool {
-    !decorators(cx.file(), function).iter().any(|d| {
-        let d = d.rsplit('.').next().unwrap_or(d);
-        matches!(d, "staticmethod" | "classmethod" | "property" | "abstractproperty" | "setter" | "getter" | "deleter")
-    })
+    decorators(cx.file(), function).is_empty()
 }
 
 /// Names called anywhere in the file, as `name(...)` or `x.name(...)`.
