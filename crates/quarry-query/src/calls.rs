@@ -54,11 +54,24 @@ pub fn classify_attribute<'f>(
     if object.kind() != "identifier" {
         return Reference::Opaque;
     }
-    let receiver = parameter_names(file, function).into_iter().next().map(|(n, _)| n);
-    if receiver.as_deref() == Some(file.node_text(object)) {
+    let name = file.node_text(object);
+    let parameters = parameter_names(file, function);
+    if parameters.first().is_some_and(|(n, _)| n == name) {
         return Reference::Receiver;
     }
-    classes.named_before(file.node_text(object), attribute).map_or(Reference::Opaque, Reference::Class)
+    if parameters.iter().any(|(n, _)| n == name) || assigns_locally(file, function, name) {
+        return Reference::Opaque;
+    }
+    classes.named_before(name, attribute).map_or(Reference::Opaque, Reference::Class)
+}
+
+/// Whether the function's own scope assigns `name` (`B = type(...)`), which
+/// hides any class of that name.
+fn assigns_locally(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
+    own_nodes(function).into_iter().any(|n| {
+        matches!(n.kind(), "assignment" | "for_statement" | "with_item")
+            && n.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && file.node_text(l) == name)
+    })
 }
 
 /// Resolves a classified reference to `name` for an instance of `runtime`.
