@@ -10,13 +10,18 @@
 //!
 //! As in CodeQL: an operand of `is` or `is not` is a string, number, list,
 //! dict or tuple literal, except values CPython interns (the empty string,
-//! one-character strings, integers from -5 to 256, the empty tuple).
+//! one-character strings, integers from -5 to 256, the empty tuple). As the
+//! query CodeQueries was built from did through points-to, a fresh instance
+//! of a class of the file whose `__eq__` (its own or inherited, not
+//! `object`'s, not an identity test) defines equality counts too; its class
+//! and `__eq__` are then relevant.
 //! Negative form: `is` comparisons whose operands are not such literals
 //! (`x is None`, `a is b`).
 
 use tree_sitter::Node;
 
 use crate::ast::{children, named_children, strip_parentheses};
+use crate::classes::{Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -45,7 +50,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if !is_comparison {
             continue;
         }
-        let wrong = operands.iter().any(|o| uninterned_literal(cx, *o));
+        let instances: Vec<Vec<quarry_syntax::Span>> =
+            operands.iter().filter_map(|o| instance_with_equality(cx, *o)).collect();
+        let wrong = !instances.is_empty() || operands.iter().any(|o| uninterned_literal(cx, *o));
         if wrong != (polarity == Polarity::Positive) {
             continue;
         }
@@ -55,7 +62,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         } else {
             format!("Values compared using '{op}' where identity is meant.")
         };
-        findings.push(RawFinding::answer(cx.location(comparison), message));
+        findings.push(RawFinding::answer(cx.location(comparison), message).with_context(instances.concat()));
     }
     findings
 }
@@ -75,6 +82,31 @@ fn uninterned_literal(cx: &FileContext<'_>, node: Node<'_>) -> bool {
         "float" | "list" | "dictionary" => true,
         "tuple" => named_children(node).into_iter().any(|c| c.kind() != "comment"),
         _ => false,
+    }
+}
+
+/// For a fresh instance of a class of the file whose `__eq__` is its own
+/// (or a builtin's other than `object`'s) and does not compare identities,
+/// the spans of the class header and of that `__eq__`.
+fn instance_with_equality<'f>(cx: &FileContext<'f>, node: Node<'f>) -> Option<Vec<quarry_syntax::Span>> {
+    let node = strip_parentheses(node);
+    if node.kind() != "call" {
+        return None;
+    }
+    let class = crate::calls::resolve_class_call(cx, node)?;
+    let classes = cx.classes();
+    if !classes.is_fully_known(class) {
+        return None;
+    }
+    let header = cx.location(classes.get(class).node);
+    match classes.lookup(class, "__eq__") {
+        Lookup::Local(_, member)
+            if member.kind == MemberKind::Method && !crate::methods::is_identity_eq(cx.file(), member.node) =>
+        {
+            Some(vec![header, cx.span(member.node)])
+        }
+        Lookup::Builtin(owner) if owner != "object" => Some(vec![header]),
+        _ => None,
     }
 }
 
