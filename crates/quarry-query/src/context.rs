@@ -5,7 +5,9 @@ use std::cell::OnceCell;
 use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
 use tree_sitter::Node;
 
+use crate::classes::Classes;
 use crate::flow::ScopeFlow;
+use crate::imports::Imports;
 use crate::reachability::Reachability;
 use crate::scopes::Scopes;
 
@@ -15,6 +17,8 @@ pub struct FileContext<'f> {
     file: &'f ParsedFile,
     blocks: Blocks,
     scopes: OnceCell<Scopes>,
+    classes: OnceCell<Classes<'f>>,
+    imports: OnceCell<Imports<'f>>,
     nodes_by_kind: OnceCell<Vec<(&'static str, Vec<Node<'f>>)>>,
     reachability: OnceCell<Reachability>,
     flows: OnceCell<Vec<ScopeFlow<'f>>>,
@@ -27,6 +31,8 @@ impl<'f> FileContext<'f> {
             file,
             blocks: code_blocks(file),
             scopes: OnceCell::new(),
+            classes: OnceCell::new(),
+            imports: OnceCell::new(),
             nodes_by_kind: OnceCell::new(),
             reachability: OnceCell::new(),
             flows: OnceCell::new(),
@@ -57,6 +63,16 @@ impl<'f> FileContext<'f> {
     /// (computed on first use).
     pub fn flows(&self) -> &[ScopeFlow<'f>] {
         self.flows.get_or_init(|| crate::flow::analyse_file(self))
+    }
+
+    /// The classes of the file with their bases and MROs (computed on first use).
+    pub fn classes(&self) -> &Classes<'f> {
+        self.classes.get_or_init(|| Classes::build(self.file, self.nodes("class_definition"), self.scopes()))
+    }
+
+    /// The module-level imports and the uses of names (computed on first use).
+    pub fn imports(&self) -> &Imports<'f> {
+        self.imports.get_or_init(|| Imports::build(self.file, self.scopes(), |kind| self.nodes(kind)))
     }
 
     /// The source text of a node.
@@ -98,6 +114,23 @@ impl<'f> FileContext<'f> {
     pub fn blocks_of(&self, spans: &[Span]) -> Vec<usize> {
         let mut indices: Vec<usize> =
             spans.iter().filter_map(|s| self.blocks.block_of_span(s)).map(|b| b.index).collect();
+        indices.sort_unstable();
+        indices.dedup();
+        indices
+    }
+
+    /// The indices of the blocks with at least one line inside one of the
+    /// given spans, sorted and unique: a class's span gives its class-level
+    /// block and all its methods.
+    pub fn blocks_within(&self, spans: &[Span]) -> Vec<usize> {
+        let mut indices: Vec<usize> = Vec::new();
+        for span in spans {
+            for line in span.start.line..=span.end.line {
+                if let Some(block) = self.blocks.block_of_line(line) {
+                    indices.push(block.index);
+                }
+            }
+        }
         indices.sort_unstable();
         indices.dedup();
         indices

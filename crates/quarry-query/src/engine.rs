@@ -11,13 +11,11 @@ pub fn run_query(context: &FileContext<'_>, query: &Query, polarity: Polarity) -
         .into_iter()
         .map(|raw| {
             let spans: Vec<_> = raw.answers.iter().chain(&raw.facts).copied().collect();
-            Finding {
-                polarity,
-                relevant_blocks: context.blocks_of(&spans),
-                answers: raw.answers,
-                facts: raw.facts,
-                message: raw.message,
-            }
+            let mut relevant_blocks = context.blocks_of(&spans);
+            relevant_blocks.extend(context.blocks_within(&raw.context));
+            relevant_blocks.sort_unstable();
+            relevant_blocks.dedup();
+            Finding { polarity, relevant_blocks, answers: raw.answers, facts: raw.facts, message: raw.message }
         })
         .collect();
     findings.sort_by_key(|f| (f.answers.first().map(|s| s.start_byte), f.facts.first().map(|s| s.start_byte)));

@@ -48,12 +48,27 @@ pub struct RawFinding {
     pub facts: Vec<Span>,
     /// A one-line explanation.
     pub message: String,
+    /// Further code the query reasons over: every block with a line inside
+    /// one of these spans is relevant too (a superclass, an overridden
+    /// method). Empty for queries whose answer and fact blocks suffice.
+    pub context: Vec<Span>,
 }
 
 impl RawFinding {
     /// A finding with one answer span and no facts.
     pub fn answer(span: Span, message: impl Into<String>) -> RawFinding {
-        RawFinding { answers: vec![span], facts: Vec::new(), message: message.into() }
+        RawFinding::new(vec![span], Vec::new(), message)
+    }
+
+    /// A finding with the given answer and fact spans and no extra context.
+    pub fn new(answers: Vec<Span>, facts: Vec<Span>, message: impl Into<String>) -> RawFinding {
+        RawFinding { answers, facts, message: message.into(), context: Vec::new() }
+    }
+
+    /// Adds spans whose blocks are relevant although they hold no answer or fact.
+    pub fn with_context(mut self, context: impl IntoIterator<Item = Span>) -> RawFinding {
+        self.context.extend(context);
+        self
     }
 
     /// Adds supporting-fact spans.

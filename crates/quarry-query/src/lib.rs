@@ -7,16 +7,23 @@
 //! once per file in a [`FileContext`] and shared by every query.
 
 pub mod ast;
+pub mod builtins;
+pub mod calls;
+pub mod classes;
 pub mod context;
 pub mod engine;
 pub mod finding;
 pub mod flow;
+pub mod imports;
+pub mod methods;
 pub mod queries;
 pub mod reachability;
 pub mod registry;
+pub mod relevance;
 pub mod render;
 pub mod report;
 pub mod scopes;
+pub mod signatures;
 
 pub use context::FileContext;
 pub use engine::run_query;

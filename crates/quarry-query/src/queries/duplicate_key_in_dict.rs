@@ -58,11 +58,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
                 }
             }
             Polarity::Negative if duplicates.is_empty() && keys.len() >= 2 => {
-                findings.push(RawFinding {
-                    answers: keys.iter().map(|(k, _)| cx.location(*k)).collect(),
-                    facts: Vec::new(),
-                    message: "Dictionary keys are all distinct.".to_string(),
-                });
+                findings.push(RawFinding::new(
+                    keys.iter().map(|(k, _)| cx.location(*k)).collect(),
+                    Vec::new(),
+                    "Dictionary keys are all distinct.",
+                ));
             }
             Polarity::Negative => {}
         }

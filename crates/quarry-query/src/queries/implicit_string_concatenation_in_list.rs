@@ -58,11 +58,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             Polarity::Negative => {
                 let plausible: Vec<Node<'_>> = strings.iter().copied().filter(|&s| !is_answer(s)).collect();
                 if strings.len() >= 2 && !plausible.is_empty() {
-                    findings.push(RawFinding {
-                        answers: plausible.iter().map(|&s| cx.location(s)).collect(),
-                        facts: Vec::new(),
-                        message: "String elements are separated by commas.".to_string(),
-                    });
+                    findings.push(RawFinding::new(
+                        plausible.iter().map(|&s| cx.location(s)).collect(),
+                        Vec::new(),
+                        "String elements are separated by commas.",
+                    ));
                 }
             }
         }

@@ -1,0 +1,329 @@
+//! Call and reference targets that resolve inside a file: `Class.name`,
+//! `self.name`, `super(Class, self).name`, `super().name` (also through a
+//! local variable holding `super(...)`), and plain names of module-level
+//! functions and classes.
+
+use tree_sitter::Node;
+
+use crate::ast::{method_class, parameter_names};
+use crate::classes::{ClassId, Classes, Lookup};
+use crate::context::FileContext;
+use crate::methods::own_nodes;
+use quarry_syntax::ParsedFile;
+
+/// What a reference resolves to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'f> {
+    /// A method or function of the file, with the class declaring it if any.
+    Function(Option<ClassId>, Node<'f>),
+    /// A class of the file.
+    Class(ClassId),
+    /// A builtin attribute or function.
+    Builtin,
+    /// Nothing quarry can see.
+    Unknown,
+}
+
+/// How an attribute reference `object.name` inside a method reaches a class,
+/// independent of the runtime class of the instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reference {
+    /// `self.name`: looked up on the runtime class.
+    Receiver,
+    /// `super(C, self).name`: looked up on the runtime class after `C`.
+    Super(ClassId),
+    /// `C.name` for a class `C` of the file.
+    Class(ClassId),
+    /// Anything else.
+    Opaque,
+}
+
+/// Classifies the attribute reference `object.name` inside `function`, a
+/// method of `defining`.
+pub fn classify_attribute<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    defining: ClassId,
+    function: Node<'f>,
+    attribute: Node<'f>,
+) -> Reference {
+    let Some(object) = attribute.child_by_field_name("object") else { return Reference::Opaque };
+    if let Some(after) = super_class(file, classes, defining, function, object) {
+        return Reference::Super(after);
+    }
+    if object.kind() != "identifier" {
+        return Reference::Opaque;
+    }
+    let name = file.node_text(object);
+    let parameters = parameter_names(file, function);
+    if parameters.first().is_some_and(|(n, _)| n == name) {
+        return Reference::Receiver;
+    }
+    if parameters.iter().any(|(n, _)| n == name) || assigns_locally(file, function, name) {
+        return Reference::Opaque;
+    }
+    classes.named_before(name, attribute).map_or(Reference::Opaque, Reference::Class)
+}
+
+/// Whether the function's own scope assigns `name` (`B = type(...)`), which
+/// hides any class of that name.
+fn assigns_locally(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
+    own_nodes(function).into_iter().any(|n| {
+        matches!(n.kind(), "assignment" | "for_statement" | "with_item")
+            && n.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && file.node_text(l) == name)
+    })
+}
+
+/// Resolves a classified reference to `name` for an instance of `runtime`.
+pub fn resolve_reference<'f>(classes: &Classes<'f>, runtime: ClassId, reference: Reference, name: &str) -> Target<'f> {
+    let lookup = match reference {
+        Reference::Receiver => classes.lookup(runtime, name),
+        Reference::Super(after) => classes.lookup_after(runtime, after, name),
+        Reference::Class(class) => classes.lookup(class, name),
+        Reference::Opaque => Lookup::Unknown,
+    };
+    target_of(lookup)
+}
+
+/// Resolves the attribute reference `object.name` inside `function`,
+/// a method of `defining`, for an instance whose class is `runtime`.
+pub fn resolve_attribute<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    runtime: ClassId,
+    defining: ClassId,
+    function: Node<'f>,
+    attribute: Node<'f>,
+) -> Target<'f> {
+    let Some(name) = attribute.child_by_field_name("attribute") else { return Target::Unknown };
+    let reference = classify_attribute(file, classes, defining, function, attribute);
+    resolve_reference(classes, runtime, reference, file.node_text(name))
+}
+
+fn target_of<'f>(lookup: Lookup<'_, 'f>) -> Target<'f> {
+    match lookup {
+        Lookup::Local(class, member) if member.kind == crate::classes::MemberKind::Method => {
+            Target::Function(Some(class), member.node)
+        }
+        Lookup::Builtin(_) => Target::Builtin,
+        _ => Target::Unknown,
+    }
+}
+
+/// If `object` is `super(...)` (or a local variable assigned it), the class
+/// after which lookup starts.
+fn super_class<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    defining: ClassId,
+    function: Node<'f>,
+    object: Node<'f>,
+) -> Option<ClassId> {
+    let call = if object.kind() == "identifier" {
+        let variable = file.node_text(object);
+        own_nodes(function).into_iter().find_map(|n| {
+            let left = n.child_by_field_name("left")?;
+            let right = n.child_by_field_name("right")?;
+            (n.kind() == "assignment" && file.node_text(left) == variable && is_super_call(file, right))
+                .then_some(right)
+        })?
+    } else {
+        object
+    };
+    if !is_super_call(file, call) {
+        return None;
+    }
+    let first = call.child_by_field_name("arguments").and_then(|a| a.named_child(0));
+    match first {
+        None => Some(defining),
+        Some(arg) => {
+            let text = file.node_text(arg);
+            let name = text.rsplit('.').next().unwrap_or(text).trim();
+            classes.named_before(name, call).or(Some(defining)).filter(|_| !name.is_empty())
+        }
+    }
+}
+
+fn is_super_call(file: &ParsedFile, node: Node<'_>) -> bool {
+    node.kind() == "call"
+        && node
+            .child_by_field_name("function")
+            .is_some_and(|f| f.kind() == "identifier" && file.node_text(f) == "super")
+}
+
+/// Every target that `function` (a method of `defining`) references by an
+/// attribute named `name`, for an instance of `runtime`, with the attribute
+/// nodes that do not resolve.
+pub fn attribute_targets<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    runtime: ClassId,
+    defining: ClassId,
+    function: Node<'f>,
+    name: &str,
+) -> (Vec<Target<'f>>, Vec<Node<'f>>) {
+    let mut resolved = Vec::new();
+    let mut unresolved = Vec::new();
+    for (node, reference) in attribute_references(file, classes, defining, function, name) {
+        match resolve_reference(classes, runtime, reference, name) {
+            Target::Unknown => unresolved.push(node),
+            target => resolved.push(target),
+        }
+    }
+    (resolved, unresolved)
+}
+
+/// The attribute nodes named `name` in `function`'s own scope, each with
+/// how it reaches a class; the classification does not depend on the
+/// runtime class, so callers may compute it once per function.
+pub fn attribute_references<'f>(
+    file: &ParsedFile,
+    classes: &Classes<'f>,
+    defining: ClassId,
+    function: Node<'f>,
+    name: &str,
+) -> Vec<(Node<'f>, Reference)> {
+    own_nodes(function)
+        .into_iter()
+        .filter(|n| {
+            n.kind() == "attribute" && n.child_by_field_name("attribute").map(|a| file.node_text(a)) == Some(name)
+        })
+        .map(|n| (n, classify_attribute(file, classes, defining, function, n)))
+        .collect()
+}
+
+/// A call resolved to a function or method of the file.
+#[derive(Debug, Clone, Copy)]
+pub struct CallTarget<'f> {
+    /// The `function_definition` called.
+    pub function: Node<'f>,
+    /// The class declaring it, for methods.
+    pub class: Option<ClassId>,
+    /// Whether the receiver is passed implicitly (bound method call).
+    pub bound: bool,
+}
+
+/// Resolves the callee of a `call` to a function of the file: a plain name
+/// bound only by a module-level `def` and not shadowed where the call is,
+/// `self.m(...)` in a method, `Class.m(...)` and `super(...).m(...)`.
+pub fn resolve_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarget<'f>> {
+    let file = cx.file();
+    let callee = call.child_by_field_name("function")?;
+    match callee.kind() {
+        "identifier" => {
+            let name = file.node_text(callee);
+            let definition = module_definition(cx, name, call)?;
+            (definition.kind() == "function_definition").then_some(CallTarget {
+                function: definition,
+                class: None,
+                bound: false,
+            })
+        }
+        "attribute" => {
+            let classes = cx.classes();
+            let function = enclosing_method(call)?;
+            let defining = defining_class(classes, function)?;
+            let object = callee.child_by_field_name("object")?;
+            let through_class = object.kind() == "identifier"
+                && parameter_names(file, function).first().map(|(n, _)| n.as_str()) != Some(file.node_text(object))
+                && super_class(file, classes, defining, function, object).is_none();
+            match resolve_attribute(file, classes, defining, defining, function, callee) {
+                Target::Function(class, node) => {
+                    let decorators = crate::ast::decorators(file, node);
+                    let is_static = decorators.contains(&"staticmethod");
+                    let is_class = decorators.contains(&"classmethod");
+                    let bound = !is_static && (is_class || !through_class);
+                    Some(CallTarget { function: node, class, bound })
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Resolves a call `Name(...)` to a class of the file bound only by its
+/// `class` statement at module level and not shadowed where the call is.
+pub fn resolve_class_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<ClassId> {
+    let callee = call.child_by_field_name("function").filter(|f| f.kind() == "identifier")?;
+    let definition = module_definition(cx, cx.file().node_text(callee), call)?;
+    cx.classes().of_node(definition)
+}
+
+/// The module-level `def` or `class` that `name` refers to at `site`: the
+/// module binds it only by definitions (the last one before `site` counts,
+/// else the last one) and no enclosing function or lambda binds it.
+fn module_definition<'f>(cx: &FileContext<'f>, name: &str, site: Node<'f>) -> Option<Node<'f>> {
+    let scopes = cx.scopes();
+    let module = scopes.get(0);
+    let bindings: Vec<_> = module.bindings.iter().filter(|b| b.name == name).collect();
+    if bindings.is_empty() || bindings.iter().any(|b| b.kind != Some(crate::scopes::BindingKind::Definition)) {
+        return None;
+    }
+    let mut current = site.parent();
+    while let Some(n) = current {
+        if matches!(n.kind(), "function_definition" | "lambda" | "class_definition") {
+            if let Some(scope) = scopes.of_node(n.id()) {
+                if scopes.get(scope).is_local(name) {
+                    return None;
+                }
+            }
+        }
+        current = n.parent();
+    }
+    let before = bindings.iter().rev().find(|b| b.start_byte < site.start_byte()).or(bindings.last())?;
+    let definitions = cx.nodes("function_definition").iter().chain(cx.nodes("class_definition"));
+    definitions.copied().find(|d| d.id() == before.binder_id.unwrap_or(usize::MAX))
+}
+
+/// The innermost function holding `node` if it is a method.
+fn enclosing_method(node: Node<'_>) -> Option<Node<'_>> {
+    let function = crate::ast::enclosing_function(node)?;
+    method_class(function).map(|_| function)
+}
+
+/// The class declaring `function` as a method, if any.
+pub fn defining_class(classes: &Classes<'_>, function: Node<'_>) -> Option<ClassId> {
+    method_class(function).and_then(|c| classes.of_node(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FileContext;
+    use quarry_syntax::{Language, SourceFile};
+
+    #[test]
+    fn super_explicit_and_self_references() {
+        let text = "class A(object):\n    def __init__(self): pass\nclass B(A):\n    def __init__(self):\n        super(B, self).__init__()\n        A.__init__(self)\n        s = super()\n        s.__init__()\n        self.__init__\n        other.__init__()\n";
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
+        let cx = FileContext::new(&file);
+        let classes = cx.classes();
+        let init_b = classes.get(1).method("__init__").unwrap();
+        let (resolved, unresolved) = attribute_targets(&file, classes, 1, 1, init_b, "__init__");
+        let a_init = classes.get(0).method("__init__").unwrap();
+        assert_eq!(resolved.iter().filter(|t| **t == Target::Function(Some(0), a_init)).count(), 3);
+        assert!(resolved.contains(&Target::Function(Some(1), init_b)));
+        assert_eq!(unresolved.len(), 1);
+        assert_eq!(defining_class(classes, init_b), Some(1));
+    }
+
+    #[test]
+    fn calls_to_functions_methods_and_classes() {
+        let text = "def f(a): pass\nclass K(object):\n    def m(self): f(1)\n    @staticmethod\n    def s(): pass\n    def n(self):\n        self.m()\n        K.m(self)\n        self.s()\nK()\ndef g(f):\n    f(1)\n";
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
+        let cx = FileContext::new(&file);
+        let calls = cx.nodes("call");
+        let targets: Vec<Option<(String, bool)>> = calls
+            .iter()
+            .map(|c| {
+                resolve_call(&cx, *c)
+                    .map(|t| (file.node_text(t.function.child_by_field_name("name").unwrap()).to_string(), t.bound))
+            })
+            .collect();
+        let some = |n: &str, b: bool| Some((n.to_string(), b));
+        assert_eq!(targets, [some("f", false), some("m", true), some("m", false), some("s", false), None, None]);
+        assert_eq!(resolve_class_call(&cx, calls[4]), Some(0));
+        assert_eq!(resolve_class_call(&cx, calls[0]), None);
+    }
+}

@@ -1,0 +1,643 @@
+//! The classes of one file: their bases (classes of the file, builtins by
+//! name, or unknown classes such as imported ones), their C3 method
+//! resolution order, the attributes each declares (methods, class-level
+//! assignments, nested classes) and the attributes its methods store on
+//! `self`. Built once per file without recursion; cyclic or inconsistent
+//! hierarchies fall back to a depth-first order.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use crate::ast::{decorators, named_children, parameter_names};
+use crate::builtins;
+use crate::scopes::{BindingKind, Scopes};
+use quarry_syntax::ParsedFile;
+
+/// Index of a class in [`Classes`].
+pub type ClassId = usize;
+
+/// A class as a base or an MRO entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClassRef {
+    /// A class defined in this file.
+    Local(ClassId),
+    /// A builtin class, by name.
+    Builtin(&'static str),
+    /// A class quarry cannot see (imported, computed, or cyclic), by its text.
+    Unknown(String),
+}
+
+/// What kind of attribute a class body declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberKind {
+    /// `def name(...)`.
+    Method,
+    /// `name = value` at class level.
+    Assignment,
+    /// `class name: ...` inside the class body.
+    NestedClass,
+}
+
+/// One attribute declared in a class body.
+#[derive(Debug, Clone)]
+pub struct Member<'f> {
+    /// The attribute name.
+    pub name: String,
+    /// How it is declared.
+    pub kind: MemberKind,
+    /// The `function_definition` or `class_definition` node, or for an
+    /// assignment the assigned value (the target when there is none).
+    pub node: Node<'f>,
+}
+
+/// A store to an attribute of `self` inside a method (`self.x = ...`).
+#[derive(Debug, Clone)]
+pub struct SelfStore<'f> {
+    /// The attribute name.
+    pub name: String,
+    /// The `attribute` node (`self.x`).
+    pub attribute: Node<'f>,
+    /// The method holding the store.
+    pub method: Node<'f>,
+}
+
+/// One class definition.
+#[derive(Debug, Clone)]
+pub struct ClassInfo<'f> {
+    /// The `class_definition` node.
+    pub node: Node<'f>,
+    /// The class name.
+    pub name: String,
+    /// The bases, in order.
+    pub bases: Vec<ClassRef>,
+    /// The `metaclass=` keyword's text, if given.
+    pub metaclass: Option<String>,
+    /// The decorators, as text.
+    pub decorators: Vec<String>,
+    /// The attributes declared in the body, in source order.
+    pub members: Vec<Member<'f>>,
+    /// The stores to `self` attributes in the class's own methods.
+    pub self_stores: Vec<SelfStore<'f>>,
+}
+
+impl<'f> ClassInfo<'f> {
+    /// The last declaration of `name` in the class body.
+    pub fn declared(&self, name: &str) -> Option<&Member<'f>> {
+        self.members.iter().rev().find(|m| m.name == name)
+    }
+
+    /// Whether the class body declares `name`.
+    pub fn declares(&self, name: &str) -> bool {
+        self.declared(name).is_some()
+    }
+
+    /// The method named `name` declared in the body, if it is a method.
+    pub fn method(&self, name: &str) -> Option<Node<'f>> {
+        self.declared(name).filter(|m| m.kind == MemberKind::Method).map(|m| m.node)
+    }
+}
+
+/// Where an attribute lookup along the MRO ends.
+#[derive(Debug, Clone)]
+pub enum Lookup<'c, 'f> {
+    /// Declared by a class of the file.
+    Local(ClassId, &'c Member<'f>),
+    /// Declared by a builtin class.
+    Builtin(&'static str),
+    /// An unknown class comes first in the MRO: the answer is not known.
+    Unknown,
+    /// No class in the MRO declares it.
+    Missing,
+}
+
+/// All classes of a file with their MROs.
+#[derive(Debug, Clone)]
+pub struct Classes<'f> {
+    classes: Vec<ClassInfo<'f>>,
+    mros: Vec<Vec<ClassRef>>,
+    by_name: HashMap<String, Vec<ClassId>>,
+}
+
+impl<'f> Classes<'f> {
+    /// Analyses the classes of a parsed file.
+    pub fn build(file: &'f ParsedFile, class_nodes: &[Node<'f>], scopes: &Scopes) -> Classes<'f> {
+        let module_bindings = &scopes.get(0).bindings;
+        let mut classes: Vec<ClassInfo<'f>> = Vec::with_capacity(class_nodes.len());
+        for &node in class_nodes {
+            let name = node.child_by_field_name("name").map(|n| file.node_text(n).to_string()).unwrap_or_default();
+            let mut bases = Vec::new();
+            let mut metaclass = None;
+            if let Some(list) = node.child_by_field_name("superclasses") {
+                for base in named_children(list) {
+                    match base.kind() {
+                        "keyword_argument" => {
+                            let key = base.child_by_field_name("name").map(|k| file.node_text(k));
+                            if key == Some("metaclass") {
+                                metaclass = base.child_by_field_name("value").map(|v| file.node_text(v).to_string());
+                            }
+                        }
+                        "comment" => {}
+                        "list_splat" | "dictionary_splat" => bases.push(ClassRef::Unknown(file.node_text(base).into())),
+                        _ => bases.push(resolve_base(file, base, node, &classes, module_bindings)),
+                    }
+                }
+            }
+            let members = class_members(file, node);
+            let self_stores = self_stores(file, &members);
+            let decorators = decorators(file, node).into_iter().map(str::to_string).collect();
+            classes.push(ClassInfo { node, name, bases, metaclass, decorators, members, self_stores });
+        }
+        let mros = compute_mros(&classes);
+        let mut by_name: HashMap<String, Vec<ClassId>> = HashMap::new();
+        for (id, class) in classes.iter().enumerate() {
+            by_name.entry(class.name.clone()).or_default().push(id);
+        }
+        Classes { classes, mros, by_name }
+    }
+
+    /// Every class, in source order.
+    pub fn all(&self) -> &[ClassInfo<'f>] {
+        &self.classes
+    }
+
+    /// One class.
+    pub fn get(&self, id: ClassId) -> &ClassInfo<'f> {
+        &self.classes[id]
+    }
+
+    /// The class defined by a `class_definition` node.
+    pub fn of_node(&self, node: Node<'_>) -> Option<ClassId> {
+        self.classes.iter().position(|c| c.node.id() == node.id())
+    }
+
+    /// The class's method resolution order, starting with itself.
+    pub fn mro(&self, id: ClassId) -> &[ClassRef] {
+        &self.mros[id]
+    }
+
+    /// Whether every class in the MRO is known (no imported or computed base).
+    pub fn is_fully_known(&self, id: ClassId) -> bool {
+        !self.mros[id].iter().any(|c| matches!(c, ClassRef::Unknown(_)))
+    }
+
+    /// The local classes of the MRO after the class itself.
+    pub fn local_supers(&self, id: ClassId) -> Vec<ClassId> {
+        self.mros[id]
+            .iter()
+            .skip(1)
+            .filter_map(|c| match c {
+                ClassRef::Local(j) => Some(*j),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether `sub` is `sup` or derives from it.
+    pub fn is_subclass(&self, sub: ClassId, sup: ClassId) -> bool {
+        self.mros[sub].contains(&ClassRef::Local(sup))
+    }
+
+    /// The classes linking `from` and `to` along an MRO, both included:
+    /// the MRO of the subclass up to the superclass; empty if unrelated.
+    pub fn linkage(&self, from: ClassId, to: ClassId) -> Vec<ClassId> {
+        let slice = |sub: ClassId, sup: ClassId| -> Vec<ClassId> {
+            let mro = &self.mros[sub];
+            let end = mro.iter().position(|c| *c == ClassRef::Local(sup)).unwrap_or(0);
+            mro[..=end]
+                .iter()
+                .filter_map(|c| match c {
+                    ClassRef::Local(j) => Some(*j),
+                    _ => None,
+                })
+                .collect()
+        };
+        if self.is_subclass(from, to) {
+            slice(from, to)
+        } else if self.is_subclass(to, from) {
+            slice(to, from)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Whether the class derives from the builtin `name` (e.g. `type`).
+    pub fn derives_from_builtin(&self, id: ClassId, name: &str) -> bool {
+        self.mros[id].iter().any(|c| matches!(c, ClassRef::Builtin(b) if *b == name))
+    }
+
+    /// Looks `name` up along the MRO of `id`, starting with `id` itself.
+    pub fn lookup(&self, id: ClassId, name: &str) -> Lookup<'_, 'f> {
+        self.lookup_in(&self.mros[id], name)
+    }
+
+    /// Looks `name` up as it would be found on an instance of `base`.
+    pub fn lookup_ref(&self, base: &ClassRef, name: &str) -> Lookup<'_, 'f> {
+        match base {
+            ClassRef::Local(id) => self.lookup(*id, name),
+            ClassRef::Builtin(b) => builtins::lookup(b, name).map_or(Lookup::Missing, Lookup::Builtin),
+            ClassRef::Unknown(_) => Lookup::Unknown,
+        }
+    }
+
+    /// Looks `name` up along the MRO of `id` after the entry `after`, as
+    /// `super(after, self).name` does on an instance of `id`.
+    pub fn lookup_after(&self, id: ClassId, after: ClassId, name: &str) -> Lookup<'_, 'f> {
+        let mro = &self.mros[id];
+        match mro.iter().position(|c| *c == ClassRef::Local(after)) {
+            Some(at) => self.lookup_in(&mro[at + 1..], name),
+            None => Lookup::Unknown,
+        }
+    }
+
+    /// The class of that name visible at `site`: the nearest class defined
+    /// before it whose defining scope (module, function or class) encloses
+    /// the site.
+    pub fn named_before(&self, name: &str, site: Node<'_>) -> Option<ClassId> {
+        let candidates = self.by_name.get(name)?;
+        candidates.iter().rev().copied().find(|&i| {
+            let node = self.classes[i].node;
+            node.start_byte() < site.start_byte() && scope_encloses(node, site)
+        })
+    }
+
+    fn lookup_in(&self, mro: &[ClassRef], name: &str) -> Lookup<'_, 'f> {
+        for entry in mro {
+            match entry {
+                ClassRef::Local(j) => {
+                    if let Some(member) = self.classes[*j].declared(name) {
+                        return Lookup::Local(*j, member);
+                    }
+                }
+                ClassRef::Builtin(b) => {
+                    if builtins::declares(b, name) {
+                        return Lookup::Builtin(b);
+                    }
+                }
+                ClassRef::Unknown(_) => return Lookup::Unknown,
+            }
+        }
+        Lookup::Missing
+    }
+}
+
+/// Whether the function or class holding the definition `node` (if any)
+/// also holds `site`.
+fn scope_encloses(node: Node<'_>, site: Node<'_>) -> bool {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+            return n.start_byte() <= site.start_byte() && site.end_byte() <= n.end_byte();
+        }
+        current = n.parent();
+    }
+    true
+}
+
+/// Resolves a base expression: the nearest earlier class of that name in
+/// the file, else a builtin not rebound at module level, else unknown.
+fn resolve_base<'f>(
+    file: &ParsedFile,
+    base: Node<'_>,
+    class: Node<'_>,
+    earlier: &[ClassInfo<'f>],
+    module_bindings: &[crate::scopes::NameEvent],
+) -> ClassRef {
+    let text = file.node_text(base).trim();
+    if base.kind() != "identifier" {
+        return ClassRef::Unknown(text.to_string());
+    }
+    let local = earlier
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, c)| c.name == text && c.node.end_byte() <= class.start_byte() && c.node.id() != class.id());
+    let rebound = module_bindings.iter().any(|b| b.name == text && b.kind != Some(BindingKind::Definition));
+    match local {
+        Some((id, _)) if !rebound => ClassRef::Local(id),
+        Some(_) => ClassRef::Unknown(text.to_string()),
+        None => match builtins::builtin_class(text) {
+            Some(b) if !rebound && !module_bindings.iter().any(|d| d.name == text) => ClassRef::Builtin(b.name),
+            _ => ClassRef::Unknown(text.to_string()),
+        },
+    }
+}
+
+/// Compound statements whose bodies count as part of the class body.
+const TRANSPARENT: &[&str] = &[
+    "block",
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "try_statement",
+    "except_clause",
+    "finally_clause",
+    "with_statement",
+    "for_statement",
+    "while_statement",
+];
+
+/// The attributes declared directly in a class body.
+fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {
+    let mut members = Vec::new();
+    let Some(body) = class.child_by_field_name("body") else { return members };
+    let mut stack: Vec<Node<'f>> = named_children(body).into_iter().rev().collect();
+    while let Some(node) = stack.pop() {
+        let node = if node.kind() == "decorated_definition" {
+            node.child_by_field_name("definition").unwrap_or(node)
+        } else {
+            node
+        };
+        match node.kind() {
+            "function_definition" | "class_definition" => {
+                let kind = if node.kind() == "class_definition" { MemberKind::NestedClass } else { MemberKind::Method };
+                if let Some(name) = node.child_by_field_name("name") {
+                    members.push(Member { name: file.node_text(name).to_string(), kind, node });
+                }
+            }
+            "expression_statement" => {
+                for child in named_children(node) {
+                    if child.kind() == "assignment" {
+                        assignment_members(file, child, &mut members);
+                    }
+                }
+            }
+            kind if TRANSPARENT.contains(&kind) => {
+                let children: Vec<Node<'f>> = named_children(node)
+                    .into_iter()
+                    .filter(|c| kind == "block" || TRANSPARENT.contains(&c.kind()))
+                    .collect();
+                stack.extend(children.into_iter().rev());
+            }
+            _ => {}
+        }
+    }
+    members.sort_by_key(|m| m.node.start_byte());
+    members
+}
+
+/// The names an assignment (possibly chained, `a = b = 1`) binds at class level.
+fn assignment_members<'f>(file: &ParsedFile, assignment: Node<'f>, members: &mut Vec<Member<'f>>) {
+    let mut current = Some(assignment);
+    let mut targets = Vec::new();
+    let mut value = None;
+    while let Some(a) = current {
+        if let Some(left) = a.child_by_field_name("left") {
+            targets.push(left);
+        }
+        match a.child_by_field_name("right") {
+            Some(right) if right.kind() == "assignment" => current = Some(right),
+            right => {
+                value = right;
+                current = None;
+            }
+        }
+    }
+    for target in targets {
+        let names: Vec<Node<'f>> = if target.kind() == "identifier" {
+            vec![target]
+        } else if matches!(target.kind(), "pattern_list" | "tuple_pattern" | "list_pattern") {
+            named_children(target).into_iter().filter(|n| n.kind() == "identifier").collect()
+        } else {
+            Vec::new()
+        };
+        for name in names {
+            let node = if target.kind() == "identifier" { value.unwrap_or(name) } else { name };
+            members.push(Member { name: file.node_text(name).to_string(), kind: MemberKind::Assignment, node });
+        }
+    }
+}
+
+/// Stores to attributes of the first parameter in each method's own scope
+/// (not in nested functions, lambdas or classes).
+fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'f>> {
+    let mut stores = Vec::new();
+    for member in members.iter().filter(|m| m.kind == MemberKind::Method) {
+        let method = member.node;
+        if decorators(file, method).iter().any(|d| *d == "staticmethod" || *d == "classmethod") {
+            continue;
+        }
+        let Some((receiver, _)) = parameter_names(file, method).into_iter().next() else { continue };
+        let Some(body) = method.child_by_field_name("body") else { continue };
+        let mut stack = vec![body];
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "function_definition" | "class_definition" | "lambda" | "decorated_definition" => continue,
+                "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
+                    if let Some(left) = node.child_by_field_name("left") {
+                        let mut targets = vec![left];
+                        while let Some(t) = targets.pop() {
+                            match t.kind() {
+                                "attribute" => {
+                                    let object = t.child_by_field_name("object");
+                                    let attr = t.child_by_field_name("attribute");
+                                    if let (Some(o), Some(a)) = (object, attr) {
+                                        if o.kind() == "identifier" && file.node_text(o) == receiver {
+                                            stores.push(SelfStore {
+                                                name: file.node_text(a).to_string(),
+                                                attribute: t,
+                                                method,
+                                            });
+                                        }
+                                    }
+                                }
+                                "pattern_list"
+                                | "tuple_pattern"
+                                | "list_pattern"
+                                | "tuple"
+                                | "list"
+                                | "parenthesized_expression"
+                                | "list_splat_pattern" => {
+                                    targets.extend(named_children(t));
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            stack.extend(named_children(node).into_iter().rev());
+        }
+    }
+    stores.sort_by_key(|s| s.attribute.start_byte());
+    stores
+}
+
+/// Computes every class's MRO with C3 linearization, bases first, using an
+/// explicit stack. A base still being computed (a cycle) counts as unknown.
+fn compute_mros(classes: &[ClassInfo<'_>]) -> Vec<Vec<ClassRef>> {
+    const NEW: u8 = 0;
+    const ACTIVE: u8 = 1;
+    const DONE: u8 = 2;
+    let n = classes.len();
+    let mut state = vec![NEW; n];
+    let mut mros: Vec<Vec<ClassRef>> = vec![Vec::new(); n];
+    for start in 0..n {
+        if state[start] == DONE {
+            continue;
+        }
+        state[start] = ACTIVE;
+        let mut stack = vec![start];
+        while let Some(&top) = stack.last() {
+            let pending = classes[top].bases.iter().find_map(|b| match b {
+                ClassRef::Local(j) if state[*j] == NEW => Some(*j),
+                _ => None,
+            });
+            if let Some(j) = pending {
+                state[j] = ACTIVE;
+                stack.push(j);
+                continue;
+            }
+            let written = &classes[top].bases;
+            let implicit = [ClassRef::Builtin("object")];
+            let bases: Vec<ClassRef> = if written.is_empty() { &implicit[..] } else { &written[..] }
+                .iter()
+                .map(|b| match b {
+                    ClassRef::Local(j) if state[*j] != DONE => ClassRef::Unknown(classes[*j].name.clone()),
+                    other => other.clone(),
+                })
+                .collect();
+            let sequences: Vec<Vec<ClassRef>> = bases
+                .iter()
+                .map(|b| match b {
+                    ClassRef::Local(j) => mros[*j].clone(),
+                    ClassRef::Builtin(name) => builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect(),
+                    ClassRef::Unknown(_) => vec![b.clone()],
+                })
+                .collect();
+            mros[top] = linearize(ClassRef::Local(top), sequences, bases);
+            state[top] = DONE;
+            stack.pop();
+        }
+    }
+    mros
+}
+
+/// Longest MRO kept; deeper hierarchies end in an unknown entry, which
+/// keeps time and memory bounded on generated or hostile input.
+const MAX_MRO: usize = 256;
+
+/// Largest C3 merge attempted (lists times entries); wider ones use the
+/// fallback order.
+const MAX_MERGE: usize = 200_000;
+
+/// C3 linearization of a class with the given base MROs; falls back to a
+/// depth-first, left-to-right order with `object` last when C3 fails.
+fn linearize(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
+    let size = (sequences.len() + 1) * sequences.iter().map(Vec::len).sum::<usize>();
+    let mut mro = if sequences.len() == 1 && !sequences[0].contains(&head) {
+        // Single inheritance: the class, then its base's MRO.
+        std::iter::once(head).chain(sequences.into_iter().flatten()).collect()
+    } else if size > MAX_MERGE {
+        fallback(head, sequences)
+    } else {
+        c3(head, sequences, bases)
+    };
+    if mro.len() > MAX_MRO {
+        mro.truncate(MAX_MRO - 1);
+        mro.push(ClassRef::Unknown("...".to_string()));
+    }
+    mro
+}
+
+fn c3(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
+    let mut result = vec![head.clone()];
+    let mut lists: Vec<Vec<ClassRef>> = sequences.clone();
+    lists.push(bases);
+    lists.retain(|l| !l.is_empty());
+    while !lists.is_empty() {
+        let candidate =
+            lists.iter().map(|l| &l[0]).find(|c| !lists.iter().any(|l| l[1..].contains(c)) && **c != head).cloned();
+        let Some(next) = candidate else {
+            return fallback(head, sequences);
+        };
+        for list in &mut lists {
+            if list.first() == Some(&next) {
+                list.remove(0);
+            }
+        }
+        lists.retain(|l| !l.is_empty());
+        result.push(next);
+    }
+    result
+}
+
+fn fallback(head: ClassRef, sequences: Vec<Vec<ClassRef>>) -> Vec<ClassRef> {
+    let mut result = vec![head];
+    for entry in sequences.into_iter().flatten() {
+        if !result.contains(&entry) && entry != ClassRef::Builtin("object") {
+            result.push(entry);
+        }
+    }
+    result.push(ClassRef::Builtin("object"));
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FileContext;
+    use quarry_syntax::{Language, SourceFile};
+
+    fn parse(text: &str) -> ParsedFile {
+        ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap()
+    }
+
+    fn names(classes: &Classes<'_>, id: ClassId) -> Vec<String> {
+        classes
+            .mro(id)
+            .iter()
+            .map(|c| match c {
+                ClassRef::Local(j) => classes.get(*j).name.clone(),
+                ClassRef::Builtin(b) => b.to_string(),
+                ClassRef::Unknown(u) => format!("?{u}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn c3_diamond_and_builtins() {
+        let file = parse(
+            "class A(object): pass\nclass B(A): pass\nclass C(A): pass\nclass D(B, C): pass\nclass E(dict): pass\n",
+        );
+        let cx = FileContext::new(&file);
+        let classes = cx.classes();
+        assert_eq!(names(classes, 3), ["D", "B", "C", "A", "object"]);
+        assert_eq!(names(classes, 4), ["E", "dict", "object"]);
+        assert!(classes.is_subclass(3, 0) && !classes.is_subclass(0, 3));
+    }
+
+    #[test]
+    fn imported_and_cyclic_bases_are_unknown() {
+        let file = parse("from m import Base\nclass A(Base): pass\nclass X(Y): pass\nclass Y(X): pass\n");
+        let cx = FileContext::new(&file);
+        let classes = cx.classes();
+        assert_eq!(names(classes, 0), ["A", "?Base"]);
+        assert!(!classes.is_fully_known(0));
+        assert_eq!(names(classes, 1), ["X", "?Y"]);
+    }
+
+    #[test]
+    fn inconsistent_hierarchy_falls_back() {
+        let file = parse("class A: pass\nclass B(A): pass\nclass C(A, B): pass\n");
+        let cx = FileContext::new(&file);
+        assert_eq!(names(cx.classes(), 2), ["C", "A", "B", "object"]);
+    }
+
+    #[test]
+    fn members_stores_and_lookup() {
+        let text = "class A:\n    x = y = 1\n    if p:\n        def f(self): self.a = 1\n    def g(me):\n        me.b, me.c = 1, 2\n        def inner(): me.d = 3\n\nclass B(A):\n    pass\n";
+        let file = parse(text);
+        let cx = FileContext::new(&file);
+        let classes = cx.classes();
+        let a = classes.get(0);
+        let declared: Vec<&str> = a.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(declared, ["x", "y", "f", "g"]);
+        let stored: Vec<&str> = a.self_stores.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(stored, ["a", "b", "c"]);
+        assert!(matches!(classes.lookup(1, "f"), Lookup::Local(0, _)));
+        assert!(matches!(classes.lookup(1, "__eq__"), Lookup::Builtin("object")));
+        assert!(matches!(classes.lookup(1, "nothing"), Lookup::Missing));
+    }
+}

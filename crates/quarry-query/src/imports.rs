@@ -1,0 +1,335 @@
+//! Module-level imports of a file and how their names are used: reads that
+//! reach the module's global (from any scope that does not bind the name
+//! itself; class bodies read globals too), `__all__`, doctests, `# type:`
+//! comments, string annotations and epytext `L{name}` references, following
+//! CodeQL's `UnusedImport.ql`.
+
+use quarry_syntax::{ParsedFile, Span};
+use tree_sitter::Node;
+
+use crate::ast::named_children;
+use crate::scopes::{ScopeKind, Scopes};
+
+/// One name bound by a module-level import statement.
+#[derive(Debug, Clone)]
+pub struct ImportedName<'f> {
+    /// The bound name (`a` for `import a.b`, `c` for `from m import b as c`).
+    pub name: String,
+    /// The `import` or `from ... import` statement.
+    pub statement: Node<'f>,
+}
+
+/// What the module's `__all__` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllNames {
+    /// No `__all__`.
+    Absent,
+    /// A list or tuple of string literals (possibly extended with `+=`).
+    Listed(Vec<String>),
+    /// Something quarry cannot read: computed, or modified by calls.
+    Opaque,
+}
+
+/// The imports of a file and the global uses of names.
+#[derive(Debug, Clone)]
+pub struct Imports<'f> {
+    /// Names bound by module-level imports that may execute, in order.
+    pub names: Vec<ImportedName<'f>>,
+    /// The module's `__all__`.
+    pub all: AllNames,
+    global_uses: Vec<(String, Span)>,
+    docstrings: Vec<String>,
+    type_comments: Vec<String>,
+    string_annotations: Vec<String>,
+    comments: Vec<String>,
+}
+
+impl<'f> Imports<'f> {
+    /// Collects the imports and uses of a parsed file. `nodes` gives every
+    /// node of a kind, as [`crate::FileContext::nodes`] does.
+    pub fn build<'n>(file: &'f ParsedFile, scopes: &Scopes, nodes: impl Fn(&str) -> &'n [Node<'f>]) -> Imports<'f>
+    where
+        'f: 'n,
+    {
+        let mut names = Vec::new();
+        for kind in ["import_statement", "import_from_statement"] {
+            for &statement in nodes(kind) {
+                if !at_module_level(statement) || never_executed(file, statement) {
+                    continue;
+                }
+                for name in bound_names(file, statement) {
+                    names.push(ImportedName { name, statement });
+                }
+            }
+        }
+        names.sort_by_key(|n| n.statement.start_byte());
+        let texts = |kind: &str| nodes(kind).iter().map(|n| file.node_text(*n).to_string()).collect::<Vec<_>>();
+        let comments = texts("comment");
+        let type_comments = comments.iter().filter(|c| c.starts_with("# type:")).cloned().collect();
+        Imports {
+            names,
+            all: all_names(file, nodes("assignment"), nodes("augmented_assignment"), nodes("call")),
+            global_uses: global_uses(scopes),
+            docstrings: nodes("string")
+                .iter()
+                .filter(|s| is_docstring(**s))
+                .map(|s| file.node_text(*s).into())
+                .collect(),
+            type_comments,
+            string_annotations: string_annotations(file, &nodes),
+            comments,
+        }
+    }
+
+    /// The spans where `name` is read as a global.
+    pub fn uses_of<'a>(&'a self, name: &'a str) -> impl Iterator<Item = Span> + 'a {
+        self.global_uses.iter().filter(move |(n, _)| n == name).map(|(_, s)| *s)
+    }
+
+    /// The spans of every global read of an imported name.
+    pub fn uses_of_imports(&self) -> Vec<Span> {
+        self.global_uses.iter().filter(|(n, _)| self.names.iter().any(|i| i.name == *n)).map(|(_, s)| *s).collect()
+    }
+
+    /// Whether CodeQL would count the imported `name` as used: read as a
+    /// global, listed in `__all__`, named in a doctest, a type comment, a
+    /// string annotation or an epytext `L{...}` comment, or acceptable as
+    /// unused (`_`, `__x`, `dummy`, `empty`, `*unused*`). An opaque
+    /// `__all__` makes every import count as used.
+    pub fn is_used(&self, name: &str) -> bool {
+        self.uses_of(name).next().is_some()
+            || match &self.all {
+                AllNames::Absent => false,
+                AllNames::Listed(listed) => listed.iter().any(|n| n == name),
+                AllNames::Opaque => true,
+            }
+            || acceptable_unused(name)
+            || self.comments.iter().any(|c| c.contains(&format!("L{{{name}}}")))
+            || self.docstrings.iter().any(|d| in_doctest(d, name))
+            || self.type_comments.iter().any(|c| c["# type:".len()..].contains(name))
+            || self.string_annotations.iter().any(|a| contains_word(a, name))
+    }
+}
+
+/// Whether the statement is in no function or class.
+fn at_module_level(node: Node<'_>) -> bool {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+            return false;
+        }
+        current = n.parent();
+    }
+    true
+}
+
+/// Whether the statement sits under `if False:` or `if 0:`.
+pub fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        if n.kind() == "if_statement" {
+            let condition = n.child_by_field_name("condition").map(|c| file.node_text(c).trim());
+            let consequence = n.child_by_field_name("consequence");
+            let in_consequence =
+                consequence.is_some_and(|c| c.start_byte() <= node.start_byte() && node.end_byte() <= c.end_byte());
+            if in_consequence && matches!(condition, Some("False" | "0")) {
+                return true;
+            }
+        }
+        current = n.parent();
+    }
+    false
+}
+
+/// The names an import statement binds; none for `from m import *` and `__future__`.
+fn bound_names(file: &ParsedFile, statement: Node<'_>) -> Vec<String> {
+    let is_from = statement.kind() == "import_from_statement";
+    let module = statement.child_by_field_name("module_name");
+    if module.is_some_and(|m| file.node_text(m) == "__future__") {
+        return Vec::new();
+    }
+    let mut names = Vec::new();
+    for child in named_children(statement) {
+        if Some(child.id()) == module.map(|m| m.id()) {
+            continue;
+        }
+        match child.kind() {
+            "aliased_import" => {
+                if let Some(alias) = child.child_by_field_name("alias") {
+                    names.push(file.node_text(alias).to_string());
+                }
+            }
+            "dotted_name" => {
+                let text = file.node_text(child);
+                let bound = if is_from { text.rsplit('.').next() } else { text.split('.').next() };
+                if let Some(b) = bound {
+                    names.push(b.trim().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// Reads `__all__` from module-level assignments, `+=` and calls on it.
+fn all_names(file: &ParsedFile, assignments: &[Node<'_>], augmented: &[Node<'_>], calls: &[Node<'_>]) -> AllNames {
+    let mut all = AllNames::Absent;
+    let targets_all = |n: &Node<'_>| {
+        n.child_by_field_name("left").is_some_and(|l| file.node_text(l) == "__all__") && at_module_level(*n)
+    };
+    let mut statements: Vec<Node<'_>> = assignments.iter().chain(augmented).copied().filter(targets_all).collect();
+    statements.sort_by_key(|n| n.start_byte());
+    for statement in statements {
+        let listed = statement.child_by_field_name("right").and_then(|r| string_list(file, r));
+        all = match (listed, all, statement.kind()) {
+            (Some(names), AllNames::Listed(mut old), "augmented_assignment") => {
+                old.extend(names);
+                AllNames::Listed(old)
+            }
+            (Some(names), _, "assignment") => AllNames::Listed(names),
+            _ => AllNames::Opaque,
+        };
+    }
+    let modified = calls.iter().any(|call| {
+        call.child_by_field_name("function")
+            .filter(|f| f.kind() == "attribute")
+            .and_then(|f| f.child_by_field_name("object"))
+            .is_some_and(|o| file.node_text(o) == "__all__")
+    });
+    if modified && all != AllNames::Absent {
+        all = AllNames::Opaque;
+    }
+    all
+}
+
+/// The values of a list or tuple of plain string literals.
+fn string_list(file: &ParsedFile, node: Node<'_>) -> Option<Vec<String>> {
+    if !matches!(node.kind(), "list" | "tuple") {
+        return None;
+    }
+    named_children(node)
+        .into_iter()
+        .filter(|c| c.kind() != "comment")
+        .map(|c| {
+            let text = file.node_text(c);
+            let trimmed = text.trim_start_matches(['u', 'U', 'b', 'B', 'r', 'R']);
+            (c.kind() == "string" && trimmed.len() >= 2).then(|| trimmed[1..trimmed.len() - 1].to_string())
+        })
+        .collect()
+}
+
+/// Every read of a name that reaches the module's global: no function,
+/// lambda or comprehension between the use and the module binds the name.
+fn global_uses(scopes: &Scopes) -> Vec<(String, Span)> {
+    let mut uses = Vec::new();
+    for scope in scopes.all() {
+        for event in &scope.uses {
+            let mut global = true;
+            let mut current = Some(scope);
+            while let Some(s) = current {
+                if s.kind == ScopeKind::Module {
+                    break;
+                }
+                if s.kind != ScopeKind::Class && s.is_local(&event.name) && !s.globals.contains(&event.name) {
+                    global = false;
+                    break;
+                }
+                current = s.parent.map(|p| scopes.get(p));
+            }
+            if global {
+                uses.push((event.name.clone(), event.span));
+            }
+        }
+    }
+    uses
+}
+
+/// Whether a string node is a docstring: the first statement of a module,
+/// class or function body.
+fn is_docstring(string: Node<'_>) -> bool {
+    let Some(statement) = string.parent().filter(|p| p.kind() == "expression_statement") else { return false };
+    let Some(body) = statement.parent() else { return false };
+    let first = named_children(body).into_iter().find(|c| c.kind() != "comment");
+    first.is_some_and(|f| f.id() == statement.id()) && matches!(body.kind(), "module" | "block")
+}
+
+/// Whether a doctest line (`>>>` or `...`) of the docstring mentions `name`.
+fn in_doctest(docstring: &str, name: &str) -> bool {
+    docstring.lines().any(|line| {
+        [">>>", "..."].iter().any(|marker| line.find(marker).is_some_and(|at| line[at + marker.len()..].contains(name)))
+    })
+}
+
+/// Strings inside parameter, assignment and return annotations.
+fn string_annotations<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(&str) -> &'n [Node<'f>]) -> Vec<String> {
+    let mut annotations = Vec::new();
+    let mut roots = Vec::new();
+    for kind in ["typed_parameter", "typed_default_parameter", "assignment"] {
+        roots.extend(nodes(kind).iter().filter_map(|n| n.child_by_field_name("type")));
+    }
+    roots.extend(nodes("function_definition").iter().filter_map(|f| f.child_by_field_name("return_type")));
+    for root in roots {
+        for node in quarry_syntax::walk::Preorder::new(root) {
+            if node.kind() == "string" {
+                annotations.push(file.node_text(node).to_string());
+            }
+        }
+    }
+    annotations
+}
+
+/// Whether `name` occurs in `text` as a whole word.
+fn contains_word(text: &str, name: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+/// Names CodeQL accepts as deliberately unused.
+fn acceptable_unused(name: &str) -> bool {
+    name.chars().all(|c| c == '_')
+        || name.starts_with("__")
+        || name == "empty"
+        || name == "dummy"
+        || name.contains("unused")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FileContext;
+    use quarry_syntax::{Language, SourceFile};
+
+    fn used(text: &str) -> Vec<(String, bool)> {
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
+        let cx = FileContext::new(&file);
+        let imports = cx.imports();
+        imports.names.iter().map(|n| (n.name.clone(), imports.is_used(&n.name))).collect()
+    }
+
+    #[test]
+    fn names_and_uses() {
+        let text = "import os.path, sys as system\nfrom m import a, b as c\nfrom __future__ import division\nfrom x import *\nprint(os)\ndef f(c):\n    return c\n";
+        let expected = [("os", true), ("system", false), ("a", false), ("c", false)];
+        let got = used(text);
+        assert_eq!(got, expected.map(|(n, u)| (n.to_string(), u)));
+    }
+
+    #[test]
+    fn all_doctests_comments_and_annotations() {
+        let text = "import a, b, d, e, f, g\n__all__ = ['a']\n# see L{b}\ndef h(x: 'Optional[d]') -> 'e':\n    '''\n    >>> f.run()\n    '''\nv = 1  # type: g.T\nif False:\n    import never\nclass K:\n    import inner\n";
+        assert!(used(text).iter().all(|(_, u)| *u));
+    }
+
+    #[test]
+    fn opaque_all_and_class_uses() {
+        let text = "import a\n__all__ = ['x']\n__all__.extend(more)\n";
+        assert_eq!(used(text), [("a".to_string(), true)]);
+        let text = "import a\nclass C:\n    a = a\n";
+        assert_eq!(used(text), [("a".to_string(), true)]);
+    }
+}

@@ -1,0 +1,156 @@
+//! Facts about single function bodies that class-level queries combine:
+//! whether a function does nothing, calls `super().name(...)`, only raises,
+//! compares its parameters by identity or generically, and which attributes
+//! of a parameter it reads. Walks use explicit stacks and stay inside the
+//! function's own scope.
+
+use tree_sitter::Node;
+
+use crate::ast::{named_children, parameter_names, statements};
+use quarry_syntax::ParsedFile;
+
+/// The nodes of a function body, not entering nested functions, classes or lambdas.
+pub fn own_nodes<'t>(function: Node<'t>) -> Vec<Node<'t>> {
+    let mut nodes = Vec::new();
+    let Some(body) = function.child_by_field_name("body") else { return nodes };
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        if matches!(node.kind(), "function_definition" | "class_definition" | "lambda" | "decorated_definition") {
+            continue;
+        }
+        nodes.push(node);
+        stack.extend(named_children(node).into_iter().rev());
+    }
+    nodes
+}
+
+/// Whether the body holds only `pass`, `...` and a docstring.
+pub fn does_nothing(function: Node<'_>) -> bool {
+    let Some(body) = function.child_by_field_name("body") else { return false };
+    statements(body).into_iter().enumerate().all(|(i, s)| match s.kind() {
+        "pass_statement" => true,
+        "expression_statement" => s.named_child(0).is_some_and(|e| {
+            (i == 0 && e.kind() == "string") || (e.kind() == "ellipsis" && s.named_child_count() == 1)
+        }),
+        _ => false,
+    })
+}
+
+/// Whether the function calls `super(...).<its own name>(...)`.
+pub fn calls_super(file: &ParsedFile, function: Node<'_>) -> bool {
+    let Some(name) = function.child_by_field_name("name").map(|n| file.node_text(n)) else { return false };
+    own_nodes(function).into_iter().any(|node| {
+        if node.kind() != "call" {
+            return false;
+        }
+        let Some(callee) = node.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+            return false;
+        };
+        let attribute = callee.child_by_field_name("attribute").map(|a| file.node_text(a));
+        let object = callee.child_by_field_name("object").filter(|o| o.kind() == "call");
+        let is_super = object
+            .and_then(|o| o.child_by_field_name("function"))
+            .is_some_and(|f| f.kind() == "identifier" && file.node_text(f) == "super");
+        is_super && attribute == Some(name)
+    })
+}
+
+/// Whether every path through the body ends in `raise` (its last statement
+/// is a `raise`), so the function never returns normally.
+pub fn only_raises(function: Node<'_>) -> bool {
+    let Some(body) = function.child_by_field_name("body") else { return false };
+    statements(body).last().is_some_and(|s| s.kind() == "raise_statement")
+}
+
+/// The names of the first two parameters (`self`, `other`), if present.
+fn first_two(file: &ParsedFile, function: Node<'_>) -> Option<(String, String)> {
+    let mut names = parameter_names(file, function).into_iter().map(|(n, _)| n);
+    Some((names.next()?, names.next()?))
+}
+
+/// Whether the method compares its first two parameters with `is`
+/// (`return self is other`): an identity equality.
+pub fn is_identity_eq(file: &ParsedFile, function: Node<'_>) -> bool {
+    let Some((this, other)) = first_two(file, function) else { return false };
+    own_nodes(function).into_iter().any(|node| {
+        if node.kind() != "comparison_operator" {
+            return false;
+        }
+        let operator = crate::ast::children(node).into_iter().find(|c| !c.is_named()).map(|c| c.kind());
+        let operands: Vec<&str> = named_children(node).into_iter().map(|c| file.node_text(c)).collect();
+        operator == Some("is") && operands.contains(&this.as_str()) && operands.contains(&other.as_str())
+    })
+}
+
+/// Whether the method compares all attributes generically:
+/// `self.__dict__ == other.__dict__` or `getattr(self, a) == getattr(other, a)`.
+pub fn is_generic_eq(file: &ParsedFile, function: Node<'_>) -> bool {
+    let Some((this, other)) = first_two(file, function) else { return false };
+    own_nodes(function).into_iter().any(|node| {
+        if node.kind() != "comparison_operator" {
+            return false;
+        }
+        let operator = crate::ast::children(node).into_iter().find(|c| !c.is_named()).map(|c| c.kind());
+        if !matches!(operator, Some("==" | "!=")) {
+            return false;
+        }
+        let operands: Vec<String> =
+            named_children(node).into_iter().map(|c| file.node_text(c).split_whitespace().collect()).collect();
+        let dict = |p: &str| operands.iter().any(|o| *o == format!("{p}.__dict__"));
+        let getattr = |p: &str| operands.iter().any(|o| o.starts_with(&format!("getattr({p},")));
+        (dict(&this) && dict(&other)) || (getattr(&this) && getattr(&other))
+    })
+}
+
+/// Whether the function reads `<first parameter>.<name>` in its own scope.
+pub fn reads_receiver_attribute(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
+    let Some((receiver, _)) = parameter_names(file, function).into_iter().next() else { return false };
+    own_nodes(function).into_iter().any(|node| {
+        node.kind() == "attribute"
+            && node
+                .child_by_field_name("object")
+                .is_some_and(|o| o.kind() == "identifier" && file.node_text(o) == receiver)
+            && node.child_by_field_name("attribute").is_some_and(|a| file.node_text(a) == name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quarry_syntax::{Language, SourceFile};
+
+    fn functions(text: &str) -> (ParsedFile, Vec<usize>) {
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
+        let ids = quarry_syntax::walk::Preorder::new(file.root())
+            .filter(|n| n.kind() == "function_definition")
+            .map(|n| n.start_byte())
+            .collect();
+        (file, ids)
+    }
+
+    fn function_at(file: &ParsedFile, start: usize) -> Node<'_> {
+        quarry_syntax::walk::Preorder::new(file.root())
+            .find(|n| n.kind() == "function_definition" && n.start_byte() == start)
+            .unwrap()
+    }
+
+    #[test]
+    fn body_shapes() {
+        let text = "def a(self):\n    \"doc\"\n    pass\ndef b(self):\n    return 1\ndef c(self):\n    super(C, self).c()\ndef d(self):\n    raise NotImplementedError\n";
+        let (file, starts) = functions(text);
+        let f: Vec<Node<'_>> = starts.iter().map(|s| function_at(&file, *s)).collect();
+        assert!(does_nothing(f[0]) && !does_nothing(f[1]));
+        assert!(calls_super(&file, f[2]) && !calls_super(&file, f[1]));
+        assert!(only_raises(f[3]) && !only_raises(f[1]));
+    }
+
+    #[test]
+    fn equality_shapes() {
+        let text = "def __eq__(self, other):\n    return self is other\ndef __eq__(self, o):\n    return self.__dict__ == o.__dict__\ndef __eq__(self, o):\n    return self.x == o.x\n";
+        let (file, starts) = functions(text);
+        let f: Vec<Node<'_>> = starts.iter().map(|s| function_at(&file, *s)).collect();
+        assert!(is_identity_eq(&file, f[0]) && !is_identity_eq(&file, f[2]));
+        assert!(is_generic_eq(&file, f[1]) && !is_generic_eq(&file, f[2]));
+        assert!(reads_receiver_attribute(&file, f[2], "x") && !reads_receiver_attribute(&file, f[2], "y"));
+    }
+}

@@ -1,0 +1,114 @@
+//! Q3 "Use of the return value of a procedure": the result of a call to a
+//! function that never returns a value (always `None`) is used, which
+//! means nothing and usually hides a mistake.
+//!
+//! ```python
+//! def log(message):             # supporting fact: returns nothing
+//!     print(message)
+//! result = log("started")       # answer: the call
+//! ```
+//!
+//! As in CodeQL: the callee resolves inside the file to a procedure (no
+//! `return` statement, no `yield`, and it can finish normally); the
+//! result is used when the call sits inside another call, an attribute or
+//! a subscript, or in a statement other than an expression statement —
+//! except as the value of the only `return` of its function. Modules using
+//! `mox` are left out, and so are method calls whose method a subclass
+//! overrides with one returning a value. The callee and the classes linking it are relevant.
+//! Negative form: calls of procedures whose result is discarded.
+
+use tree_sitter::Node;
+
+use crate::calls::resolve_call;
+use crate::context::FileContext;
+use crate::finding::{Polarity, RawFinding};
+use crate::methods::{only_raises, own_nodes};
+use crate::registry::{Hops, Query, QueryMeta};
+
+/// The query.
+pub static QUERY: Query = Query {
+    meta: QueryMeta {
+        id: "procedure-return-value-used",
+        name: "Use of the return value of a procedure",
+        index: 3,
+        hops: Hops::Multi,
+        description: "The return value of a procedure (a function that does not return a value) is used. This is confusing to the reader as the value (None) has no meaning.",
+        codeql: "python/ql/src/Functions/UseImplicitNoneReturnValue.ql",
+    },
+    find,
+};
+
+fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
+    if cx.nodes("identifier").iter().any(|i| cx.text(*i) == "mox") {
+        return Vec::new();
+    }
+    let mut findings = Vec::new();
+    for &call in cx.nodes("call") {
+        let Some(target) = resolve_call(cx, call) else { continue };
+        if !is_procedure(target.function) || overridden_by_function(cx, &target) {
+            continue;
+        }
+        let used = is_used(call);
+        if used != (polarity == Polarity::Positive) {
+            continue;
+        }
+        let message = if used {
+            "The result of the call is used even though it is always None."
+        } else {
+            "The result of a procedure call is discarded."
+        };
+        let site = crate::ast::enclosing_function(call).unwrap_or(call);
+        findings.push(
+            RawFinding::answer(cx.location(call), message)
+                .with_facts([cx.location(target.function)])
+                .with_context(crate::relevance::linkage_of_nodes(cx, site, &[target.function])),
+        );
+    }
+    findings
+}
+
+/// Whether a method called through its receiver may run an override, in a
+/// subclass of the file, that is no procedure: then the call may return a value.
+fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarget<'_>) -> bool {
+    let (Some(class), true) = (target.class, target.bound) else { return false };
+    let classes = cx.classes();
+    let name = target.function.child_by_field_name("name").map(|n| cx.text(n)).unwrap_or_default();
+    (0..classes.all().len())
+        .filter(|&sub| sub != class && classes.is_subclass(sub, class))
+        .filter_map(|sub| classes.get(sub).method(name))
+        .any(|m| !is_procedure(m))
+}
+
+/// A procedure as CodeQL defines it: no `return` statement at all, no
+/// `yield`, and it does not always raise.
+fn is_procedure(function: Node<'_>) -> bool {
+    let nodes = own_nodes(function);
+    let returns_value = nodes.iter().any(|n| n.kind() == "return_statement");
+    let generator = nodes.iter().any(|n| matches!(n.kind(), "yield" | "await"));
+    let is_async = crate::ast::children(function).first().is_some_and(|c| c.kind() == "async");
+    !returns_value && !generator && !is_async && !only_raises(function)
+}
+
+/// CodeQL's `is_used`: the call is an operand of a call, attribute or
+/// subscript, or sits in a statement other than an expression statement
+/// (the value of its function's only `return` excepted).
+fn is_used(call: Node<'_>) -> bool {
+    let mut current = call.parent();
+    while let Some(node) = current {
+        match node.kind() {
+            "call" | "attribute" | "subscript" => return true,
+            "expression_statement" => return false,
+            "return_statement" => {
+                let function = crate::ast::enclosing_function(node);
+                let returns =
+                    function.map_or(1, |f| own_nodes(f).iter().filter(|n| n.kind() == "return_statement").count());
+                return returns != 1;
+            }
+            "lambda" => return false,
+            kind if kind.ends_with("statement") || kind.ends_with("clause") || kind == "assignment" => return true,
+            _ => {}
+        }
+        current = node.parent();
+    }
+    false
+}

@@ -1,0 +1,123 @@
+//! Q7 "Signature mismatch in overriding method": a method overrides one of
+//! a superclass with a signature no call of the overridden method could
+//! satisfy, so code written against the superclass breaks on the subclass.
+//!
+//! ```python
+//! class Base:
+//!     def run(self): ...              # supporting fact
+//! class Job(Base):
+//!     def run(self, when): ...        # answer: needs more arguments
+//! ```
+//!
+//! As in CodeQL: the overriding method must require more positional
+//! arguments than the overridden one allows, or allow fewer than it
+//! requires; special methods, `__init__`, static and class methods are left
+//! out (as is any decorated method, whose signature a decorator may change),
+//! and so are overridden methods called anywhere in the file (by their
+//! name), whose mismatches the arity queries report. The classes linking
+//! the two methods are relevant. Negative form: overriding methods whose
+//! signature is compatible with the overridden one.
+
+use tree_sitter::Node;
+
+use crate::ast::decorators;
+use crate::classes::{Lookup, MemberKind};
+use crate::context::FileContext;
+use crate::finding::{Polarity, RawFinding};
+use crate::registry::{Hops, Query, QueryMeta};
+use crate::relevance::linkage_of_nodes;
+use crate::signatures::Signature;
+
+/// The query.
+pub static QUERY: Query = Query {
+    meta: QueryMeta {
+        id: "signature-mismatch",
+        name: "Signature mismatch in overriding method",
+        index: 7,
+        hops: Hops::Multi,
+        description: "Overriding a method without ensuring that both methods accept the same number and type of parameters has the potential to cause an error when there is a mismatch.",
+        codeql: "python/ql/src/Functions/SignatureOverriddenMethod.ql",
+    },
+    find,
+};
+
+fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
+    let file = cx.file();
+    let classes = cx.classes();
+    let called = called_names(cx);
+    let mut findings = Vec::new();
+    for (id, class) in classes.all().iter().enumerate() {
+        for member in class.members.iter().filter(|m| m.kind == MemberKind::Method) {
+            let name = member.name.as_str();
+            if (name.starts_with("__") && name.ends_with("__")) || !is_normal(cx, member.node) {
+                continue;
+            }
+            if class.members.iter().filter(|m| m.name == name).count() > 1 {
+                continue;
+            }
+            let Some(base) = overridden(cx, id, name) else { continue };
+            if called.iter().any(|c| c == name) {
+                continue;
+            }
+            let sub = Signature::of(file, member.node);
+            let sup = Signature::of(file, base);
+            let more = sup.max_positional().is_some_and(|max| sub.min_positional() > max);
+            let fewer = sub.max_positional().is_some_and(|max| max < sup.min_positional());
+            let mismatch = more || fewer;
+            if mismatch != (polarity == Polarity::Positive) {
+                continue;
+            }
+            let message = if mismatch {
+                format!("Overriding method '{name}' has signature mismatch with the overridden method.")
+            } else {
+                format!("Overriding method '{name}' has a signature compatible with the overridden method.")
+            };
+            findings.push(
+                RawFinding::answer(cx.location(member.node), message)
+                    .with_facts([cx.location(base)])
+                    .with_context(linkage_of_nodes(cx, member.node, &[base])),
+            );
+        }
+    }
+    findings
+}
+
+/// The nearest method of a superclass that `name` in class `id` overrides.
+fn overridden<'f>(cx: &FileContext<'f>, id: usize, name: &str) -> Option<Node<'f>> {
+    let classes = cx.classes();
+    for sup in classes.local_supers(id) {
+        match classes.lookup(sup, name) {
+            Lookup::Local(owner, member) if member.kind == MemberKind::Method => {
+                let base = member.node;
+                let duplicated = classes.get(owner).members.iter().filter(|m| m.name == name).count() > 1;
+                return (is_normal(cx, base) && !duplicated).then_some(base);
+            }
+            Lookup::Local(..) | Lookup::Builtin(_) | Lookup::Unknown => return None,
+            Lookup::Missing => {}
+        }
+    }
+    None
+}
+
+/// A plain instance method: no decorator, which could make it a static or
+/// class method, a property, or change its signature.
+fn is_normal(cx: &FileContext<'_>, function: Node<'_>) -> bool {
+    decorators(cx.file(), function).is_empty()
+}
+
+/// Names called anywhere in the file, as `name(...)` or `x.name(...)`.
+fn called_names(cx: &FileContext<'_>) -> Vec<String> {
+    let mut names: Vec<String> = cx
+        .nodes("call")
+        .iter()
+        .filter_map(|call| call.child_by_field_name("function"))
+        .filter_map(|f| match f.kind() {
+            "identifier" => Some(cx.text(f).to_string()),
+            "attribute" => f.child_by_field_name("attribute").map(|a| cx.text(a).to_string()),
+            _ => None,
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
