@@ -20,6 +20,7 @@ pub struct FileContext<'f> {
     classes: OnceCell<Classes<'f>>,
     imports: OnceCell<Imports<'f>>,
     nodes_by_kind: OnceCell<Vec<(&'static str, Vec<Node<'f>>)>>,
+    parents: OnceCell<quarry_syntax::walk::ParentIndex<'f>>,
     reachability: OnceCell<Reachability>,
     flows: OnceCell<Vec<ScopeFlow<'f>>>,
 }
@@ -34,6 +35,7 @@ impl<'f> FileContext<'f> {
             classes: OnceCell::new(),
             imports: OnceCell::new(),
             nodes_by_kind: OnceCell::new(),
+            parents: OnceCell::new(),
             reachability: OnceCell::new(),
             flows: OnceCell::new(),
         }
@@ -73,6 +75,27 @@ impl<'f> FileContext<'f> {
     /// The module-level imports and the uses of names (computed on first use).
     pub fn imports(&self) -> &Imports<'f> {
         self.imports.get_or_init(|| Imports::build(self.file, self.scopes(), |kind| self.nodes(kind)))
+    }
+
+    /// The parent of a node, from an index built by one walk on first use
+    /// (tree-sitter's own `Node::parent` searches from the root every time).
+    pub fn parent(&self, node: Node<'f>) -> Option<Node<'f>> {
+        self.parents.get_or_init(|| quarry_syntax::walk::ParentIndex::build(self.file.root())).parent(node)
+    }
+
+    /// The innermost function definition containing `node` (not `node`
+    /// itself), stopping at a class body or lambda, as
+    /// [`crate::ast::enclosing_function`] does, through the parent index.
+    pub fn enclosing_function(&self, node: Node<'f>) -> Option<Node<'f>> {
+        let mut current = self.parent(node);
+        while let Some(n) = current {
+            match n.kind() {
+                "function_definition" => return Some(n),
+                "class_definition" | "lambda" => return None,
+                _ => current = self.parent(n),
+            }
+        }
+        None
     }
 
     /// The source text of a node.

@@ -374,11 +374,12 @@ const PY3_BUILTINS_FOR_LOADS: &[&str] = &[
 /// Names bound somewhere in the file (assigned, defined, imported, loop or
 /// `with` targets, parameters, declared global).
 fn bound_names<'f>(file: &'f ParsedFile, nodes: &[Node<'_>]) -> HashSet<&'f str> {
+    let parents = quarry_syntax::walk::ParentIndex::build(file.root());
     nodes
         .iter()
         .filter(|n| n.kind() == "identifier")
         .filter(|n| {
-            n.parent().is_some_and(|p| {
+            parents.parent(**n).is_some_and(|p| {
                 matches!(
                     p.kind(),
                     "assignment"

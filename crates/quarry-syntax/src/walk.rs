@@ -86,3 +86,46 @@ pub fn preorder_with_depth(root: Node<'_>) -> impl Iterator<Item = (Node<'_>, us
         Some(item)
     })
 }
+
+/// The parent of every node of a tree, found by one walk. tree-sitter's own
+/// `Node::parent` searches down from the root, scanning siblings at each
+/// level, which makes it costly in hot loops over wide or deep trees.
+pub struct ParentIndex<'tree> {
+    parents: std::collections::HashMap<usize, Node<'tree>>,
+}
+
+impl<'tree> ParentIndex<'tree> {
+    /// Indexes every node below `root`.
+    pub fn build(root: Node<'tree>) -> ParentIndex<'tree> {
+        let mut parents = std::collections::HashMap::new();
+        let mut cursor = root.walk();
+        let mut stack: Vec<Node<'tree>> = Vec::new();
+        loop {
+            let node = cursor.node();
+            if let Some(&parent) = stack.last() {
+                parents.insert(node.id(), parent);
+            }
+            if cursor.goto_first_child() {
+                stack.push(node);
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return ParentIndex { parents };
+                }
+                stack.pop();
+                if stack.is_empty() {
+                    return ParentIndex { parents };
+                }
+            }
+        }
+    }
+
+    /// The parent of `node`, if it has one in the indexed tree.
+    pub fn parent(&self, node: Node<'tree>) -> Option<Node<'tree>> {
+        self.parents.get(&node.id()).copied()
+    }
+}

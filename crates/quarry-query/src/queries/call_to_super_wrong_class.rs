@@ -18,7 +18,7 @@
 
 use tree_sitter::Node;
 
-use crate::ast::{call_arguments, enclosing_function, field_text, innermost_scope, method_class, strip_parentheses};
+use crate::ast::{call_arguments, field_text, innermost_scope, method_class, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -50,7 +50,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if !is_super {
             continue;
         }
-        let Some(function) = enclosing_function(call) else { continue };
+        let Some(function) = cx.enclosing_function(call) else { continue };
         // The call's own scope must be the method (not a comprehension in it).
         if scopes.get(innermost_scope(scopes, call)).node_id != function.id() {
             continue;

@@ -16,7 +16,7 @@
 
 use tree_sitter::Node;
 
-use crate::ast::{comparison_pairs, enclosing_function, method_class, strip_parentheses};
+use crate::ast::{comparison_pairs, method_class, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -89,12 +89,12 @@ fn maybe_missing_self(cx: &FileContext<'_>, left: Node<'_>) -> bool {
     if left.kind() != "identifier" {
         return false;
     }
-    let Some(class) = enclosing_function(left).and_then(method_class) else { return false };
+    let Some(class) = crate::ast::enclosing_function(left).and_then(method_class) else { return false };
     let name = cx.text(left);
     cx.nodes("attribute").iter().any(|&attribute| {
         crate::ast::contains(class, attribute)
             && attribute.child_by_field_name("object").is_some_and(|o| cx.text(o) == "self")
             && attribute.child_by_field_name("attribute").is_some_and(|a| cx.text(a) == name)
-            && enclosing_function(attribute).and_then(method_class).is_some_and(|c| c.id() == class.id())
+            && cx.enclosing_function(attribute).and_then(method_class).is_some_and(|c| c.id() == class.id())
     })
 }

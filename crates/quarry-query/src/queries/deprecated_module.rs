@@ -17,7 +17,7 @@
 
 use tree_sitter::Node;
 
-use crate::ast::{contains, enclosing_function, imported_modules, named_children};
+use crate::ast::{contains, imported_modules, named_children};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -95,10 +95,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 
 /// Whether `statement` is inside an `except ImportError` handler of the same scope.
 fn in_import_error_handler(cx: &FileContext<'_>, statement: Node<'_>) -> bool {
-    let scope = enclosing_function(statement).map(|f| f.id());
+    let scope = crate::ast::enclosing_function(statement).map(|f| f.id());
     cx.nodes("except_clause").iter().any(|&clause| {
         contains(clause, statement)
-            && enclosing_function(clause).map(|f| f.id()) == scope
+            && cx.enclosing_function(clause).map(|f| f.id()) == scope
             && named_children(clause).into_iter().find(|c| c.kind() != "block" && c.kind() != "comment").is_some_and(
                 |handled| {
                     let handled = if handled.kind() == "as_pattern" {

@@ -84,7 +84,7 @@ fn truthy(cx: &FileContext<'_>, value: tree_sitter::Node<'_>, before: usize) -> 
             let name = cx.text(value);
             let assignment = cx.nodes("assignment").iter().rev().find(|a| {
                 a.start_byte() < before
-                    && crate::ast::enclosing_function(**a).is_none()
+                    && cx.enclosing_function(**a).is_none()
                     && a.child_by_field_name("left").is_some_and(|l| cx.text(l) == name)
             });
             assignment

@@ -123,7 +123,7 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
         return (!in_raise).then_some(Origin::Literal(callee));
     }
     let scopes = cx.scopes();
-    let function = crate::ast::enclosing_function(callee);
+    let function = cx.enclosing_function(callee);
     let scope: &Scope = match function.and_then(|f| scopes.of_node(f.id())) {
         Some(s) if scopes.get(s).is_local(name) => scopes.get(s),
         Some(s) if scopes.get(s).bindings.iter().any(|b| b.name == name) => return None,

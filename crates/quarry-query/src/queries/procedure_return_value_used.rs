@@ -57,7 +57,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         } else {
             "The result of a procedure call is discarded."
         };
-        let site = crate::ast::enclosing_function(call).unwrap_or(call);
+        let site = cx.enclosing_function(call).unwrap_or(call);
         findings.push(
             RawFinding::answer(cx.location(call), message)
                 .with_facts([cx.location(target.function)])

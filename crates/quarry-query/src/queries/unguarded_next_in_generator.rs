@@ -58,7 +58,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if callee_text(cx.file(), call) != Some("next") {
             continue;
         }
-        let function = crate::ast::enclosing_function(call);
+        let function = cx.enclosing_function(call);
         if binds_next(function.and_then(|f| scopes.of_node(f.id()))) {
             continue;
         }

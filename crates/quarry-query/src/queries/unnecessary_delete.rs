@@ -45,7 +45,7 @@ pub static QUERY: Query = Query {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for &delete in cx.nodes("delete_statement") {
-        let Some(function) = crate::ast::enclosing_function(delete) else { continue };
+        let Some(function) = cx.enclosing_function(delete) else { continue };
         let names: Vec<Node<'_>> = named_children(delete)
             .into_iter()
             .flat_map(|t| if t.kind() == "expression_list" { named_children(t) } else { vec![t] })
@@ -121,7 +121,7 @@ fn inside_loop(node: Node<'_>, function: Node<'_>) -> bool {
 fn calls_exc_info(cx: &FileContext<'_>, function: Node<'_>) -> bool {
     cx.nodes("call").iter().any(|call| {
         crate::ast::contains(function, *call)
-            && crate::ast::enclosing_function(*call).is_some_and(|f| f.id() == function.id())
+            && cx.enclosing_function(*call).is_some_and(|f| f.id() == function.id())
             && crate::ast::callee_text(cx.file(), *call).is_some_and(|c| c == "sys.exc_info" || c == "exc_info")
     })
 }

@@ -84,7 +84,7 @@ fn annotation_only_names<'a>(cx: &'a FileContext<'_>, flow: &ScopeFlow<'_>) -> H
         .iter()
         .filter(|a| a.start_byte() >= span.start_byte && a.end_byte() <= span.end_byte)
         .filter(|a| a.child_by_field_name("right").is_none())
-        .filter(|a| crate::ast::enclosing_function(**a).is_some_and(|f| f.start_byte() == span.start_byte))
+        .filter(|a| cx.enclosing_function(**a).is_some_and(|f| f.start_byte() == span.start_byte))
         .filter_map(|a| a.child_by_field_name("left").filter(|l| l.kind() == "identifier"))
         .map(|l| cx.text(l))
         .collect()
