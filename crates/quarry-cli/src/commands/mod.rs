@@ -4,6 +4,7 @@ use clap::Subcommand;
 
 pub mod blocks;
 pub mod input;
+pub mod inspect;
 pub mod output;
 pub mod parse;
 pub mod tokens;
@@ -17,6 +18,8 @@ pub enum Command {
     Tokens(tokens::TokensArgs),
     /// Print the syntax tree of a file and its error regions.
     Parse(parse::ParseArgs),
+    /// INSPECT probing datasets: generate them, check their labels.
+    Inspect(inspect::InspectArgs),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -25,5 +28,6 @@ pub fn run(command: Command) -> i32 {
         Command::Blocks(args) => blocks::run(args),
         Command::Tokens(args) => tokens::run(args),
         Command::Parse(args) => parse::run(args),
+        Command::Inspect(args) => inspect::run(args),
     }
 }

@@ -1,0 +1,29 @@
+//! quarry-probe: INSPECT probing of code models. Task datasets generated from
+//! Java methods, the INSPECT file format, label checking for the
+//! deterministic tasks, linear and MLP probes trained on per-layer features,
+//! control tasks, and reports (CSV, heatmaps, confusion matrices).
+//!
+//! Features reach the probes through [`features::LayerFeatures`], so any
+//! encoder can be probed; precomputed features are read from a cache folder.
+
+pub mod cache;
+pub mod confusion;
+pub mod control;
+pub mod dataset;
+pub mod error;
+pub mod features;
+pub mod fsutil;
+pub mod java;
+pub mod labels;
+pub mod metrics;
+pub mod npath;
+pub mod probe;
+pub mod rng;
+pub mod task;
+pub mod train;
+
+pub use confusion::Confusion;
+pub use dataset::{Dataset, Sample, Split};
+pub use error::{ProbeError, Result};
+pub use labels::{check_labels, label_of, LabelCheck};
+pub use task::Task;
