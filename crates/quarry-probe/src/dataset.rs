@@ -62,6 +62,26 @@ pub struct Sample {
     pub line: usize,
 }
 
+impl Sample {
+    /// The sample's code: the file text with INSPECT's doubled backslashes
+    /// (`\\\\` for `\\`) undone, so literals such as `'\\''` lex again.
+    pub fn code(&self) -> String {
+        unescape_backslashes(&self.text)
+    }
+}
+
+/// Undoes the doubling of backslashes in INSPECT's files. Other escapes
+/// (`\\xe9`, `\\u0142` for non-ASCII characters) are kept as they are: they
+/// only occur inside literals, where they change no label.
+pub fn unescape_backslashes(text: &str) -> String {
+    text.replace("\\\\", "\\")
+}
+
+/// Doubles backslashes as INSPECT's files do.
+pub fn escape_backslashes(code: &str) -> String {
+    code.replace('\\', "\\\\")
+}
+
 /// A line the reader could not take as it was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MalformedLine {

@@ -23,7 +23,7 @@ pub fn label_of(task: Task, text: &str) -> Result<Option<String>> {
         Task::Mxn => in_range(metrics::max_nesting(&tokens), 1, 5),
         Task::Cpx => in_range(metrics::decision_points(&tokens), 0, 9),
         Task::Vcu => parse_method(text).and_then(|p| in_range(metrics::unique_variables(&p), 1, 10)),
-        Task::Npt => parse_method(text).and_then(|p| metrics::npath_bin(npath(&p))).map(|b| b.to_string()),
+        Task::Npt => parse_method(text).and_then(|p| in_range(usize::try_from(npath(&p)).unwrap_or(usize::MAX), 1, 10)),
         _ => return Err(ProbeError::NotDeterministic(task.code().to_string())),
     })
 }
@@ -65,7 +65,7 @@ pub fn check_labels(task: Task, dataset: &Dataset) -> Result<LabelCheck> {
     let (mut agreeing, mut out_of_range) = (0, 0);
     let mut disagreeing_lines = Vec::new();
     for sample in &dataset.samples {
-        let computed = label_of(task, &sample.text)?;
+        let computed = label_of(task, &sample.code())?;
         if computed.is_none() {
             out_of_range += 1;
         }

@@ -4,11 +4,16 @@
 //!
 //! - block: product of its statements
 //! - `if`: conditions + then + (else, or 1)
-//! - `while`, `do`, `for`: conditions + body + 1; for-each: body + 1
-//! - `switch`: conditions + sum of its case groups (+1 without `default`)
+//! - `while`, `do`: conditions + body + 1; `for`, for-each: body + 1
+//! - `switch`: conditions + for each case label the product of the
+//!   statements that follow it (a label that falls through counts 1)
 //! - `try`: try block + each catch block + finally block
-//! - `return` and expression statements: conditions of their `?:`, at least 1
+//! - `return` and expression statements: conditions of their `?:`, at least
+//!   1, times the paths of methods of anonymous classes and block lambdas
+//!   they hold
 //!
+//! These rules reproduce INSPECT's released NPT labels (the `for` condition
+//! and a missing `default` add nothing there; anonymous classes multiply).
 //! The computation is bottom-up over a pre-order list, so nesting depth
 //! cannot overflow the stack.
 
@@ -28,6 +33,8 @@ struct Value {
     logic: u64,
     /// Added paths of conditional expressions in the node.
     ternary: u64,
+    /// Product of the paths of method bodies nested in the expression.
+    nested: u64,
 }
 
 /// NPath complexity of the first method or constructor in `parsed`
@@ -46,7 +53,7 @@ pub fn npath(parsed: &ParsedFile) -> u64 {
 }
 
 fn get(values: &HashMap<usize, Value>, node: Option<Node<'_>>) -> Value {
-    node.and_then(|n| values.get(&n.id()).copied()).unwrap_or(Value { paths: 1, logic: 0, ternary: 0 })
+    node.and_then(|n| values.get(&n.id()).copied()).unwrap_or(Value { paths: 1, logic: 0, ternary: 0, nested: 1 })
 }
 
 fn evaluate(node: Node<'_>, values: &HashMap<usize, Value>) -> Value {
@@ -55,36 +62,37 @@ fn evaluate(node: Node<'_>, values: &HashMap<usize, Value>) -> Value {
     let logic = children.iter().map(|c| get(values, Some(*c)).logic).fold(0u64, u64::saturating_add)
         + u64::from(matches!(node.kind(), "&&" | "||"));
     let inner_ternary = children.iter().map(|c| get(values, Some(*c)).ternary).fold(0u64, u64::saturating_add);
+    let inner_nested = children.iter().map(|c| get(values, Some(*c)).nested).fold(1u64, u64::saturating_mul);
     let field = |name: &str| get(values, node.child_by_field_name(name));
+    let mut nested = 1;
     let (paths, ternary) = match node.kind() {
-        "block" | "constructor_body" | "switch_block_statement_group" => {
+        "block" | "constructor_body" => {
             (product(children.iter().filter(|c| is_statement(**c)).map(|c| get(values, Some(*c)).paths)), 0)
         }
         "if_statement" => {
             let otherwise = node.child_by_field_name("alternative").map(|n| get(values, Some(n)).paths).unwrap_or(1);
             (field("condition").logic.saturating_add(field("consequence").paths).saturating_add(otherwise), 0)
         }
-        "while_statement" | "do_statement" | "for_statement" => {
+        "while_statement" | "do_statement" => {
             (field("condition").logic.saturating_add(field("body").paths).saturating_add(1), 0)
         }
-        "enhanced_for_statement" => (field("body").paths.saturating_add(1), 0),
+        "for_statement" | "enhanced_for_statement" => (field("body").paths.saturating_add(1), 0),
         "switch_expression" | "switch_statement" => {
-            let block = node.child_by_field_name("body");
             let mut sum = field("condition").logic;
-            let mut has_default = false;
-            if let Some(block) = block {
+            if let Some(block) = node.child_by_field_name("body") {
                 let mut c = block.walk();
                 for group in block.named_children(&mut c) {
                     if matches!(group.kind(), "switch_block_statement_group" | "switch_rule") {
                         sum = sum.saturating_add(get(values, Some(group)).paths);
-                        let mut gc = group.walk();
-                        has_default |= group
-                            .named_children(&mut gc)
-                            .any(|l| l.kind() == "switch_label" && l.child(0).is_some_and(|k| k.kind() == "default"));
                     }
                 }
             }
-            (if has_default { sum } else { sum.saturating_add(1) }, 0)
+            (sum, 0)
+        }
+        "switch_block_statement_group" => {
+            let labels = children.iter().filter(|c| c.kind() == "switch_label").count() as u64;
+            let body = product(children.iter().filter(|c| is_statement(**c)).map(|c| get(values, Some(*c)).paths));
+            (labels.saturating_sub(1).saturating_add(body), 0)
         }
         "switch_rule" => {
             (product(children.iter().filter(|c| is_statement(**c)).map(|c| get(values, Some(*c)).paths)), 0)
@@ -116,12 +124,26 @@ fn evaluate(node: Node<'_>, values: &HashMap<usize, Value>) -> Value {
             (1, added)
         }
         "return_statement" | "expression_statement" | "local_variable_declaration" | "throw_statement" => {
-            (inner_ternary.max(1), 0)
+            (inner_ternary.max(1).saturating_mul(inner_nested), 0)
         }
-        "lambda_expression" | "class_body" => return Value { paths: 1, logic: 0, ternary: 0 },
-        _ => (1, inner_ternary),
+        "method_declaration" | "constructor_declaration" => {
+            nested = field("body").paths;
+            (1, 0)
+        }
+        "lambda_expression" => {
+            let body = node.child_by_field_name("body");
+            nested = match body {
+                Some(b) if b.kind() == "block" => get(values, Some(b)).paths,
+                _ => inner_nested,
+            };
+            (1, 0)
+        }
+        _ => {
+            nested = inner_nested;
+            (1, inner_ternary)
+        }
     };
-    Value { paths, logic, ternary }
+    Value { paths, logic, ternary, nested }
 }
 
 fn product(values: impl Iterator<Item = u64>) -> u64 {
@@ -133,5 +155,5 @@ fn is_statement(node: Node<'_>) -> bool {
         && !matches!(node.kind(), "switch_label" | "line_comment" | "block_comment" | "{" | "}")
         && (node.kind().ends_with("statement")
             || node.kind().ends_with("declaration")
-            || matches!(node.kind(), "block" | "expression_statement" | "throw_statement"))
+            || matches!(node.kind(), "block" | "switch_expression"))
 }
