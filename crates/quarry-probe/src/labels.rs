@@ -45,6 +45,11 @@ pub struct LabelCheck {
     pub malformed_lines: usize,
     /// Rows: released label; columns: recomputed label (`-` for out of range).
     pub confusion: Confusion,
+    /// OCU only: samples whose text holds more distinct operators of
+    /// [`metrics::CORE_OPERATORS`] than their label, so that no definition
+    /// of "unique operators" can reproduce the label from the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub irreproducible: Option<usize>,
     /// Line numbers of disagreeing samples (at most 20).
     pub disagreeing_lines: Vec<usize>,
 }
@@ -64,8 +69,15 @@ pub fn check_labels(task: Task, dataset: &Dataset) -> Result<LabelCheck> {
     let mut confusion = Confusion::new(classes);
     let (mut agreeing, mut out_of_range) = (0, 0);
     let mut disagreeing_lines = Vec::new();
+    let mut irreproducible = (task == Task::Ocu).then_some(0);
     for sample in &dataset.samples {
-        let computed = label_of(task, &sample.code())?;
+        let code = sample.code();
+        if let (Some(count), Ok(label)) = (irreproducible.as_mut(), sample.label.parse::<usize>()) {
+            if metrics::unique_core_operators(&code_tokens(&code)) > label {
+                *count += 1;
+            }
+        }
+        let computed = label_of(task, &code)?;
         if computed.is_none() {
             out_of_range += 1;
         }
@@ -86,6 +98,7 @@ pub fn check_labels(task: Task, dataset: &Dataset) -> Result<LabelCheck> {
         out_of_range,
         malformed_lines: dataset.malformed.len(),
         confusion,
+        irreproducible,
         disagreeing_lines,
     })
 }

@@ -17,6 +17,20 @@ pub const OPERATORS: &[&str] = &[
     ">>", ">>>", "&", "|", "^", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>=", "->", "::",
 ];
 
+/// Operators that every reading of "operator" includes: no generic angle
+/// brackets, no `?`/`:` that could be wildcards, labels or for-each colons.
+pub const CORE_OPERATORS: &[&str] =
+    &["=", "==", "!=", "+", "-", "*", "/", "%", "&&", "||", "!", "++", "--", "+=", "-=", "*=", "/=", "<=", ">="];
+
+/// Number of distinct [`CORE_OPERATORS`]: a lower bound of the OCU count
+/// under any definition of operator.
+pub fn unique_core_operators(tokens: &[String]) -> usize {
+    let mut seen: Vec<&str> = tokens.iter().map(String::as_str).filter(|t| CORE_OPERATORS.contains(t)).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
+}
+
 /// Keywords that open a code structure (CSC). A do-while counts once, by its `while`.
 pub const STRUCTURE_KEYWORDS: &[&str] = &["if", "for", "while", "switch", "try"];
 

@@ -82,6 +82,12 @@ fn label(args: LabelArgs) -> i32 {
                 dataset.malformed.iter().filter(|m| m.action == quarry_probe::dataset::MalformedAction::Continued).count(),
                 dataset.malformed.iter().filter(|m| m.action == quarry_probe::dataset::MalformedAction::Skipped).count(),
             )?;
+            if let Some(count) = check.irreproducible {
+                writeln!(
+                    out,
+                    "{count} samples hold more distinct unambiguous operators than their label: no operator count reproduces them"
+                )?;
+            }
             writeln!(out, "confusion (rows: released label, columns: recomputed):")?;
             write!(out, "{}", check.confusion.to_table())?;
             if !check.disagreeing_lines.is_empty() {
