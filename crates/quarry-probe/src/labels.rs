@@ -11,9 +11,26 @@ use crate::metrics;
 use crate::npath::npath;
 use crate::task::Task;
 
-/// The label `task` gives to `text`, or `None` when the value falls outside
-/// the task's classes. Errors for tasks whose label is not a function of the text.
+/// How NPT labels are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NptLabels {
+    /// The exact NPath value, 1 to 10: what INSPECT's released files hold.
+    #[default]
+    Exact,
+    /// The paper's ten bins: 1, 2, 3, 4–6, 7–8, 9–10, 11–15, 16–20, 21–30, 31–100.
+    Binned,
+}
+
+/// The label `task` gives to `text` (NPT as in the released files), or
+/// `None` when the value falls outside the task's classes. Errors for tasks
+/// whose label is not a function of the text.
 pub fn label_of(task: Task, text: &str) -> Result<Option<String>> {
+    label_of_with(task, text, NptLabels::Exact)
+}
+
+/// [`label_of`] with a choice of NPT labels.
+pub fn label_of_with(task: Task, text: &str, npt: NptLabels) -> Result<Option<String>> {
     let tokens = code_tokens(text);
     let in_range = |value: usize, low: usize, high: usize| (low..=high).contains(&value).then(|| value.to_string());
     Ok(match task {
@@ -23,7 +40,10 @@ pub fn label_of(task: Task, text: &str) -> Result<Option<String>> {
         Task::Mxn => in_range(metrics::max_nesting(&tokens), 1, 5),
         Task::Cpx => in_range(metrics::decision_points(&tokens), 0, 9),
         Task::Vcu => parse_method(text).and_then(|p| in_range(metrics::unique_variables(&p), 1, 10)),
-        Task::Npt => parse_method(text).and_then(|p| in_range(usize::try_from(npath(&p)).unwrap_or(usize::MAX), 1, 10)),
+        Task::Npt => parse_method(text).and_then(|p| match npt {
+            NptLabels::Exact => in_range(usize::try_from(npath(&p)).unwrap_or(usize::MAX), 1, 10),
+            NptLabels::Binned => metrics::npath_bin(npath(&p)).map(|b| b.to_string()),
+        }),
         _ => return Err(ProbeError::NotDeterministic(task.code().to_string())),
     })
 }
@@ -56,6 +76,11 @@ pub struct LabelCheck {
 
 /// Recomputes every label of `dataset` for `task` and compares.
 pub fn check_labels(task: Task, dataset: &Dataset) -> Result<LabelCheck> {
+    check_labels_with(task, dataset, NptLabels::Exact)
+}
+
+/// [`check_labels`] with a choice of NPT labels.
+pub fn check_labels_with(task: Task, dataset: &Dataset, npt: NptLabels) -> Result<LabelCheck> {
     if !task.is_deterministic() {
         return Err(ProbeError::NotDeterministic(task.code().to_string()));
     }
@@ -77,7 +102,7 @@ pub fn check_labels(task: Task, dataset: &Dataset) -> Result<LabelCheck> {
                 *count += 1;
             }
         }
-        let computed = label_of(task, &code)?;
+        let computed = label_of_with(task, &code, npt)?;
         if computed.is_none() {
             out_of_range += 1;
         }

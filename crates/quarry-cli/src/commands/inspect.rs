@@ -2,8 +2,12 @@
 
 use std::path::PathBuf;
 
+use clap::ValueEnum;
 use clap::{Args, Subcommand};
-use quarry_probe::{check_labels, Dataset, LabelCheck, Task};
+use quarry_probe::corpus::{collect, CorpusLimits};
+use quarry_probe::dataset::write_dataset_file;
+use quarry_probe::generate::{dataset_path, generate, GenerateConfig};
+use quarry_probe::{check_labels_with, Dataset, LabelCheck, NptLabels, Task};
 use serde::Serialize;
 
 use super::input::Format;
@@ -20,6 +24,52 @@ pub struct InspectArgs {
 enum InspectCommand {
     /// Recompute the labels of a dataset of a deterministic task (LEN, OCU, VCU, CSC, MXN, CPX, NPT) and compare.
     Label(LabelArgs),
+    /// Generate task datasets from Java methods (a folder of .java files or a JDK src.zip).
+    Generate(GenerateArgs),
+}
+
+/// How NPT labels are written.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum NptScheme {
+    /// Exact NPath values 1-10, as in INSPECT's released files.
+    Exact,
+    /// The paper's bins: 1, 2, 3, 4-6, 7-8, 9-10, 11-15, 16-20, 21-30, 31-100.
+    Binned,
+}
+
+impl NptScheme {
+    fn labels(self) -> NptLabels {
+        match self {
+            NptScheme::Exact => NptLabels::Exact,
+            NptScheme::Binned => NptLabels::Binned,
+        }
+    }
+}
+
+/// Arguments of `quarry inspect generate`.
+#[derive(Args)]
+struct GenerateArgs {
+    /// A folder of .java files or a zip archive of them (such as a JDK's lib/src.zip).
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Task code, or `all`.
+    #[arg(long)]
+    task: String,
+    /// Samples per dataset, split equally over the classes.
+    #[arg(long, default_value_t = 1000)]
+    size: usize,
+    /// Output folder; files go to DIR/datasets_TASK/TASK_ORIG_<size>.txt.
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// NPT labels.
+    #[arg(long, value_enum, default_value_t = NptScheme::Binned)]
+    npt_labels: NptScheme,
+    /// Read at most this many files of the corpus.
+    #[arg(long)]
+    max_files: Option<usize>,
 }
 
 /// Arguments of `quarry inspect label`.
@@ -34,13 +84,75 @@ struct LabelArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     format: Format,
+    /// NPT labels of the file.
+    #[arg(long, value_enum, default_value_t = NptScheme::Exact)]
+    npt_labels: NptScheme,
 }
 
 /// Runs `quarry inspect`.
 pub fn run(args: InspectArgs) -> i32 {
     match args.command {
         InspectCommand::Label(args) => label(args),
+        InspectCommand::Generate(args) => generate_datasets(args),
     }
+}
+
+fn generate_datasets(args: GenerateArgs) -> i32 {
+    let tasks: Vec<Task> = if args.task.eq_ignore_ascii_case("all") {
+        Task::ALL.to_vec()
+    } else {
+        match args.task.parse() {
+            Ok(task) => vec![task],
+            Err(e) => return report_error(&format!("{e}")),
+        }
+    };
+    if args.size == 0 {
+        return report_error("--size must be positive");
+    }
+    let mut limits = CorpusLimits::default();
+    if let Some(max) = args.max_files {
+        limits.max_files = max;
+    }
+    eprintln!("reading {} ...", args.corpus.display());
+    let corpus = match collect(&args.corpus, &limits) {
+        Ok(corpus) => corpus,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    eprintln!(
+        "{} files, {} methods, {} identifiers, {} unreadable files",
+        corpus.files,
+        corpus.methods.len(),
+        corpus.identifiers.len(),
+        corpus.errors.len()
+    );
+    if corpus.methods.is_empty() {
+        return report_error(&format!("{}: no Java method found", args.corpus.display()));
+    }
+    let config = GenerateConfig { size: args.size, seed: args.seed, npt_labels: args.npt_labels.labels() };
+    let mut code = super::output::EXIT_OK;
+    for task in tasks {
+        let generated = match generate(task, &corpus, &config) {
+            Ok(generated) => generated,
+            Err(e) => {
+                code = report_error(&format!("{task}: {e}"));
+                continue;
+            }
+        };
+        let path = args.out.join(dataset_path(task, args.size));
+        if let Err(e) = write_dataset_file(&path, &generated.samples) {
+            code = report_error(&e.to_string());
+            continue;
+        }
+        let short: Vec<String> =
+            generated.shortfalls.iter().map(|s| format!("{} {}/{}", s.label, s.found, s.wanted)).collect();
+        println!(
+            "{task}\t{}\t{} samples{}",
+            path.display(),
+            generated.samples.len(),
+            if short.is_empty() { String::new() } else { format!("\tshort: {}", short.join(", ")) }
+        );
+    }
+    code
 }
 
 #[derive(Serialize)]
@@ -62,7 +174,7 @@ fn label(args: LabelArgs) -> i32 {
     if dataset.samples.is_empty() {
         return report_error(&format!("{}: no valid sample", args.data.display()));
     }
-    let check = match check_labels(task, &dataset) {
+    let check = match check_labels_with(task, &dataset, args.npt_labels.labels()) {
         Ok(check) => check,
         Err(e) => return report_error(&format!("{}: {e}", args.data.display())),
     };
