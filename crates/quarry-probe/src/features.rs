@@ -53,3 +53,48 @@ impl LayerFeatures for CachedFeatures {
         Ok(all)
     }
 }
+
+/// A non-neural reference encoder: hashed bags of code tokens. Layer 0 holds
+/// token unigram counts, layer 1 unigrams and bigrams, each hashed into
+/// `dim` buckets and scaled to unit length. It gives probing a baseline that
+/// sees only surface tokens, and lets the pipeline run without a neural model.
+#[derive(Debug, Clone, Copy)]
+pub struct HashedTokens {
+    /// Buckets per layer.
+    pub dim: usize,
+}
+
+impl HashedTokens {
+    /// The name under which the CLI offers this encoder.
+    pub const NAME: &'static str = "hashed-tokens";
+
+    fn layer(&self, tokens: &[String], bigrams: bool) -> Vec<f32> {
+        let dim = self.dim.max(1) as u64;
+        let mut v = vec![0f32; dim as usize];
+        for t in tokens {
+            v[(crate::rng::stable_hash(t) % dim) as usize] += 1.0;
+        }
+        if bigrams {
+            for pair in tokens.windows(2) {
+                let key = format!("{}\u{1}{}", pair[0], pair[1]);
+                v[(crate::rng::stable_hash(&key) % dim) as usize] += 1.0;
+            }
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        v
+    }
+}
+
+impl LayerFeatures for HashedTokens {
+    fn layers(&self) -> usize {
+        2
+    }
+
+    fn features(&mut self, samples: &[Sample]) -> Result<Vec<Vec<Vec<f32>>>> {
+        let tokens: Vec<Vec<String>> = samples.iter().map(|s| crate::java::code_tokens(&s.code())).collect();
+        Ok((0..2).map(|layer| tokens.iter().map(|t| self.layer(t, layer == 1)).collect()).collect())
+    }
+}

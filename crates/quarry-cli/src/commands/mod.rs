@@ -7,6 +7,7 @@ pub mod input;
 pub mod inspect;
 pub mod output;
 pub mod parse;
+pub mod probe;
 pub mod tokens;
 
 /// Every subcommand of `quarry`.
@@ -20,6 +21,8 @@ pub enum Command {
     Parse(parse::ParseArgs),
     /// INSPECT probing datasets: generate them, check their labels.
     Inspect(inspect::InspectArgs),
+    /// Train probes on per-layer features of a model for an INSPECT task.
+    Probe(probe::ProbeArgs),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -29,5 +32,6 @@ pub fn run(command: Command) -> i32 {
         Command::Tokens(args) => tokens::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Probe(args) => probe::run(args),
     }
 }
