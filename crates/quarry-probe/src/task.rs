@@ -9,6 +9,7 @@ use crate::error::ProbeError;
 
 /// An INSPECT probing task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
 pub enum Task {
     /// Keyword tagging: the class of a keyword, operator or symbol token.
     Ktx,

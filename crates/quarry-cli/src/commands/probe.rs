@@ -112,11 +112,13 @@ pub fn run(args: ProbeArgs) -> i32 {
     let features = match cached_or_extract(&FeatureCache::new(&cache_dir), encoder, &dataset, &args.model, &dataset_id)
     {
         Ok(features) => features,
-        Err(e) => return report_error(&format!(
+        Err(e) => {
+            return report_error(&format!(
             "{e}; the only built-in encoder is `{}`: for `{}`, write layer_NN.bin files there or pass --features DIR",
             HashedTokens::NAME,
             args.model
-        )),
+        ))
+        }
     };
     let train = TrainConfig {
         epochs: args.epochs,
