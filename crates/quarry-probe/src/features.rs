@@ -6,7 +6,9 @@ use crate::dataset::Sample;
 use crate::error::{ProbeError, Result};
 
 /// A source of per-layer representations of samples: for every layer, one
-/// vector per sample (the summary token, or for token tasks the token itself).
+/// vector per sample. Method tasks use the summary token ([CLS] or the
+/// model's equivalent); KTX and IDN samples are single tokens, and their
+/// vector is that token's own representation.
 pub trait LayerFeatures {
     /// Number of layers (embeddings included, if the encoder reports them).
     fn layers(&self) -> usize;
