@@ -96,7 +96,8 @@ impl Heatmap {
         let (cell_w, cell_h) = (56.0, 28.0);
         let left = 12.0 + 7.5 * self.rows.iter().map(|r| r.chars().count()).max().unwrap_or(4) as f64;
         let top = 64.0;
-        let width = left + cell_w * self.columns.len() as f64 + 16.0;
+        let width =
+            (left + cell_w * self.columns.len() as f64 + 16.0).max(16.0 + 8.0 * self.title.chars().count() as f64);
         let height = top + cell_h * self.rows.len() as f64 + 16.0;
         let mut svg = String::new();
         let _ = writeln!(
@@ -144,7 +145,7 @@ impl Heatmap {
 
     /// A PNG image of the coloured grid (no text; the SVG carries the labels).
     pub fn to_png(&self) -> Vec<u8> {
-        let (cell_w, cell_h) = (24usize, 16usize);
+        let (cell_w, cell_h) = (40usize, 24usize);
         let width = (self.columns.len() * cell_w).max(1);
         let height = (self.rows.len() * cell_h).max(1);
         let mut raw = Vec::with_capacity(height * (width * 3 + 1));
