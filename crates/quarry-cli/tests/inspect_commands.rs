@@ -103,6 +103,7 @@ fn generate_then_probe_writes_datasets_and_reports() {
         "heatmap_model_hashed-tokens_linear.png",
         "heatmap_task_JBL_linear.svg",
         "confusion/JBL_hashed-tokens_linear_layer01.csv",
+        "confusion/JBL_hashed-tokens_linear_layer01.svg",
     ] {
         assert!(reports.join(file).exists(), "{file} missing");
     }

@@ -91,6 +91,20 @@ impl Heatmap {
         }
     }
 
+    /// A confusion matrix with each row as fractions of its true class
+    /// (rows: true labels, columns: predicted; empty rows show as missing).
+    pub fn from_confusion(confusion: &crate::confusion::Confusion, title: &str) -> Heatmap {
+        let values = confusion
+            .counts
+            .iter()
+            .map(|row| {
+                let total: usize = row.iter().sum();
+                row.iter().map(|&c| (total > 0).then(|| c as f64 / total as f64)).collect()
+            })
+            .collect();
+        Heatmap { title: title.to_string(), rows: confusion.labels.clone(), columns: confusion.labels.clone(), values }
+    }
+
     /// An SVG image with labels and the accuracy (in percent) in each cell.
     pub fn to_svg(&self) -> String {
         let (cell_w, cell_h) = (56.0, 28.0);

@@ -186,3 +186,15 @@ fn heatmaps_hold_every_result() {
     assert_eq!(&png[png.len() - 12..], b"\0\0\0\0IEND\xae\x42\x60\x82");
     assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
 }
+
+#[test]
+fn confusion_heatmap_shows_row_fractions() {
+    let mut confusion = quarry_probe::Confusion::new(vec!["A".into(), "B".into()]);
+    confusion.add("A", "A");
+    confusion.add("A", "B");
+    confusion.add("A", "B");
+    confusion.add("A", "A");
+    let map = Heatmap::from_confusion(&confusion, "t");
+    assert_eq!(map.values, vec![vec![Some(0.5), Some(0.5)], vec![None, None]]);
+    assert_eq!(confusion.accuracy(), 0.5);
+}

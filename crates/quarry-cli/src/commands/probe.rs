@@ -181,7 +181,13 @@ fn write_reports(out: &Path, experiment: &quarry_probe::experiment::Experiment) 
             let counts: Vec<String> = row.iter().map(|n| n.to_string()).collect();
             csv.push_str(&format!("{label},{}\n", counts.join(",")));
         }
-        write(format!("confusion/{}_{model}_{probe}_layer{:02}.csv", experiment.task, layer.layer), csv.as_bytes())?;
+        let stem = format!("confusion/{}_{model}_{probe}_layer{:02}", experiment.task, layer.layer);
+        write(format!("{stem}.csv"), csv.as_bytes())?;
+        let title = format!(
+            "{} {} layer {}: % of each true class (rows) by prediction (columns)",
+            experiment.model, experiment.task, layer.layer
+        );
+        write(format!("{stem}.svg"), Heatmap::from_confusion(c, &title).to_svg().as_bytes())?;
     }
     Ok(())
 }
