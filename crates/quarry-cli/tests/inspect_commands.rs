@@ -115,6 +115,37 @@ fn generate_then_probe_writes_datasets_and_reports() {
 }
 
 #[test]
+fn generation_is_byte_identical_for_a_seed() {
+    let dir = temp_dir("determinism");
+    let run = |out: &Path| {
+        let status = quarry(&[
+            "inspect",
+            "generate",
+            "--corpus",
+            fixtures().to_str().unwrap(),
+            "--task",
+            "all",
+            "--size",
+            "40",
+            "--out",
+            out.to_str().unwrap(),
+            "--seed",
+            "11",
+        ]);
+        assert_eq!(status.status.code(), Some(0), "{}", String::from_utf8_lossy(&status.stderr));
+    };
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    run(&a);
+    run(&b);
+    for task in
+        ["KTX", "IDN", "LEN", "TYP", "REA", "JBL", "SRI", "SRK", "SCK", "OCU", "VCU", "CSC", "MXN", "CPX", "NPT"]
+    {
+        let file = format!("datasets_{task}/{task}_ORIG_40.txt");
+        assert_eq!(std::fs::read(a.join(&file)).unwrap(), std::fs::read(b.join(&file)).unwrap(), "{file}");
+    }
+}
+
+#[test]
 fn probe_without_features_explains_what_is_missing() {
     let dir = temp_dir("nofeatures");
     let data = dir.join("LEN.txt");

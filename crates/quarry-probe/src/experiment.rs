@@ -156,32 +156,61 @@ pub fn run_experiment(
     })
 }
 
+/// Samples per call to the encoder during extraction.
+pub const EXTRACTION_CHUNK: usize = 32;
+
 /// Features for `dataset` from `cache`, extracting them with `encoder` (and
-/// caching every layer) when the cache is empty.
+/// caching every layer) when the cache is empty. Extraction goes in chunks of
+/// [`EXTRACTION_CHUNK`] samples; `on_progress(done, total)` follows it.
 pub fn cached_or_extract(
     cache: &FeatureCache,
     encoder: Option<&mut dyn LayerFeatures>,
     dataset: &Dataset,
     model: &str,
     dataset_id: &str,
+    on_progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Vec<Vec<f32>>>> {
-    if cache.layers()?.is_empty() {
-        let Some(encoder) = encoder else {
+    if !cache.layers()?.is_empty() {
+        let mut source = crate::features::CachedFeatures::open(cache.clone())?;
+        return source.features(&dataset.samples);
+    }
+    let Some(encoder) = encoder else {
+        return Err(ProbeError::BadFeatures {
+            path: cache.dir().to_path_buf(),
+            reason: "no cached features and no encoder to extract them".into(),
+        });
+    };
+    let total = dataset.samples.len();
+    let mut features: Vec<Vec<Vec<f32>>> = vec![Vec::with_capacity(total); encoder.layers()];
+    for chunk in dataset.samples.chunks(EXTRACTION_CHUNK) {
+        let part = encoder.features(chunk)?;
+        if part.len() != features.len() || part.iter().any(|rows| rows.len() != chunk.len()) {
             return Err(ProbeError::BadFeatures {
                 path: cache.dir().to_path_buf(),
-                reason: "no cached features and no encoder to extract them".into(),
+                reason: format!(
+                    "the encoder returned a shape other than {} layers x {} samples",
+                    features.len(),
+                    chunk.len()
+                ),
             });
-        };
-        let features = encoder.features(&dataset.samples)?;
-        for (layer, rows) in features.iter().enumerate() {
-            let dim = rows.first().map(Vec::len).unwrap_or(0);
-            let header =
-                LayerHeader { rows: rows.len(), dim, layer, model: model.to_string(), dataset: dataset_id.to_string() };
-            let data: Vec<f32> = rows.iter().flatten().copied().collect();
-            cache.write_layer(&header, &data)?;
         }
-        return Ok(features);
+        for (layer, rows) in part.into_iter().enumerate() {
+            features[layer].extend(rows);
+        }
+        on_progress(features.first().map(Vec::len).unwrap_or(total), total);
     }
-    let mut source = crate::features::CachedFeatures::open(cache.clone())?;
-    source.features(&dataset.samples)
+    for (layer, rows) in features.iter().enumerate() {
+        let dim = rows.first().map(Vec::len).unwrap_or(0);
+        if rows.iter().any(|r| r.len() != dim) {
+            return Err(ProbeError::BadFeatures {
+                path: cache.layer_path(layer),
+                reason: "feature vectors of one layer differ in size".into(),
+            });
+        }
+        let header =
+            LayerHeader { rows: rows.len(), dim, layer, model: model.to_string(), dataset: dataset_id.to_string() };
+        let data: Vec<f32> = rows.iter().flatten().copied().collect();
+        cache.write_layer(&header, &data)?;
+    }
+    Ok(features)
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use quarry_probe::cache::FeatureCache;
 use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
-use quarry_probe::features::HashedTokens;
+use quarry_probe::features::{HashedTokens, LayerFeatures};
 use quarry_probe::heatmap::Heatmap;
 use quarry_probe::report::{merge_results, pretty_table, rows_of};
 use quarry_probe::train::TrainConfig;
@@ -76,6 +76,11 @@ fn parse_layers(spec: &str) -> Result<Option<Vec<usize>>, String> {
         .map(Some)
 }
 
+/// The encoder that extracts features for `model`, when this build has one.
+fn encoder_for(model: &str) -> Option<Box<dyn LayerFeatures>> {
+    (model == HashedTokens::NAME).then(|| Box::new(HashedTokens { dim: 256 }) as Box<dyn LayerFeatures>)
+}
+
 /// Runs `quarry probe`.
 pub fn run(args: ProbeArgs) -> i32 {
     let task: Task = match args.task.parse() {
@@ -106,11 +111,25 @@ pub fn run(args: ProbeArgs) -> i32 {
     let cache_dir = args.features.clone().unwrap_or_else(|| {
         args.out.join("features").join(file_safe(&args.model)).join(format!("{task}_{content_hash:016x}"))
     });
-    let mut hashed = HashedTokens { dim: 256 };
-    let encoder: Option<&mut dyn quarry_probe::features::LayerFeatures> =
-        (args.model == HashedTokens::NAME && args.features.is_none()).then_some(&mut hashed as _);
-    let features = match cached_or_extract(&FeatureCache::new(&cache_dir), encoder, &dataset, &args.model, &dataset_id)
-    {
+    let show_progress = std::io::stderr().is_terminal();
+    let mut encoder = if args.features.is_none() { encoder_for(&args.model) } else { None };
+    let mut extraction_progress = |done: usize, total: usize| {
+        if show_progress {
+            eprint!("\rextracting features {done}/{total}   ");
+            let _ = std::io::stderr().flush();
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let features = match cached_or_extract(
+        &FeatureCache::new(&cache_dir),
+        encoder.as_mut().map(|e| e.as_mut() as &mut dyn LayerFeatures),
+        &dataset,
+        &args.model,
+        &dataset_id,
+        &mut extraction_progress,
+    ) {
         Ok(features) => features,
         Err(e) => {
             return report_error(&format!(
@@ -130,7 +149,6 @@ pub fn run(args: ProbeArgs) -> i32 {
         ..TrainConfig::default()
     };
     let options = ExperimentOptions { train, layers, control: args.control };
-    let show_progress = std::io::stderr().is_terminal();
     let per_layer = options.train.l2_grid.len() * options.train.epochs;
     let mut progress = |position: usize, total: usize, epochs: usize| {
         if show_progress {
