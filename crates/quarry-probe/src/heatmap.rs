@@ -157,23 +157,51 @@ impl Heatmap {
         svg
     }
 
-    /// A PNG image of the coloured grid (no text; the SVG carries the labels).
+    /// A PNG image: title, row and column labels, and the accuracy (in
+    /// percent) in each cell, drawn with a small pixel font.
     pub fn to_png(&self) -> Vec<u8> {
-        let (cell_w, cell_h) = (40usize, 24usize);
-        let width = (self.columns.len() * cell_w).max(1);
-        let height = (self.rows.len() * cell_h).max(1);
-        let mut raw = Vec::with_capacity(height * (width * 3 + 1));
-        for y in 0..height {
-            raw.push(0); // filter: none
-            for x in 0..width {
-                let (i, j) = (y / cell_h, x / cell_w);
-                let border = x % cell_w == cell_w - 1 || y % cell_h == cell_h - 1;
+        use crate::font::{draw_text, text_width};
+        let scale = 2;
+        let (cell_w, cell_h) = (48usize, 24usize);
+        let line = 7 * scale;
+        let left = 8 + self.rows.iter().map(|r| text_width(r, scale)).max().unwrap_or(0) + 8;
+        let top = 8 + line + 8 + line + 4;
+        let grid_w = self.columns.len() * cell_w;
+        let width = (left + grid_w + 8).max(16 + text_width(&self.title, scale));
+        let height = top + self.rows.len() * cell_h + 8;
+        let mut image = vec![255u8; width * height * 3];
+        let black = [0, 0, 0];
+        draw_text(&mut image, width, 8, 8, &self.title, scale, black);
+        for (j, column) in self.columns.iter().enumerate() {
+            let x = left + j * cell_w + cell_w.saturating_sub(text_width(column, scale)) / 2;
+            draw_text(&mut image, width, x, top - line - 2, column, scale, black);
+        }
+        for (i, row) in self.rows.iter().enumerate() {
+            let y = top + i * cell_h;
+            draw_text(&mut image, width, 8, y + (cell_h - 5 * scale) / 2, row, scale, black);
+            for j in 0..self.columns.len() {
+                let x = left + j * cell_w;
                 let value = self.values.get(i).and_then(|r| r.get(j)).copied().flatten();
-                let rgb = if border { [255, 255, 255] } else { value.map(color).unwrap_or(MISSING) };
-                raw.extend_from_slice(&rgb);
+                let fill = value.map(color).unwrap_or(MISSING);
+                for py in y..y + cell_h - 1 {
+                    for px in x..x + cell_w - 1 {
+                        let at = 3 * (py * width + px);
+                        image[at..at + 3].copy_from_slice(&fill);
+                    }
+                }
+                if let Some(v) = value {
+                    let label = format!("{:.1}", 100.0 * v);
+                    let tx = x + cell_w.saturating_sub(text_width(&label, scale)) / 2;
+                    draw_text(&mut image, width, tx, y + (cell_h - 5 * scale) / 2, &label, scale, black);
+                }
             }
         }
-        encode_png(width as u32, height as u32, &raw)
+        let mut scanlines = Vec::with_capacity(height * (width * 3 + 1));
+        for row in image.chunks(width * 3) {
+            scanlines.push(0); // filter: none
+            scanlines.extend_from_slice(row);
+        }
+        encode_png(width as u32, height as u32, &scanlines)
     }
 }
 

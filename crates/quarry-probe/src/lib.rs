@@ -14,6 +14,7 @@ pub mod dataset;
 pub mod error;
 pub mod experiment;
 pub mod features;
+pub mod font;
 pub mod fsutil;
 pub mod generate;
 pub mod heatmap;
