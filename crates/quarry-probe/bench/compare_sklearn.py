@@ -13,6 +13,8 @@ Both run in this one script, on the same input:
 Usage:
   python3 compare_sklearn.py --quarry target/release/quarry \
       --task LEN --data /path/LEN_ORIG_1k.txt --model hashed-tokens --out /tmp/probe-bench
+  python3 compare_sklearn.py --quarry target/release/quarry --task KTX \
+      --data /path/KTX_ORIG_1k.txt --model all-MiniLM-L6-v2 --features FEATURES_DIR --out /tmp/probe-bench
 """
 
 import argparse
@@ -59,18 +61,23 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--model", default="hashed-tokens")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--features", help="precomputed layer_NN.bin folder (e.g. from bert_features.py)")
     ap.add_argument("--batch-size", default="1")
     args = ap.parse_args()
 
+    command = [args.quarry, "probe", "--task", args.task, "--data", args.data, "--model", args.model,
+               "--out", args.out, "--batch-size", args.batch_size, "--format", "json"]
+    if args.features:
+        command += ["--features", args.features]
     start = time.perf_counter()
-    result = subprocess.run(
-        [args.quarry, "probe", "--task", args.task, "--data", args.data, "--model", args.model,
-         "--out", args.out, "--batch-size", args.batch_size, "--format", "json"],
-        check=True, capture_output=True, text=True)
+    result = subprocess.run(command, check=True, capture_output=True, text=True)
     quarry_seconds = time.perf_counter() - start
     experiment = json.loads(result.stdout)
 
-    cache = sorted(pathlib.Path(args.out, "features").glob(f"*/{args.task}_*/layer_*.bin"))
+    if args.features:
+        cache = sorted(pathlib.Path(args.features).glob("layer_*.bin"))
+    else:
+        cache = sorted(pathlib.Path(args.out, "features").glob(f"*/{args.task}_*/layer_*.bin"))
     if not cache:
         sys.exit("no cached features found under --out")
     splits, labels = read_dataset(args.data)
@@ -101,7 +108,8 @@ def main():
         print(f"{layer:>5}  {100 * q:>7.2f}%  {100 * sk:>7.2f}%  {100 * (q - sk):>+6.2f}  {best[1]:.3g}")
     sklearn_seconds = time.perf_counter() - start
     print(f"time: quarry {quarry_seconds:.2f} s (extraction, 4-value L2 grid, 20 epochs max, all layers); "
-          f"sklearn {sklearn_seconds:.2f} s (4-value C grid, all layers); ratio {quarry_seconds / sklearn_seconds:.2f}")
+          f"sklearn {sklearn_seconds:.2f} s (4-value C grid, all layers); "
+          f"quarry/sklearn time ratio {quarry_seconds / sklearn_seconds:.2f}")
     mean_gap = sum(abs(q - s) for _, q, s in rows) / len(rows)
     print(f"mean absolute accuracy gap: {100 * mean_gap:.2f} points")
 
