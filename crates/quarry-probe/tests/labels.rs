@@ -107,3 +107,15 @@ fn check_reports_agreement_and_confusion() {
     let four = check.confusion.labels.iter().position(|l| l == "4").unwrap();
     assert_eq!(check.confusion.counts[nine][four], 1);
 }
+
+#[test]
+fn deeply_nested_methods_do_not_overflow_the_stack() {
+    let depth = 20_000;
+    let text = format!("void f ( ) {{ {} x ( ) ; {} }}", "if ( a ) { ".repeat(depth), "} ".repeat(depth));
+    for task in [Task::Len, Task::Ocu, Task::Vcu, Task::Csc, Task::Mxn, Task::Cpx, Task::Npt] {
+        // Out of every class's range, but computed without a crash.
+        let _ = label_of(task, &text).unwrap();
+    }
+    assert_eq!(label(Task::Mxn, &text), "-");
+    assert_eq!(label(Task::Npt, &text), "-");
+}
