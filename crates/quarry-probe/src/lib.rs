@@ -6,6 +6,8 @@
 //! Features reach the probes through [`features::LayerFeatures`], so any
 //! encoder can be probed; precomputed features are read from a cache folder.
 
+#![warn(missing_docs)]
+
 pub mod cache;
 pub mod confusion;
 pub mod control;
