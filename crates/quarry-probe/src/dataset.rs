@@ -64,15 +64,16 @@ pub struct Sample {
 
 impl Sample {
     /// The sample's code: the file text with INSPECT's doubled backslashes
-    /// (`\\\\` for `\\`) undone, so literals such as `'\\''` lex again.
+    /// (two backslashes in the file for one in the code) undone, so that a
+    /// released `'\\''` lexes again as the character literal `'\''`.
     pub fn code(&self) -> String {
         unescape_backslashes(&self.text)
     }
 }
 
 /// Undoes the doubling of backslashes in INSPECT's files. Other escapes
-/// (`\\xe9`, `\\u0142` for non-ASCII characters) are kept as they are: they
-/// only occur inside literals, where they change no label.
+/// (`\xe9`, `\u0142` standing for non-ASCII characters) are kept as they
+/// are: they only occur inside literals, where they change no label.
 pub fn unescape_backslashes(text: &str) -> String {
     text.replace("\\\\", "\\")
 }
