@@ -7,8 +7,9 @@ Both run in this one script, on the same input:
   1. `quarry probe` extracts (or reuses) the features of every layer into the
      cache folder and reports its test accuracy per layer;
   2. for each layer, LogisticRegression is fitted on the training split of the
-     very same `layer_NN.bin` file, its regularisation chosen on validation
-     from a grid, and scored on the test split.
+     very same `layer_NN.bin` file (standardised on the training split, as
+     quarry does by default), its regularisation chosen on validation from a
+     grid, and scored on the test split.
 
 Usage:
   python3 compare_sklearn.py --quarry target/release/quarry \
@@ -27,6 +28,7 @@ import time
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
 
 
 def read_layer(path):
@@ -92,6 +94,9 @@ def main():
         if header["rows"] != len(labels):
             sys.exit(f"{path}: {header['rows']} rows for {len(labels)} samples")
         train, valid, test = (splits == "tr"), (splits == "va"), (splits == "te")
+        # quarry standardises each feature on the training split; so does this side.
+        scaler = StandardScaler().fit(x[train])
+        x = scaler.transform(x)
         best = None
         # quarry's L2 grid 1e-5..1e-2 on the mean loss is C = 1 / (l2 * n_train) for sklearn's summed loss.
         for l2 in (1e-5, 1e-4, 1e-3, 1e-2):

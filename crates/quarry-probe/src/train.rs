@@ -47,6 +47,10 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Optimiser settings.
     pub adam: Adam,
+    /// Standardise each feature with the training split's mean and standard
+    /// deviation before training (Adam then converges in the epochs given
+    /// even on encoder states with a few very large dimensions).
+    pub standardize: bool,
 }
 
 impl Default for TrainConfig {
@@ -59,6 +63,7 @@ impl Default for TrainConfig {
             hidden: None,
             seed: 42,
             adam: Adam::default(),
+            standardize: true,
         }
     }
 }
@@ -149,8 +154,45 @@ pub fn fit(
     Ok(best)
 }
 
+/// Standardises every split with the training split's per-feature mean and
+/// standard deviation (constant features are only centred).
+pub fn standardized(data: &ProbeData) -> ProbeData {
+    let dim = data.train.x.first().map(Vec::len).unwrap_or(0);
+    let n = data.train.x.len().max(1) as f64;
+    let mut mean = vec![0f64; dim];
+    for x in &data.train.x {
+        for (m, v) in mean.iter_mut().zip(x) {
+            *m += f64::from(*v) / n;
+        }
+    }
+    let mut var = vec![0f64; dim];
+    for x in &data.train.x {
+        for ((s, m), v) in var.iter_mut().zip(&mean).zip(x) {
+            *s += (f64::from(*v) - m).powi(2) / n;
+        }
+    }
+    let scale: Vec<f64> = var.iter().map(|v| if *v > 1e-12 { 1.0 / v.sqrt() } else { 1.0 }).collect();
+    let apply = |split: &SplitData| SplitData {
+        x: split
+            .x
+            .iter()
+            .map(|x| x.iter().zip(&mean).zip(&scale).map(|((v, m), s)| ((f64::from(*v) - m) * s) as f32).collect())
+            .collect(),
+        y: split.y.clone(),
+    };
+    ProbeData { train: apply(&data.train), valid: apply(&data.valid), test: apply(&data.test), classes: data.classes }
+}
+
 /// Chooses L2 on validation, then reports the kept model's test accuracy.
 pub fn run_probe(data: &ProbeData, config: &TrainConfig, on_epoch: &mut dyn FnMut(usize)) -> Result<ProbeOutcome> {
+    validate(data)?;
+    let scaled;
+    let data = if config.standardize {
+        scaled = standardized(data);
+        &scaled
+    } else {
+        data
+    };
     let grid = if config.l2_grid.is_empty() { vec![0.0] } else { config.l2_grid.clone() };
     let mut tried = Vec::new();
     let mut best: Option<(f32, Probe, usize, f64)> = None;

@@ -54,6 +54,9 @@ pub struct ProbeArgs {
     /// Adam learning rate.
     #[arg(long, default_value_t = 1e-3)]
     learning_rate: f32,
+    /// Train on the raw features (by default each feature is standardised on the training split).
+    #[arg(long)]
+    no_standardize: bool,
     /// Seed of initialisation, shuffling and control labels.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -144,6 +147,7 @@ pub fn run(args: ProbeArgs) -> i32 {
         patience: args.patience,
         batch_size: args.batch_size,
         hidden: args.mlp,
+        standardize: !args.no_standardize,
         seed: args.seed,
         adam: quarry_probe::probe::Adam { learning_rate: args.learning_rate, ..Default::default() },
         ..TrainConfig::default()
