@@ -88,6 +88,11 @@ impl Default for CorpusLimits {
 
 /// Reads Java from a folder or a zip archive (such as a JDK `src.zip`).
 pub fn collect(path: &Path, limits: &CorpusLimits) -> Result<Corpus> {
+    collect_with_progress(path, limits, &mut |_| {})
+}
+
+/// [`collect`], calling `on_file` with the number of files read so far.
+pub fn collect_with_progress(path: &Path, limits: &CorpusLimits, on_file: &mut dyn FnMut(usize)) -> Result<Corpus> {
     let mut corpus = Corpus::default();
     let mut seen = std::collections::HashSet::new();
     let is_zip = path.is_file() && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
@@ -112,11 +117,12 @@ pub fn collect(path: &Path, limits: &CorpusLimits) -> Result<Corpus> {
         let (files, errors) = source_files(&[path.to_path_buf()], Language::Java);
         corpus.errors.extend(errors);
         let options = quarry_syntax::LoadOptions { max_file_bytes: limits.max_file_bytes };
-        for file in files.into_iter().take(limits.max_files) {
+        for (index, file) in files.into_iter().take(limits.max_files).enumerate() {
             match SourceFile::load(&file, &options) {
                 Ok(source) => add_file(&mut corpus, &mut seen, source, limits),
                 Err(e) => corpus.errors.push(e.to_string()),
             }
+            on_file(index + 1);
         }
     } else {
         return Err(ProbeError::Corpus(format!("{}: no such file or folder", path.display())));

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 use clap::{Args, Subcommand};
-use quarry_probe::corpus::{collect, CorpusLimits};
+use quarry_probe::corpus::{collect_with_progress, CorpusLimits};
 use quarry_probe::dataset::write_dataset_file;
 use quarry_probe::generate::{dataset_path, generate, GenerateConfig};
 use quarry_probe::{check_labels_with, Dataset, LabelCheck, NptLabels, Task};
@@ -114,10 +114,19 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
         limits.max_files = max;
     }
     eprintln!("reading {} ...", args.corpus.display());
-    let corpus = match collect(&args.corpus, &limits) {
+    let show_progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut progress = |files: usize| {
+        if show_progress && files.checked_rem(100) == Some(0) {
+            eprint!("\r{files} files read");
+        }
+    };
+    let corpus = match collect_with_progress(&args.corpus, &limits, &mut progress) {
         Ok(corpus) => corpus,
         Err(e) => return report_error(&e.to_string()),
     };
+    if show_progress {
+        eprint!("\r");
+    }
     eprintln!(
         "{} files, {} methods, {} identifiers, {} unreadable files",
         corpus.files,
