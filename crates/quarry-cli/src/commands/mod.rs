@@ -6,9 +6,11 @@ pub mod blocks;
 pub mod dataset;
 pub mod diagnostics;
 pub mod input;
+pub mod inspect;
 pub mod metrics;
 pub mod output;
 pub mod parse;
+pub mod probe;
 pub mod queries;
 pub mod query;
 pub mod sarif;
@@ -31,6 +33,10 @@ pub enum Command {
     Dataset(dataset::DatasetArgs),
     /// Score hypotheses against references (BLEU, ROUGE-L, METEOR, EM, F1).
     Metrics(metrics::MetricsArgs),
+    /// INSPECT probing datasets: generate them, check their labels.
+    Inspect(inspect::InspectArgs),
+    /// Train probes on per-layer features of a model for an INSPECT task.
+    Probe(probe::ProbeArgs),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -43,5 +49,7 @@ pub fn run(command: Command) -> i32 {
         Command::Dataset(args) => dataset::run(args),
         Command::Queries(args) => queries::run(args),
         Command::Query(args) => query::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Probe(args) => probe::run(args),
     }
 }

@@ -1,0 +1,215 @@
+//! `quarry probe`: linear (or MLP) probes per layer on frozen features.
+
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use quarry_probe::cache::FeatureCache;
+use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
+use quarry_probe::features::{HashedTokens, LayerFeatures};
+use quarry_probe::heatmap::Heatmap;
+use quarry_probe::report::{merge_results, pretty_table, rows_of};
+use quarry_probe::train::TrainConfig;
+use quarry_probe::{Dataset, Task};
+
+use super::input::Format;
+use super::output::{report_error, with_stdout, write_json};
+
+/// Arguments of `quarry probe`.
+#[derive(Args)]
+pub struct ProbeArgs {
+    /// Task code.
+    #[arg(long)]
+    task: String,
+    /// Dataset file in INSPECT's format.
+    #[arg(long)]
+    data: PathBuf,
+    /// Model name (reports, cache folder); `hashed-tokens` is a built-in surface baseline.
+    #[arg(long)]
+    model: String,
+    /// Folder of precomputed features (layer_NN.bin); default: the cache under --out.
+    #[arg(long)]
+    features: Option<PathBuf>,
+    /// Layers to probe: `all` or a comma-separated list.
+    #[arg(long, default_value = "all")]
+    layers: String,
+    /// Output folder: results.csv, heatmaps, confusion matrices, feature cache.
+    #[arg(long)]
+    out: PathBuf,
+    /// Use an MLP probe with one hidden layer of this width.
+    #[arg(long)]
+    mlp: Option<usize>,
+    /// Also train on the control task and report selectivity.
+    #[arg(long)]
+    control: bool,
+    /// Maximum epochs.
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    /// Early-stopping patience (epochs).
+    #[arg(long, default_value_t = 5)]
+    patience: usize,
+    /// Mini-batch size.
+    #[arg(long, default_value_t = 1)]
+    batch_size: usize,
+    /// Adam learning rate.
+    #[arg(long, default_value_t = 1e-3)]
+    learning_rate: f32,
+    /// Train on the raw features (by default each feature is standardised on the training split).
+    #[arg(long)]
+    no_standardize: bool,
+    /// Seed of initialisation, shuffling and control labels.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    format: Format,
+}
+
+fn file_safe(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}
+
+fn parse_layers(spec: &str) -> Result<Option<Vec<usize>>, String> {
+    if spec.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    spec.split(',')
+        .map(|p| p.trim().parse::<usize>().map_err(|_| format!("--layers: `{p}` is not a layer number")))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The encoder that extracts features for `model`, when this build has one.
+fn encoder_for(model: &str) -> Option<Box<dyn LayerFeatures>> {
+    (model == HashedTokens::NAME).then(|| Box::new(HashedTokens { dim: 256 }) as Box<dyn LayerFeatures>)
+}
+
+/// Runs `quarry probe`.
+pub fn run(args: ProbeArgs) -> i32 {
+    let task: Task = match args.task.parse() {
+        Ok(task) => task,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    let layers = match parse_layers(&args.layers) {
+        Ok(layers) => layers,
+        Err(e) => return report_error(&e),
+    };
+    let bytes = match std::fs::read(&args.data) {
+        Ok(bytes) => bytes,
+        Err(e) => return report_error(&format!("{}: {e}", args.data.display())),
+    };
+    let dataset = Dataset::parse(&bytes);
+    if dataset.samples.is_empty() {
+        return report_error(&format!("{}: no valid sample", args.data.display()));
+    }
+    if !dataset.malformed.is_empty() {
+        eprintln!("{}: {} malformed lines (continued or skipped)", args.data.display(), dataset.malformed.len());
+    }
+    let content_hash =
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
+    let dataset_id = format!(
+        "{}#{content_hash:016x}",
+        args.data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    );
+    let cache_dir = args.features.clone().unwrap_or_else(|| {
+        args.out.join("features").join(file_safe(&args.model)).join(format!("{task}_{content_hash:016x}"))
+    });
+    let show_progress = std::io::stderr().is_terminal();
+    let mut encoder = if args.features.is_none() { encoder_for(&args.model) } else { None };
+    let mut extraction_progress = |done: usize, total: usize| {
+        if show_progress {
+            eprint!("\rextracting features {done}/{total}   ");
+            let _ = std::io::stderr().flush();
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let features = match cached_or_extract(
+        &FeatureCache::new(&cache_dir),
+        encoder.as_mut().map(|e| e.as_mut() as &mut dyn LayerFeatures),
+        &dataset,
+        &args.model,
+        &dataset_id,
+        &mut extraction_progress,
+    ) {
+        Ok(features) => features,
+        Err(e) => {
+            return report_error(&format!(
+            "{e}; the only built-in encoder is `{}`: for `{}`, write layer_NN.bin files there or pass --features DIR",
+            HashedTokens::NAME,
+            args.model
+        ))
+        }
+    };
+    let train = TrainConfig {
+        epochs: args.epochs,
+        patience: args.patience,
+        batch_size: args.batch_size,
+        hidden: args.mlp,
+        standardize: !args.no_standardize,
+        seed: args.seed,
+        adam: quarry_probe::probe::Adam { learning_rate: args.learning_rate, ..Default::default() },
+        ..TrainConfig::default()
+    };
+    let options = ExperimentOptions { train, layers, control: args.control };
+    let per_layer = options.train.l2_grid.len() * options.train.epochs;
+    let mut progress = |position: usize, total: usize, epochs: usize| {
+        if show_progress {
+            let done = (epochs * 30 / per_layer.max(1)).min(30);
+            eprint!(
+                "\rlayer {}/{} [{}{}] epoch {epochs}   ",
+                position + 1,
+                total,
+                "#".repeat(done),
+                " ".repeat(30 - done)
+            );
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let experiment = match run_experiment(task, &args.model, &dataset, &features, &options, &mut progress) {
+        Ok(experiment) => experiment,
+        Err(e) => return report_error(&format!("{}: {e}", args.data.display())),
+    };
+    if show_progress {
+        eprintln!();
+    }
+    if let Err(e) = write_reports(&args.out, &experiment) {
+        return report_error(&e);
+    }
+    with_stdout(|out| match args.format {
+        Format::Json => write_json(out, &experiment),
+        Format::Pretty => write!(out, "{}", pretty_table(&experiment)),
+    })
+}
+
+fn write_reports(out: &Path, experiment: &quarry_probe::experiment::Experiment) -> Result<(), String> {
+    let rows = merge_results(&out.join("results.csv"), &rows_of(experiment)).map_err(|e| e.to_string())?;
+    let write = |name: String, bytes: &[u8]| {
+        quarry_probe::fsutil::write_atomically(&out.join(name), bytes).map_err(|e| e.to_string())
+    };
+    let probe = &experiment.probe;
+    let by_model = Heatmap::for_model(&rows, &experiment.model, probe);
+    let model = file_safe(&experiment.model);
+    write(format!("heatmap_model_{model}_{probe}.svg"), by_model.to_svg().as_bytes())?;
+    write(format!("heatmap_model_{model}_{probe}.png"), &by_model.to_png())?;
+    let by_task = Heatmap::for_task(&rows, experiment.task.code(), probe);
+    write(format!("heatmap_task_{}_{probe}.svg", experiment.task), by_task.to_svg().as_bytes())?;
+    write(format!("heatmap_task_{}_{probe}.png", experiment.task), &by_task.to_png())?;
+    for layer in &experiment.layers {
+        let c = &layer.confusion;
+        let mut csv = format!("true\\predicted,{}\n", c.labels.join(","));
+        for (label, row) in c.labels.iter().zip(&c.counts) {
+            let counts: Vec<String> = row.iter().map(|n| n.to_string()).collect();
+            csv.push_str(&format!("{label},{}\n", counts.join(",")));
+        }
+        let stem = format!("confusion/{}_{model}_{probe}_layer{:02}", experiment.task, layer.layer);
+        write(format!("{stem}.csv"), csv.as_bytes())?;
+        let title = format!(
+            "{} {} layer {}: % of each true class (rows) by prediction (columns)",
+            experiment.model, experiment.task, layer.layer
+        );
+        write(format!("{stem}.svg"), Heatmap::from_confusion(c, &title).to_svg().as_bytes())?;
+    }
+    Ok(())
+}

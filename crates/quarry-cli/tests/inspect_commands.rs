@@ -1,0 +1,167 @@
+//! `quarry inspect label`, `quarry inspect generate` and `quarry probe` as a user runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn quarry(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_quarry")).args(args).output().expect("run quarry")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("quarry-cli-inspect-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../quarry-probe/tests/fixtures")
+}
+
+#[test]
+fn label_json_reports_agreement() {
+    let dir = temp_dir("label");
+    let data = dir.join("CSC.txt");
+    std::fs::write(
+        &data,
+        "tr\t1\tvoid f ( ) { if ( a ) { b ( ) ; } }\nva\t2\tvoid g ( ) { while ( x ) { } }\n continued line\n",
+    )
+    .unwrap();
+    let out = quarry(&["inspect", "label", "--task", "CSC", "--data", data.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["task"], "CSC");
+    assert_eq!(doc["samples"], 2);
+    assert_eq!(doc["agreement"], 0.5);
+    assert_eq!(doc["malformed_lines"], 1);
+}
+
+#[test]
+fn label_errors_name_the_file_and_exit_2() {
+    let out = quarry(&["inspect", "label", "--task", "CSC", "--data", "/nonexistent/CSC.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/CSC.txt"));
+    let out = quarry(&["inspect", "label", "--task", "XYZ", "--data", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown task"));
+    let dir = temp_dir("label-jbl");
+    let data = dir.join("JBL.txt");
+    std::fs::write(&data, "tr\tORIG\tint x ;\n").unwrap();
+    let out = quarry(&["inspect", "label", "--task", "JBL", "--data", data.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn generate_then_probe_writes_datasets_and_reports() {
+    let dir = temp_dir("pipeline");
+    let out_dir = dir.join("data");
+    let out = quarry(&[
+        "inspect",
+        "generate",
+        "--corpus",
+        fixtures().to_str().unwrap(),
+        "--task",
+        "JBL",
+        "--size",
+        "12",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let data = out_dir.join("datasets_JBL/JBL_ORIG_12.txt");
+    let text = std::fs::read_to_string(&data).unwrap();
+    assert_eq!(text.lines().count(), 12);
+    assert_eq!(text.lines().filter(|l| l.starts_with("tr\tREPL\t")).count(), 4);
+
+    let reports = dir.join("reports");
+    let args = [
+        "probe",
+        "--task",
+        "JBL",
+        "--data",
+        data.to_str().unwrap(),
+        "--model",
+        "hashed-tokens",
+        "--out",
+        reports.to_str().unwrap(),
+        "--epochs",
+        "2",
+        "--control",
+        "--format",
+        "json",
+    ];
+    let out = quarry(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["layers"].as_array().unwrap().len(), 2);
+    assert!(doc["layers"][0]["selectivity"].is_number());
+    for file in [
+        "results.csv",
+        "heatmap_model_hashed-tokens_linear.svg",
+        "heatmap_model_hashed-tokens_linear.png",
+        "heatmap_task_JBL_linear.svg",
+        "confusion/JBL_hashed-tokens_linear_layer01.csv",
+        "confusion/JBL_hashed-tokens_linear_layer01.svg",
+    ] {
+        assert!(reports.join(file).exists(), "{file} missing");
+    }
+    // A second run reuses the cached features and gives the same numbers.
+    let again = quarry(&args);
+    assert_eq!(again.stdout, out.stdout);
+    let csv = std::fs::read_to_string(reports.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3);
+}
+
+#[test]
+fn generation_is_byte_identical_for_a_seed() {
+    let dir = temp_dir("determinism");
+    let run = |out: &Path| {
+        let status = quarry(&[
+            "inspect",
+            "generate",
+            "--corpus",
+            fixtures().to_str().unwrap(),
+            "--task",
+            "all",
+            "--size",
+            "40",
+            "--out",
+            out.to_str().unwrap(),
+            "--seed",
+            "11",
+        ]);
+        assert_eq!(status.status.code(), Some(0), "{}", String::from_utf8_lossy(&status.stderr));
+    };
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    run(&a);
+    run(&b);
+    for task in
+        ["KTX", "IDN", "LEN", "TYP", "REA", "JBL", "SRI", "SRK", "SCK", "OCU", "VCU", "CSC", "MXN", "CPX", "NPT"]
+    {
+        let file = format!("datasets_{task}/{task}_ORIG_40.txt");
+        assert_eq!(std::fs::read(a.join(&file)).unwrap(), std::fs::read(b.join(&file)).unwrap(), "{file}");
+    }
+}
+
+#[test]
+fn probe_without_features_explains_what_is_missing() {
+    let dir = temp_dir("nofeatures");
+    let data = dir.join("LEN.txt");
+    std::fs::write(&data, "tr\tA\tint x ;\nva\tA\tint y ;\n").unwrap();
+    let out = quarry(&[
+        "probe",
+        "--task",
+        "LEN",
+        "--data",
+        data.to_str().unwrap(),
+        "--model",
+        "codebert",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--features") && err.contains("codebert"), "{err}");
+}

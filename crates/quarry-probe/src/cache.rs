@@ -1,0 +1,144 @@
+//! The feature cache: one file per layer in a folder, so a rerun or another
+//! probe reuses extracted features.
+//!
+//! File layout (`layer_NN.bin`): the 8 bytes `QPFEAT1\n`, a little-endian
+//! `u32` header length, a JSON header `{"rows", "dim", "layer", "model",
+//! "dataset"}`, then `rows × dim` little-endian `f32`, row-major. Files are
+//! written to a temporary name and renamed, so a crash never leaves a
+//! half-written layer behind.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ProbeError, Result};
+use crate::fsutil::write_atomically;
+
+const MAGIC: &[u8; 8] = b"QPFEAT1\n";
+
+/// The JSON header of a layer file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerHeader {
+    /// Number of samples.
+    pub rows: usize,
+    /// Feature size.
+    pub dim: usize,
+    /// Layer index.
+    pub layer: usize,
+    /// Model name or path.
+    pub model: String,
+    /// Identity of the dataset (file name and content hash).
+    pub dataset: String,
+}
+
+/// A row-major `rows × dim` matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matrix {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub dim: usize,
+    /// `rows × dim` values.
+    pub data: Vec<f32>,
+}
+
+impl Matrix {
+    /// The matrix as one vector per row.
+    pub fn into_rows(self) -> Vec<Vec<f32>> {
+        if self.dim == 0 {
+            return vec![Vec::new(); self.rows];
+        }
+        self.data.chunks(self.dim).map(<[f32]>::to_vec).collect()
+    }
+}
+
+/// A cache folder of layer files.
+#[derive(Debug, Clone)]
+pub struct FeatureCache {
+    dir: PathBuf,
+}
+
+impl FeatureCache {
+    /// A cache in `dir` (created when the first layer is written).
+    pub fn new(dir: impl Into<PathBuf>) -> FeatureCache {
+        FeatureCache { dir: dir.into() }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of one layer.
+    pub fn layer_path(&self, layer: usize) -> PathBuf {
+        self.dir.join(format!("layer_{layer:02}.bin"))
+    }
+
+    /// Layer indices present, sorted.
+    pub fn layers(&self) -> Result<Vec<usize>> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(ProbeError::io(&self.dir, e)),
+        };
+        let mut layers: Vec<usize> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_prefix("layer_")?.strip_suffix(".bin")?.parse().ok()
+            })
+            .collect();
+        layers.sort_unstable();
+        Ok(layers)
+    }
+
+    /// Writes one layer atomically.
+    pub fn write_layer(&self, header: &LayerHeader, data: &[f32]) -> Result<()> {
+        let path = self.layer_path(header.layer);
+        if data.len() != header.rows * header.dim {
+            return Err(ProbeError::BadFeatures { path, reason: "data size does not match rows × dim".into() });
+        }
+        let json = serde_json::to_vec(header)
+            .map_err(|e| ProbeError::BadFeatures { path: path.clone(), reason: e.to_string() })?;
+        let mut bytes = Vec::with_capacity(12 + json.len() + data.len() * 4);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&json);
+        for v in data {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        write_atomically(&path, &bytes)
+    }
+
+    /// Reads the header of one layer.
+    pub fn read_header(&self, layer: usize) -> Result<LayerHeader> {
+        let path = self.layer_path(layer);
+        let bytes = std::fs::read(&path).map_err(|e| ProbeError::io(&path, e))?;
+        Ok(parse_layer(&path, &bytes)?.0)
+    }
+
+    /// Reads one layer.
+    pub fn read_layer(&self, layer: usize) -> Result<Matrix> {
+        let path = self.layer_path(layer);
+        let bytes = std::fs::read(&path).map_err(|e| ProbeError::io(&path, e))?;
+        let (header, offset) = parse_layer(&path, &bytes)?;
+        let data = bytes[offset..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        Ok(Matrix { rows: header.rows, dim: header.dim, data })
+    }
+}
+
+fn parse_layer(path: &Path, bytes: &[u8]) -> Result<(LayerHeader, usize)> {
+    let bad = |reason: &str| ProbeError::BadFeatures { path: path.to_path_buf(), reason: reason.to_string() };
+    if bytes.len() < 12 || &bytes[..8] != MAGIC {
+        return Err(bad("not a quarry feature file (bad magic)"));
+    }
+    let len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+    let json = bytes.get(12..12 + len).ok_or_else(|| bad("truncated header"))?;
+    let header: LayerHeader = serde_json::from_slice(json).map_err(|e| bad(&format!("bad header: {e}")))?;
+    let expected =
+        header.rows.checked_mul(header.dim).and_then(|n| n.checked_mul(4)).ok_or_else(|| bad("size overflow"))?;
+    if bytes.len() - 12 - len != expected {
+        return Err(bad(&format!("expected {expected} bytes of data, found {}", bytes.len() - 12 - len)));
+    }
+    Ok((header, 12 + len))
+}

@@ -1,0 +1,237 @@
+//! Methods and identifiers collected from real Java: a folder of `.java`
+//! files or a JDK `src.zip`.
+
+use std::path::{Path, PathBuf};
+
+use quarry_syntax::corpus::{for_each_zip_member, source_files};
+use quarry_syntax::walk::Preorder;
+use quarry_syntax::{Language, ParsedFile, SourceFile, TokenKind};
+use tree_sitter::Node;
+
+use crate::error::{ProbeError, Result};
+use crate::java::kinded_tokens;
+
+/// One method as INSPECT stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Method {
+    /// Code tokens (comments dropped) with their lexical kinds.
+    pub tokens: Vec<(TokenKind, String)>,
+}
+
+impl Method {
+    /// The tokens joined by single spaces: the text of a dataset sample.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self.tokens.iter().map(|(_, t)| t.as_str()).collect();
+        texts.join(" ")
+    }
+
+    /// The token texts.
+    pub fn token_texts(&self) -> Vec<String> {
+        self.tokens.iter().map(|(_, t)| t.clone()).collect()
+    }
+}
+
+/// The role of a declared identifier (IDN's classes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IdentifierRole {
+    /// A package name segment (from package and import declarations): `IDP`.
+    Package,
+    /// A class, interface, enum or record name: `IDC`.
+    Class,
+    /// A method name: `IDM`.
+    Method,
+    /// A variable, parameter or field name: `IDV`.
+    Variable,
+}
+
+impl IdentifierRole {
+    /// The label of the role in IDN datasets.
+    pub fn label(self) -> &'static str {
+        match self {
+            IdentifierRole::Package => "IDP",
+            IdentifierRole::Class => "IDC",
+            IdentifierRole::Method => "IDM",
+            IdentifierRole::Variable => "IDV",
+        }
+    }
+}
+
+/// What was collected from a corpus.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// Distinct methods with a body, in corpus order.
+    pub methods: Vec<Method>,
+    /// Declared identifiers with their roles, in corpus order (repeats kept).
+    pub identifiers: Vec<(IdentifierRole, String)>,
+    /// Files read.
+    pub files: usize,
+    /// Files that could not be read, with the reason.
+    pub errors: Vec<String>,
+}
+
+/// Limits of corpus collection.
+#[derive(Debug, Clone, Copy)]
+pub struct CorpusLimits {
+    /// Stop after this many files.
+    pub max_files: usize,
+    /// Skip files larger than this.
+    pub max_file_bytes: u64,
+    /// Skip methods with more tokens than this.
+    pub max_method_tokens: usize,
+}
+
+impl Default for CorpusLimits {
+    fn default() -> CorpusLimits {
+        CorpusLimits { max_files: usize::MAX, max_file_bytes: 4 << 20, max_method_tokens: 512 }
+    }
+}
+
+/// Reads Java from a folder or a zip archive (such as a JDK `src.zip`).
+pub fn collect(path: &Path, limits: &CorpusLimits) -> Result<Corpus> {
+    collect_with_progress(path, limits, &mut |_| {})
+}
+
+/// [`collect`], calling `on_file` with the number of files read so far.
+pub fn collect_with_progress(path: &Path, limits: &CorpusLimits, on_file: &mut dyn FnMut(usize)) -> Result<Corpus> {
+    let mut corpus = Corpus::default();
+    let mut seen = std::collections::HashSet::new();
+    let is_zip = path.is_file() && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    if is_zip {
+        let mut count = 0usize;
+        for_each_zip_member(path, "java", limits.max_file_bytes, |member| {
+            if count >= limits.max_files {
+                return;
+            }
+            count += 1;
+            match member
+                .contents
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| SourceFile::from_bytes(PathBuf::from(&member.name), bytes).map_err(|e| e.to_string()))
+            {
+                Ok(source) => add_file(&mut corpus, &mut seen, source, limits),
+                Err(e) => corpus.errors.push(format!("{}: {e}", member.name)),
+            }
+        })
+        .map_err(ProbeError::Corpus)?;
+    } else if path.exists() {
+        let (files, errors) = source_files(&[path.to_path_buf()], Language::Java);
+        corpus.errors.extend(errors);
+        let options = quarry_syntax::LoadOptions { max_file_bytes: limits.max_file_bytes };
+        for (index, file) in files.into_iter().take(limits.max_files).enumerate() {
+            match SourceFile::load(&file, &options) {
+                Ok(source) => add_file(&mut corpus, &mut seen, source, limits),
+                Err(e) => corpus.errors.push(e.to_string()),
+            }
+            on_file(index + 1);
+        }
+    } else {
+        return Err(ProbeError::Corpus(format!("{}: no such file or folder", path.display())));
+    }
+    Ok(corpus)
+}
+
+fn add_file(
+    corpus: &mut Corpus,
+    seen: &mut std::collections::HashSet<String>,
+    source: SourceFile,
+    limits: &CorpusLimits,
+) {
+    corpus.files += 1;
+    let parsed = match ParsedFile::parse(source, Language::Java) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            corpus.errors.push(e.to_string());
+            return;
+        }
+    };
+    for node in Preorder::new(parsed.root()) {
+        match node.kind() {
+            "method_declaration" | "constructor_declaration" if !node.has_error() => {
+                if node.child_by_field_name("body").is_none() {
+                    continue;
+                }
+                let tokens = kinded_tokens(parsed.node_text(node));
+                if tokens.is_empty() || tokens.len() > limits.max_method_tokens {
+                    continue;
+                }
+                let method = Method { tokens };
+                if is_plain_accessor(&method) {
+                    continue;
+                }
+                if seen.insert(method.text()) {
+                    corpus.methods.push(method);
+                }
+            }
+            _ => {}
+        }
+        collect_identifiers(&parsed, node, &mut corpus.identifiers);
+    }
+}
+
+fn collect_identifiers(parsed: &ParsedFile, node: Node<'_>, out: &mut Vec<(IdentifierRole, String)>) {
+    let name = |n: Node<'_>| n.child_by_field_name("name").map(|n| parsed.node_text(n).to_string());
+    match node.kind() {
+        "package_declaration" | "import_declaration" => {
+            // Every segment but the last of an import names a package
+            // (`import java.util.List;`); all segments of a package declaration do.
+            let mut segments: Vec<String> = Preorder::new(node)
+                .filter(|n| n.kind() == "identifier")
+                .map(|n| parsed.node_text(n).to_string())
+                .collect();
+            let wildcard = parsed.node_text(node).contains('*');
+            if node.kind() == "import_declaration" && !wildcard {
+                segments.pop();
+            }
+            let is_static = node.child(1).is_some_and(|c| c.kind() == "static");
+            if is_static {
+                segments.pop();
+            }
+            out.extend(
+                segments
+                    .into_iter()
+                    .filter(|s| s.chars().all(|c| !c.is_uppercase()))
+                    .map(|s| (IdentifierRole::Package, s)),
+            );
+        }
+        "class_declaration"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "record_declaration"
+        | "annotation_type_declaration" => {
+            out.extend(name(node).map(|n| (IdentifierRole::Class, n)));
+        }
+        "method_declaration" => out.extend(name(node).map(|n| (IdentifierRole::Method, n))),
+        "variable_declarator" | "formal_parameter" | "catch_formal_parameter" => {
+            out.extend(name(node).map(|n| (IdentifierRole::Variable, n)))
+        }
+        _ => {}
+    }
+}
+
+/// Whether a method is a plain getter (`T getX() { return x; }`, also `isX`)
+/// or setter (`void setX(T x) { this.x = x; }`), which INSPECT leaves out.
+pub fn is_plain_accessor(method: &Method) -> bool {
+    let texts: Vec<&str> = method.tokens.iter().map(|(_, t)| t.as_str()).collect();
+    let Some(open) = texts.iter().position(|t| *t == "(") else { return false };
+    let Some(name) = open.checked_sub(1).map(|i| texts[i]) else { return false };
+    let Some(brace) = texts.iter().position(|t| *t == "{") else { return false };
+    let body: Vec<&str> = texts[brace + 1..texts.len().saturating_sub(1)].to_vec();
+    let strip_this = |b: &[&str]| -> Vec<String> {
+        let joined = b.join(" ");
+        joined.strip_prefix("this . ").unwrap_or(&joined).split(' ').map(str::to_string).collect()
+    };
+    let params = &texts[open + 1..brace];
+    if (name.starts_with("get") || name.starts_with("is")) && params.first() == Some(&")") {
+        // return x ; | return this . x ;
+        if body.first() == Some(&"return") && body.last() == Some(&";") {
+            let inner = strip_this(&body[1..body.len() - 1]);
+            return inner.len() == 1;
+        }
+    }
+    if name.starts_with("set") && body.last() == Some(&";") {
+        // x = y ; | this . x = y ;
+        let statement = strip_this(&body[..body.len() - 1]);
+        return statement.len() == 3 && statement[1] == "=" && body.iter().filter(|t| **t == ";").count() == 1;
+    }
+    false
+}
