@@ -8,6 +8,7 @@ pub mod config;
 pub mod data;
 pub mod device;
 pub mod error;
+pub mod features;
 pub mod heads;
 pub mod layer_norm;
 pub mod layers;
