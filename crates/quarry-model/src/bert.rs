@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use candle_core::{DType, Device, IndexOp, Tensor, D};
+use candle_core::{DType, Device, IndexOp, Tensor};
 
 use crate::config::{EncoderConfig, Family, HiddenAct};
 use crate::error::{ModelError, Result};
@@ -166,22 +166,23 @@ impl Layer {
             .contiguous()
     }
 
-    /// `mask_bias` has shape `(batch, 1, 1, seq)`: 0 for real tokens, a large negative for padding.
+    /// `mask_bias` has shape `(batch, seq)`: 0 for real tokens, a large negative for padding.
     fn forward(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let (b, s, h) = x.dims3()?;
-        let q = self.split_heads(&self.query.forward(x)?)?;
+        // Scaling the queries is cheaper than scaling the (seq x seq) scores.
+        let scale = 1.0 / (self.head_dim as f64).sqrt();
+        let q = self.split_heads(&(self.query.forward(x)? * scale)?)?;
         let k = self.split_heads(&self.key.forward(x)?)?;
         let v = self.split_heads(&self.value.forward(x)?)?;
-        let scale = 1.0 / (self.head_dim as f64).sqrt();
-        let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(mask_bias)?;
-        let probs = candle_nn::ops::softmax(&scores, D::Minus1)?;
+        let scores = q.matmul(&k.t()?)?;
+        let probs = crate::ops::masked_softmax(&scores, mask_bias)?;
         let probs = self.attn_dropout.forward(&probs, train)?;
         let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, h))?;
         let attn = self.dropout.forward(&self.attn_out.forward(&ctx)?, train)?;
         let attn = self.attn_norm.forward(&(attn + x)?)?;
         let inter = self.intermediate.forward(&attn)?;
         let inter = match self.act {
-            HiddenAct::Gelu => inter.gelu_erf()?,
+            HiddenAct::Gelu => crate::ops::gelu(&inter)?,
             HiddenAct::GeluNew => inter.gelu()?,
             HiddenAct::Relu => inter.relu()?,
         };
@@ -297,7 +298,7 @@ impl Encoder {
             )));
         }
         let mask = attention_mask.to_dtype(DType::F32)?;
-        let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?.reshape((b, 1, 1, s))?;
+        let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?;
         let mut x = self.embeddings.forward(&ids, train)?;
         let mut hidden_states = Vec::with_capacity(self.layers.len() + 1);
         hidden_states.push(x.clone());

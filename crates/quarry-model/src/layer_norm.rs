@@ -1,8 +1,9 @@
-//! Layer normalization built from differentiable tensor operations.
+//! Differentiable layer normalization.
 //!
 //! candle's fused layer-norm kernel has no backward pass, so a model built on it
 //! silently stops gradients at every normalization. This one trains its input, scale
-//! and shift.
+//! and shift: on CPU through a fused kernel with a backward pass (`ops::layer_norm`),
+//! elsewhere through composed tensor operations.
 
 use candle_core::{Result, Tensor, D};
 
@@ -22,6 +23,15 @@ impl LayerNorm {
 
     /// Normalizes `x` over its last dimension; gradients flow to `x`, scale and shift.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        if x.device().is_cpu() && x.dtype() == candle_core::DType::F32 {
+            crate::ops::layer_norm(x, &self.weight, &self.bias, self.eps)
+        } else {
+            self.forward_composed(x)
+        }
+    }
+
+    /// The same normalization composed of basic tensor operations (any device and dtype).
+    pub fn forward_composed(&self, x: &Tensor) -> Result<Tensor> {
         let mean = x.mean_keepdim(D::Minus1)?;
         let centered = x.broadcast_sub(&mean)?;
         let var = centered.sqr()?.mean_keepdim(D::Minus1)?;

@@ -13,6 +13,7 @@ pub mod heads;
 pub mod layer_norm;
 pub mod layers;
 pub mod loading;
+pub mod ops;
 pub mod optim;
 pub mod params;
 pub mod rng;

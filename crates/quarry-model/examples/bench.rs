@@ -1,0 +1,89 @@
+//! Encoder forward throughput and one full fine-tuning step on CPU.
+//!
+//! Usage: cargo run --release -p quarry-model --example bench -- MODEL_DIR [ITERS]
+//! Threads follow RAYON_NUM_THREADS. Prints one JSON object; see scripts/bench_vs_torch.sh.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use candle_core::{Device, Tensor};
+use quarry_model::heads::IGNORE_INDEX;
+use quarry_model::optim::{AdamW, AdamWConfig};
+use quarry_model::params::sorted_vars;
+use quarry_model::rng::SeededRng;
+use quarry_model::{load_model, ModelSource, SpanModel};
+
+fn random_batch(rng: &SeededRng, b: usize, s: usize, vocab: usize) -> (Tensor, Tensor, Tensor) {
+    let ids: Vec<u32> = (0..b * s)
+        .map(|i| {
+            if i % s == 0 {
+                101
+            } else {
+                1000 + (rng.uniform() * (vocab - 1000) as f32) as u32
+            }
+        })
+        .collect();
+    let labels: Vec<i64> = (0..b * s)
+        .map(|i| {
+            if i % s == 0 {
+                IGNORE_INDEX
+            } else {
+                (rng.uniform() * 4.0) as i64 % 4
+            }
+        })
+        .collect();
+    let ids = Tensor::from_vec(ids, (b, s), &Device::Cpu).unwrap();
+    let mask = Tensor::ones((b, s), candle_core::DType::U32, &Device::Cpu).unwrap();
+    let labels = Tensor::from_vec(labels, b * s, &Device::Cpu).unwrap();
+    (ids, mask, labels)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = args.get(1).ok_or("usage: bench MODEL_DIR [ITERS]")?;
+    let iters: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(3);
+    let loaded = load_model(&ModelSource::Dir(dir.into()), None, &Device::Cpu, 0)?;
+    let vocab = loaded.config.vocab_size;
+    let model = SpanModel::new(loaded)?;
+    let rng = SeededRng::new(1);
+
+    let (b, s) = (32, 256);
+    let (ids, mask, _) = random_batch(&rng, b, s, vocab);
+    model.model.encoder.forward(&ids, &mask, false)?; // warm-up
+    let start = Instant::now();
+    for _ in 0..iters {
+        let out = model.model.encoder.forward(&ids, &mask, false)?;
+        out.last.sum_all()?.to_scalar::<f32>()?;
+    }
+    let fwd = start.elapsed().as_secs_f64() / iters as f64;
+
+    let (b, s) = (8, 256);
+    let (ids, mask, labels) = random_batch(&rng, b, s, vocab);
+    let vars = sorted_vars(model.model.store.vars());
+    let mut opt = AdamW::new(vars.clone(), AdamWConfig::default())?;
+    let mut step = || -> Result<f64, Box<dyn std::error::Error>> {
+        let start = Instant::now();
+        let loss = model.loss(&ids, &mask, &labels, true)?;
+        let grads = loss.backward()?;
+        let mut map = HashMap::new();
+        for (name, var) in &vars {
+            if let Some(g) = grads.get(var.as_tensor()) {
+                map.insert(name.clone(), g.clone());
+            }
+        }
+        opt.step(&map, 5e-5)?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    step()?; // warm-up
+    let mut total = 0.0;
+    for _ in 0..iters {
+        total += step()?;
+    }
+    let train = total / iters as f64;
+    println!(
+        "{{\"impl\":\"quarry/candle\",\"threads\":{},\"forward_s\":{fwd:.4},\"forward_tokens_per_s\":{:.1},\"train_step_s\":{train:.4}}}",
+        candle_core::utils::get_num_threads(),
+        (32 * 256) as f64 / fwd
+    );
+    Ok(())
+}
