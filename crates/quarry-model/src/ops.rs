@@ -136,7 +136,7 @@ fn erf(x: f32) -> f32 {
                         + t * (0.278_868_07
                             + t * (-1.135_203_98
                                 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
-    let erfc = t * poly.exp();
+    let erfc = t * (poly as f32).exp() as f64;
     let r = (1.0 - erfc) as f32;
     if x >= 0.0 {
         r
