@@ -89,10 +89,10 @@ impl Embeddings {
     fn forward(&self, input_ids: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let positions = self.position_ids(input_ids)?;
         let types = input_ids.zeros_like()?;
-        let x = self.word.forward(input_ids)?;
-        let x = x.add(&self.position.forward(&positions)?)?;
-        let x = x.add(&self.token_type.forward(&types)?)?;
-        let x = self.norm.forward(&x)?;
+        let x = self.word.forward(input_ids, train)?;
+        let x = x.add(&self.position.forward(&positions, train)?)?;
+        let x = x.add(&self.token_type.forward(&types, train)?)?;
+        let x = self.norm.forward(&x, train)?;
         self.dropout.forward(&x, train)
     }
 }
@@ -171,23 +171,27 @@ impl Layer {
         let (b, s, h) = x.dims3()?;
         // Scaling the queries is cheaper than scaling the (seq x seq) scores.
         let scale = 1.0 / (self.head_dim as f64).sqrt();
-        let q = self.split_heads(&(self.query.forward(x)? * scale)?)?;
-        let k = self.split_heads(&self.key.forward(x)?)?;
-        let v = self.split_heads(&self.value.forward(x)?)?;
+        let q = self.split_heads(&(self.query.forward(x, train)? * scale)?)?;
+        let k = self.split_heads(&self.key.forward(x, train)?)?;
+        let v = self.split_heads(&self.value.forward(x, train)?)?;
         let scores = q.matmul(&k.t()?)?;
         let probs = crate::ops::masked_softmax(&scores, mask_bias)?;
         let probs = self.attn_dropout.forward(&probs, train)?;
         let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, h))?;
-        let attn = self.dropout.forward(&self.attn_out.forward(&ctx)?, train)?;
-        let attn = self.attn_norm.forward(&(attn + x)?)?;
-        let inter = self.intermediate.forward(&attn)?;
+        let attn = self
+            .dropout
+            .forward(&self.attn_out.forward(&ctx, train)?, train)?;
+        let attn = self.attn_norm.forward(&(attn + x)?, train)?;
+        let inter = self.intermediate.forward(&attn, train)?;
         let inter = match self.act {
             HiddenAct::Gelu => crate::ops::gelu(&inter)?,
             HiddenAct::GeluNew => inter.gelu()?,
             HiddenAct::Relu => inter.relu()?,
         };
-        let out = self.dropout.forward(&self.output.forward(&inter)?, train)?;
-        self.out_norm.forward(&(out + attn)?)
+        let out = self
+            .dropout
+            .forward(&self.output.forward(&inter, train)?, train)?;
+        self.out_norm.forward(&(out + attn)?, train)
     }
 }
 
@@ -268,7 +272,10 @@ impl Encoder {
 
     /// Runs the encoder on `input_ids` (`(batch, seq)`, u32) with `attention_mask`
     /// (`(batch, seq)`, 1 for real tokens, 0 for padding; any numeric dtype).
-    /// Dropout acts only when `train` is true.
+    ///
+    /// With `train`, dropout acts and the outputs record the gradient graph of every
+    /// parameter. Without it the pass is pure inference: no dropout and no graph, so
+    /// intermediate tensors are freed at once (call `backward` only on training outputs).
     pub fn forward(
         &self,
         input_ids: &Tensor,
@@ -312,10 +319,11 @@ impl Encoder {
         })
     }
 
-    /// The pooled output `tanh(W h_[CLS] + b)` when the checkpoint has a pooler.
+    /// The pooled output `tanh(W h_[CLS] + b)` when the checkpoint has a pooler
+    /// (computed for inference: no gradient reaches the pooler).
     pub fn pooled(&self, output: &EncoderOutput) -> Result<Option<Tensor>> {
         match &self.pooler {
-            Some(p) => Ok(Some(p.forward(&output.cls()?)?.tanh()?)),
+            Some(p) => Ok(Some(p.forward(&output.cls()?, false)?.tanh()?)),
             None => Ok(None),
         }
     }

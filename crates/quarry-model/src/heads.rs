@@ -57,7 +57,9 @@ impl TokenClassifier {
 
     /// Logits `(batch, seq, labels)` from hidden states `(batch, seq, hidden)`.
     pub fn forward(&self, hidden: &Tensor, train: bool) -> Result<Tensor> {
-        Ok(self.linear.forward(&self.dropout.forward(hidden, train)?)?)
+        Ok(self
+            .linear
+            .forward(&self.dropout.forward(hidden, train)?, train)?)
     }
 }
 
@@ -89,9 +91,9 @@ impl SequenceClassifier {
         let cls = hidden.i((.., 0, ..))?;
         let x = self
             .dense
-            .forward(&self.dropout.forward(&cls, train)?)?
+            .forward(&self.dropout.forward(&cls, train)?, train)?
             .tanh()?;
-        Ok(self.out.forward(&self.dropout.forward(&x, train)?)?)
+        Ok(self.out.forward(&self.dropout.forward(&x, train)?, train)?)
     }
 }
 

@@ -7,38 +7,45 @@
 
 use candle_core::{Result, Tensor, D};
 
+use crate::layers::Param;
+
 /// Layer normalization over the last dimension with a learned scale and shift.
 #[derive(Debug, Clone)]
 pub struct LayerNorm {
-    weight: Tensor,
-    bias: Tensor,
+    weight: Param,
+    bias: Param,
     eps: f64,
 }
 
 impl LayerNorm {
     /// A layer norm with the given scale (`weight`), shift (`bias`) and epsilon.
     pub fn new(weight: Tensor, bias: Tensor, eps: f64) -> Self {
-        LayerNorm { weight, bias, eps }
+        LayerNorm {
+            weight: Param::new(weight),
+            bias: Param::new(bias),
+            eps,
+        }
     }
 
-    /// Normalizes `x` over its last dimension; gradients flow to `x`, scale and shift.
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+    /// Normalizes `x` over its last dimension; with `train`, gradients flow to `x`, scale
+    /// and shift.
+    pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         if x.device().is_cpu() && x.dtype() == candle_core::DType::F32 {
-            crate::ops::layer_norm(x, &self.weight, &self.bias, self.eps)
+            crate::ops::layer_norm(x, self.weight.get(train), self.bias.get(train), self.eps)
         } else {
-            self.forward_composed(x)
+            self.forward_composed(x, train)
         }
     }
 
     /// The same normalization composed of basic tensor operations (any device and dtype).
-    pub fn forward_composed(&self, x: &Tensor) -> Result<Tensor> {
+    pub fn forward_composed(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         let mean = x.mean_keepdim(D::Minus1)?;
         let centered = x.broadcast_sub(&mean)?;
         let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
         let normed = centered.broadcast_div(&(var + self.eps)?.sqrt()?)?;
         normed
-            .broadcast_mul(&self.weight)?
-            .broadcast_add(&self.bias)
+            .broadcast_mul(self.weight.get(train))?
+            .broadcast_add(self.bias.get(train))
     }
 }
 
@@ -62,7 +69,7 @@ mod tests {
         let w = Var::from_tensor(&Tensor::new(&[1f32, 2., 0.5, -1.], &dev).unwrap()).unwrap();
         let b = Var::from_tensor(&Tensor::new(&[0f32, 1., 0., 2.], &dev).unwrap()).unwrap();
         let ln = LayerNorm::new(w.as_tensor().clone(), b.as_tensor().clone(), 1e-5);
-        let y = ln.forward(x.as_tensor()).unwrap();
+        let y = ln.forward(x.as_tensor(), true).unwrap();
         let fused =
             candle_nn::ops::layer_norm(x.as_tensor(), w.as_tensor(), b.as_tensor(), 1e-5).unwrap();
         let diff: f32 = (&y - &fused)

@@ -10,11 +10,40 @@ use crate::rng::SeededRng;
 /// Standard deviation of BERT's normal initialization.
 pub const INIT_STD: f64 = 0.02;
 
+/// A trainable parameter: the variable itself, recorded in the gradient graph, and a
+/// detached view of the same storage for inference, which records nothing and so lets
+/// every intermediate tensor be freed as soon as it is used.
+#[derive(Debug, Clone)]
+pub struct Param {
+    tracked: Tensor,
+    detached: Tensor,
+}
+
+impl Param {
+    /// Wraps a variable-backed tensor.
+    pub fn new(t: Tensor) -> Self {
+        let detached = t.detach();
+        Param {
+            tracked: t,
+            detached,
+        }
+    }
+
+    /// The tensor to use: tracked when training, detached otherwise.
+    pub fn get(&self, train: bool) -> &Tensor {
+        if train {
+            &self.tracked
+        } else {
+            &self.detached
+        }
+    }
+}
+
 /// A fully connected layer `y = x W^T + b` over the last dimension.
 #[derive(Debug, Clone)]
 pub struct Linear {
-    weight: Tensor,
-    bias: Tensor,
+    weight: Param,
+    bias: Param,
 }
 
 impl Linear {
@@ -33,21 +62,26 @@ impl Linear {
             required,
         )?;
         let bias = store.get(&format!("{prefix}.bias"), out_dim, Init::Zeros, required)?;
-        Ok(Linear { weight, bias })
+        Ok(Linear {
+            weight: Param::new(weight),
+            bias: Param::new(bias),
+        })
     }
 
-    /// Applies the layer to `x` of shape `(..., in)`.
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+    /// Applies the layer to `x` of shape `(..., in)`; only with `train` does the result
+    /// record gradients for the parameters.
+    pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        let (weight, bias) = (self.weight.get(train), self.bias.get(train));
         let dims = x.dims().to_vec();
         let in_dim = dims[dims.len() - 1];
         let rows = x.elem_count() / in_dim;
         let y = x
             .reshape((rows, in_dim))?
-            .matmul(&self.weight.t()?)?
-            .broadcast_add(&self.bias)?;
+            .matmul(&weight.t()?)?
+            .broadcast_add(bias)?;
         let mut out_dims = dims;
         let last = out_dims.len() - 1;
-        out_dims[last] = self.weight.dim(0)?;
+        out_dims[last] = weight.dim(0)?;
         y.reshape(out_dims)
     }
 }
@@ -55,7 +89,7 @@ impl Linear {
 /// A lookup table of learned vectors.
 #[derive(Debug, Clone)]
 pub struct Embedding {
-    weight: Tensor,
+    weight: Param,
     dim: usize,
 }
 
@@ -74,14 +108,18 @@ impl Embedding {
             Init::Normal(INIT_STD),
             required,
         )?;
-        Ok(Embedding { weight, dim })
+        Ok(Embedding {
+            weight: Param::new(weight),
+            dim,
+        })
     }
 
-    /// Looks up `ids` (any shape, u32) and appends the vector dimension.
-    pub fn forward(&self, ids: &Tensor) -> Result<Tensor> {
+    /// Looks up `ids` (any shape, u32) and appends the vector dimension; only with `train`
+    /// does the result record gradients.
+    pub fn forward(&self, ids: &Tensor, train: bool) -> Result<Tensor> {
         let mut dims = ids.dims().to_vec();
         let flat = ids.flatten_all()?;
-        let out = self.weight.index_select(&flat, 0)?;
+        let out = self.weight.get(train).index_select(&flat, 0)?;
         dims.push(self.dim);
         out.reshape(dims)
     }

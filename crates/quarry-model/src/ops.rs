@@ -378,7 +378,7 @@ mod tests {
         let fused = layer_norm(x.as_tensor(), w.as_tensor(), b.as_tensor(), 1e-5).unwrap();
         let reference =
             crate::layer_norm::LayerNorm::new(w.as_tensor().clone(), b.as_tensor().clone(), 1e-5)
-                .forward_composed(x.as_tensor())
+                .forward_composed(x.as_tensor(), true)
                 .unwrap();
         assert!(max_diff(&fused, &reference) < 1e-5);
         let target = sample(&[3, 4, 16], 7);
