@@ -102,8 +102,54 @@ impl CustomOp2 for MaskedSoftmax {
         res: &Tensor,
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        if res.device().is_cpu() && res.dtype() == DType::F32 && grad.dtype() == DType::F32 {
+            let d = res
+                .contiguous()?
+                .apply_op2_no_bwd(&grad.contiguous()?, &SoftmaxGrad)?;
+            return Ok((Some(d), None));
+        }
         let dot = (grad * res)?.sum_keepdim(D::Minus1)?;
         Ok((Some(res.mul(&grad.broadcast_sub(&dot)?)?), None))
+    }
+}
+
+/// The softmax input gradient `y * (g - sum(g * y))` per row, in one pass.
+struct SoftmaxGrad;
+
+impl CustomOp2 for SoftmaxGrad {
+    fn name(&self) -> &'static str {
+        "softmax-grad"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let y = contiguous_f32(s1, l1, self.name())?;
+        let g = contiguous_f32(s2, l2, self.name())?;
+        if l1.shape() != l2.shape() {
+            bail!(
+                "softmax-grad: shapes {:?} and {:?} differ",
+                l1.shape(),
+                l2.shape()
+            );
+        }
+        let k = *l1.shape().dims().last().unwrap_or(&1);
+        let mut out = vec![0f32; y.len()];
+        let chunk = rows_per_task(k) * k;
+        for_chunks(&mut out, y, chunk, |ci, o, y| {
+            let g = &g[ci * chunk..ci * chunk + o.len()];
+            for ((orow, yrow), grow) in o.chunks_mut(k).zip(y.chunks(k)).zip(g.chunks(k)) {
+                let dot: f32 = yrow.iter().zip(grow).map(|(a, b)| a * b).sum();
+                for ((o, &y), &g) in orow.iter_mut().zip(yrow).zip(grow) {
+                    *o = y * (g - dot);
+                }
+            }
+        });
+        Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
 }
 
