@@ -152,6 +152,40 @@ mod tests {
     use candle_core::Device;
 
     #[test]
+    fn sequence_classifier_trains_on_the_summary_token() {
+        let rng = std::sync::Arc::new(crate::rng::SeededRng::new(1));
+        let mut store = ParamStore::random(rng.clone(), &Device::Cpu);
+        let head = SequenceClassifier::new(&mut store, 8, 2, 0.1).unwrap();
+        let hidden = rng
+            .normal(&candle_core::Shape::from((3, 5, 8)), 1.0, &Device::Cpu)
+            .unwrap();
+        let logits = head.forward(&hidden, true).unwrap();
+        assert_eq!(logits.dims(), &[3, 2]);
+        let labels = Tensor::new(&[0i64, 1, 1], &Device::Cpu).unwrap();
+        let loss = cross_entropy(&logits, &labels, Some(&[1.0, 3.0])).unwrap();
+        let grads = loss.backward().unwrap();
+        for (name, var) in crate::params::sorted_vars(store.vars()) {
+            let g = grads
+                .get(var.as_tensor())
+                .unwrap_or_else(|| panic!("no gradient for {name}"));
+            let n: f32 = g.abs().unwrap().sum_all().unwrap().to_scalar().unwrap();
+            assert!(n > 0.0, "zero gradient for {name}");
+        }
+        // In evaluation mode the head is deterministic.
+        let a = head.forward(&hidden, false).unwrap();
+        let b = head.forward(&hidden, false).unwrap();
+        let d: f32 = (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar()
+            .unwrap();
+        assert_eq!(d, 0.0);
+    }
+
+    #[test]
     fn cross_entropy_matches_hand_computation() {
         let dev = Device::Cpu;
         let logits = Tensor::new(&[[2f32, 0., 0.], [0., 1., 0.], [5., 5., 5.]], &dev).unwrap();
