@@ -144,6 +144,6 @@ impl Dropout {
             return Ok(x.clone());
         }
         let mask = self.rng.dropout_mask(x.shape(), self.p, x.device())?;
-        x.mul(&mask)
+        crate::ops::apply_mask(x, &mask)
     }
 }

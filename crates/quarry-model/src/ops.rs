@@ -167,6 +167,58 @@ pub fn masked_softmax(scores: &Tensor, bias: &Tensor) -> Result<Tensor> {
     }
 }
 
+/// `x * mask` whose backward is `grad * mask` alone: candle's generic product would also
+/// compute (and accumulate) a gradient for the constant mask, an extra full-size pass.
+struct ApplyMask {
+    mask: Tensor,
+}
+
+impl CustomOp1 for ApplyMask {
+    fn name(&self) -> &'static str {
+        "apply-mask"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(storage, layout, self.name())?;
+        let (mask_storage, mask_layout) = self.mask.storage_and_layout();
+        let m = match &*mask_storage {
+            candle_core::Storage::Cpu(s) => contiguous_f32(s, mask_layout, self.name())?,
+            _ => bail!("apply-mask: mask must be on the CPU"),
+        };
+        if m.len() != x.len() {
+            bail!(
+                "apply-mask: {} mask values for {} elements",
+                m.len(),
+                x.len()
+            );
+        }
+        let mut out = vec![0f32; x.len()];
+        for_chunks(&mut out, x, 16_384, |ci, o, x| {
+            let m = &m[ci * 16_384..ci * 16_384 + o.len()];
+            for ((o, &x), &m) in o.iter_mut().zip(x).zip(m) {
+                *o = x * m;
+            }
+        });
+        Ok((CpuStorage::F32(out), layout.shape().clone()))
+    }
+
+    fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        Ok(Some(grad.mul(&self.mask)?))
+    }
+}
+
+/// Multiplies `x` by a constant `mask` of the same shape (a dropout mask); gradients reach
+/// `x` only.
+pub fn apply_mask(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    if x.device().is_cpu() && x.dtype() == DType::F32 && mask.dtype() == DType::F32 {
+        x.contiguous()?.apply_op1(ApplyMask {
+            mask: mask.detach().contiguous()?,
+        })
+    } else {
+        x.mul(&mask.detach())
+    }
+}
+
 const SQRT_2_INV: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const INV_SQRT_2PI: f32 = 0.398_942_3;
 
@@ -346,6 +398,21 @@ mod tests {
     fn sample(shape: &[usize], seed: u64) -> Var {
         let rng = crate::rng::SeededRng::new(seed);
         Var::from_tensor(&rng.normal(&Shape::from(shape), 1.5, &Device::Cpu).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn apply_mask_passes_gradients_through_the_mask() {
+        let x = sample(&[4, 6], 8);
+        let mask = Tensor::new(&[0f32, 2., 2., 0., 2., 2.], &Device::Cpu)
+            .unwrap()
+            .broadcast_as((4, 6))
+            .unwrap()
+            .contiguous()
+            .unwrap();
+        let y = apply_mask(x.as_tensor(), &mask).unwrap();
+        assert!(max_diff(&y, &(x.as_tensor() * &mask).unwrap()) == 0.0);
+        let g = y.sum_all().unwrap().backward().unwrap();
+        assert!(max_diff(g.get(x.as_tensor()).unwrap(), &mask) == 0.0);
     }
 
     #[test]
