@@ -5,6 +5,8 @@ use clap::Subcommand;
 pub mod blocks;
 pub mod dataset;
 pub mod diagnostics;
+pub mod encode;
+pub mod evaluate;
 pub mod input;
 pub mod inspect;
 pub mod metrics;
@@ -15,6 +17,7 @@ pub mod queries;
 pub mod query;
 pub mod sarif;
 pub mod tokens;
+pub mod train;
 
 /// Every subcommand of `quarry`.
 #[derive(Subcommand)]
@@ -37,6 +40,14 @@ pub enum Command {
     Inspect(inspect::InspectArgs),
     /// Train probes on per-layer features of a model for an INSPECT task.
     Probe(probe::ProbeArgs),
+    /// Train a model (e.g. `quarry train span`).
+    #[command(subcommand)]
+    Train(train::TrainTask),
+    /// Evaluate a trained model (e.g. `quarry evaluate span`).
+    #[command(subcommand)]
+    Evaluate(evaluate::EvaluateTask),
+    /// Print per-layer summary-token vectors of texts.
+    Encode(encode::EncodeArgs),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -51,5 +62,8 @@ pub fn run(command: Command) -> i32 {
         Command::Query(args) => query::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Probe(args) => probe::run(args),
+        Command::Train(task) => train::run(task),
+        Command::Evaluate(task) => evaluate::run(task),
+        Command::Encode(args) => encode::run(args),
     }
 }

@@ -1,0 +1,65 @@
+//! `quarry encode`: per-layer summary-token vectors of texts, as JSON lines.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use quarry_model::device::parse_device;
+use quarry_model::{load_model, ModelSource};
+
+/// Arguments of `quarry encode`.
+#[derive(Args)]
+pub struct EncodeArgs {
+    /// Model directory, hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
+    #[arg(long)]
+    pub model: String,
+    /// Tokenizer (file or directory); required for scratch models.
+    #[arg(long)]
+    pub tokenizer: Option<std::path::PathBuf>,
+    /// Texts to encode.
+    #[arg(required = true)]
+    pub texts: Vec<String>,
+    /// Print every layer's summary-token vector, not only the last.
+    #[arg(long)]
+    pub all_layers: bool,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+}
+
+/// Runs `quarry encode`.
+pub fn run(args: EncodeArgs) -> i32 {
+    match encode(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+fn encode(args: EncodeArgs) -> Result<()> {
+    let device = parse_device(&args.device)?;
+    let source = ModelSource::parse(&args.model)?;
+    let model = load_model(&source, args.tokenizer.as_deref(), &device, 0)
+        .with_context(|| format!("loading model '{}'", args.model))?;
+    let max_len = model.config.max_input_len();
+    let mut stdout = std::io::stdout().lock();
+    for text in &args.texts {
+        let enc = model.tokenizer.encode(text, Some(max_len))?;
+        let features = model.encode_summary(&enc.ids)?;
+        let layers: Vec<Vec<f32>> =
+            if args.all_layers { features } else { features.into_iter().last().into_iter().collect() };
+        let value = serde_json::json!({
+            "text": text,
+            "tokens": enc.tokens,
+            "offsets": enc.offsets,
+            "summary": layers,
+        });
+        if writeln!(stdout, "{value}").is_err() {
+            // The reader went away (e.g. `| head`); stop quietly.
+            return Ok(());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,94 @@
+//! Encoder forward throughput and one full fine-tuning step on CPU.
+//!
+//! Usage: cargo run --release -p quarry-model --example bench -- MODEL_DIR [ITERS]
+//! Threads follow RAYON_NUM_THREADS. Reports the fastest of ITERS runs (default 3) as one
+//! JSON object; see scripts/bench_vs_torch.sh.
+
+use std::collections::HashMap;
+
+use std::time::Instant;
+
+use candle_core::{Device, Tensor};
+use quarry_model::heads::IGNORE_INDEX;
+use quarry_model::optim::{AdamW, AdamWConfig};
+use quarry_model::params::sorted_vars;
+use quarry_model::rng::SeededRng;
+use quarry_model::{load_model, ModelSource, SpanModel};
+
+/// Reusing freed pages avoids a page fault per fresh activation tensor.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc's `mi_option_purge_delay` (same index in its v2 and v3 option enums).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Keeps freed memory instead of returning it to the OS: activations of the same sizes are
+/// allocated again every step, and each return costs page faults and page zeroing.
+fn keep_freed_memory() {
+    // SAFETY: setting an allocator option is allowed at any time.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+}
+
+fn random_batch(rng: &SeededRng, b: usize, s: usize, vocab: usize) -> (Tensor, Tensor, Tensor) {
+    let ids: Vec<u32> = (0..b * s)
+        .map(|i| if i % s == 0 { 101 } else { 1000 + (rng.uniform() * (vocab - 1000) as f32) as u32 })
+        .collect();
+    let labels: Vec<i64> =
+        (0..b * s).map(|i| if i % s == 0 { IGNORE_INDEX } else { (rng.uniform() * 4.0) as i64 % 4 }).collect();
+    let ids = Tensor::from_vec(ids, (b, s), &Device::Cpu).unwrap();
+    let mask = Tensor::ones((b, s), candle_core::DType::U32, &Device::Cpu).unwrap();
+    let labels = Tensor::from_vec(labels, b * s, &Device::Cpu).unwrap();
+    (ids, mask, labels)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    keep_freed_memory();
+    let args: Vec<String> = std::env::args().collect();
+    let dir = args.get(1).ok_or("usage: bench MODEL_DIR [ITERS]")?;
+    let iters: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(3);
+    let loaded = load_model(&ModelSource::Dir(dir.into()), None, &Device::Cpu, 0)?;
+    let vocab = loaded.config.vocab_size;
+    let model = SpanModel::new(loaded)?;
+    let rng = SeededRng::new(1);
+
+    let (b, s) = (32, 256);
+    let (ids, mask, _) = random_batch(&rng, b, s, vocab);
+    model.model.encoder.forward(&ids, &mask, false)?; // warm-up
+                                                      // The fastest of `iters` runs: the least disturbed by other load on the machine.
+    let mut fwd = f64::INFINITY;
+    for _ in 0..iters {
+        let start = Instant::now();
+        let out = model.model.encoder.forward(&ids, &mask, false)?;
+        out.last.sum_all()?.to_scalar::<f32>()?;
+        fwd = fwd.min(start.elapsed().as_secs_f64());
+    }
+
+    let (b, s) = (8, 256);
+    let (ids, mask, labels) = random_batch(&rng, b, s, vocab);
+    let vars = sorted_vars(model.model.store.vars());
+    let mut opt = AdamW::new(vars.clone(), AdamWConfig::default())?;
+    let mut step = || -> Result<f64, Box<dyn std::error::Error>> {
+        let start = Instant::now();
+        let loss = model.loss(&ids, &mask, &labels, true)?;
+        let grads = loss.backward()?;
+        let mut map = HashMap::new();
+        for (name, var) in &vars {
+            if let Some(g) = grads.get(var.as_tensor()) {
+                map.insert(name.clone(), g.clone());
+            }
+        }
+        opt.step(&map, 5e-5)?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    step()?; // warm-up
+    let mut train = f64::INFINITY;
+    for _ in 0..iters {
+        train = train.min(step()?);
+    }
+    println!(
+        "{{\"impl\":\"quarry/candle\",\"threads\":{},\"forward_s\":{fwd:.4},\"forward_tokens_per_s\":{:.1},\"train_step_s\":{train:.4}}}",
+        candle_core::utils::get_num_threads(),
+        (32 * 256) as f64 / fwd
+    );
+    Ok(())
+}

@@ -1,0 +1,71 @@
+"""PyTorch counterpart of examples/bench.rs: MiniLM forward (batch 32 x 256) and one
+full fine-tuning step of a token classifier (batch 8 x 256) with AdamW.
+
+Usage: python3 scripts/bench_torch.py MODEL_DIR THREADS [ITERS]
+Prints one JSON object.
+"""
+
+import json
+import sys
+import time
+
+import torch
+from transformers import AutoModel, AutoModelForTokenClassification
+
+
+def batch(gen, b, s, vocab):
+    ids = torch.randint(1000, vocab, (b, s), generator=gen)
+    ids[:, 0] = 101
+    labels = torch.randint(0, 4, (b, s), generator=gen)
+    labels[:, 0] = -100
+    return ids, torch.ones(b, s, dtype=torch.long), labels
+
+
+def main():
+    model_dir, threads = sys.argv[1], int(sys.argv[2])
+    iters = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    torch.set_num_threads(threads)
+    gen = torch.Generator().manual_seed(1)
+
+    enc = AutoModel.from_pretrained(model_dir, attn_implementation="eager").eval()
+    ids, mask, _ = batch(gen, 32, 256, enc.config.vocab_size)
+    with torch.no_grad():
+        enc(input_ids=ids, attention_mask=mask)
+        # The fastest of `iters` runs: the least disturbed by other load on the machine.
+        fwd = float("inf")
+        for _ in range(iters):
+            start = time.perf_counter()
+            enc(input_ids=ids, attention_mask=mask).last_hidden_state.sum().item()
+            fwd = min(fwd, time.perf_counter() - start)
+
+    model = AutoModelForTokenClassification.from_pretrained(
+        model_dir, num_labels=4, attn_implementation="eager"
+    ).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.01)
+    ids, mask, labels = batch(gen, 8, 256, model.config.vocab_size)
+
+    def step():
+        start = time.perf_counter()
+        opt.zero_grad()
+        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        loss.backward()
+        opt.step()
+        return time.perf_counter() - start
+
+    step()
+    train = min(step() for _ in range(iters))
+    print(
+        json.dumps(
+            {
+                "impl": f"pytorch {torch.__version__}",
+                "threads": torch.get_num_threads(),
+                "forward_s": round(fwd, 4),
+                "forward_tokens_per_s": round(32 * 256 / fwd, 1),
+                "train_step_s": round(train, 4),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+//! A BERT/RoBERTa encoder whose every parameter trains, with all-layer outputs.
+
+use std::sync::Arc;
+
+use candle_core::{DType, Device, IndexOp, Tensor};
+
+use crate::config::{EncoderConfig, Family, HiddenAct};
+use crate::error::{ModelError, Result};
+use crate::layer_norm::LayerNorm;
+use crate::layers::{Dropout, Embedding, Linear};
+use crate::params::{Init, ParamStore};
+use crate::rng::SeededRng;
+
+fn layer_norm(store: &mut ParamStore, prefix: &str, dim: usize, eps: f64, required: bool) -> Result<LayerNorm> {
+    let w = store.get(&format!("{prefix}.weight"), dim, Init::Ones, required)?;
+    let b = store.get(&format!("{prefix}.bias"), dim, Init::Zeros, required)?;
+    Ok(LayerNorm::new(w, b, eps))
+}
+
+struct Embeddings {
+    word: Embedding,
+    position: Embedding,
+    token_type: Embedding,
+    norm: LayerNorm,
+    dropout: Dropout,
+    family: Family,
+    pad_id: u32,
+}
+
+impl Embeddings {
+    fn new(c: &EncoderConfig, store: &mut ParamStore) -> Result<Self> {
+        let h = c.hidden_size;
+        Ok(Embeddings {
+            word: Embedding::new(store, "embeddings.word_embeddings", c.vocab_size, h, true)?,
+            position: Embedding::new(store, "embeddings.position_embeddings", c.max_position_embeddings, h, true)?,
+            token_type: Embedding::new(store, "embeddings.token_type_embeddings", c.type_vocab_size, h, true)?,
+            norm: layer_norm(store, "embeddings.LayerNorm", h, c.layer_norm_eps, true)?,
+            dropout: Dropout::new(c.hidden_dropout_prob, store.rng().clone()),
+            family: c.family()?,
+            pad_id: c.pad_token_id,
+        })
+    }
+
+    fn position_ids(&self, input_ids: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, s) = input_ids.dims2()?;
+        match self.family {
+            Family::Bert => {
+                Tensor::arange(0u32, s as u32, input_ids.device())?.unsqueeze(0)?.broadcast_as((b, s))?.contiguous()
+            }
+            Family::Roberta => {
+                // Padding tokens keep position padding_idx; the others count up from padding_idx + 1.
+                let ids = input_ids.to_vec2::<u32>()?;
+                let mut pos = Vec::with_capacity(b * s);
+                for row in ids {
+                    let mut count = 0u32;
+                    for id in row {
+                        if id == self.pad_id {
+                            pos.push(self.pad_id);
+                        } else {
+                            count += 1;
+                            pos.push(self.pad_id + count);
+                        }
+                    }
+                }
+                Tensor::from_vec(pos, (b, s), input_ids.device())
+            }
+        }
+    }
+
+    fn forward(&self, input_ids: &Tensor, train: bool) -> candle_core::Result<Tensor> {
+        let positions = self.position_ids(input_ids)?;
+        let types = input_ids.zeros_like()?;
+        let x = self.word.forward(input_ids, train)?;
+        let x = x.add(&self.position.forward(&positions, train)?)?;
+        let x = x.add(&self.token_type.forward(&types, train)?)?;
+        let x = self.norm.forward(&x, train)?;
+        self.dropout.forward(&x, train)
+    }
+}
+
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attn_out: Linear,
+    attn_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    out_norm: LayerNorm,
+    dropout: Dropout,
+    attn_dropout: Dropout,
+    act: HiddenAct,
+    heads: usize,
+    head_dim: usize,
+}
+
+impl Layer {
+    fn new(c: &EncoderConfig, store: &mut ParamStore, i: usize) -> Result<Self> {
+        let p = format!("encoder.layer.{i}");
+        let h = c.hidden_size;
+        let rng = store.rng().clone();
+        Ok(Layer {
+            query: Linear::new(store, &format!("{p}.attention.self.query"), h, h, true)?,
+            key: Linear::new(store, &format!("{p}.attention.self.key"), h, h, true)?,
+            value: Linear::new(store, &format!("{p}.attention.self.value"), h, h, true)?,
+            attn_out: Linear::new(store, &format!("{p}.attention.output.dense"), h, h, true)?,
+            attn_norm: layer_norm(store, &format!("{p}.attention.output.LayerNorm"), h, c.layer_norm_eps, true)?,
+            intermediate: Linear::new(store, &format!("{p}.intermediate.dense"), h, c.intermediate_size, true)?,
+            output: Linear::new(store, &format!("{p}.output.dense"), c.intermediate_size, h, true)?,
+            out_norm: layer_norm(store, &format!("{p}.output.LayerNorm"), h, c.layer_norm_eps, true)?,
+            dropout: Dropout::new(c.hidden_dropout_prob, rng.clone()),
+            attn_dropout: Dropout::new(c.attention_probs_dropout_prob, rng),
+            act: c.hidden_act,
+            heads: c.num_attention_heads,
+            head_dim: c.head_dim(),
+        })
+    }
+
+    fn split_heads(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, s, _) = x.dims3()?;
+        x.reshape((b, s, self.heads, self.head_dim))?.transpose(1, 2)?.contiguous()
+    }
+
+    /// `mask_bias` has shape `(batch, seq)`: 0 for real tokens, a large negative for padding.
+    fn forward(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
+        let (b, s, h) = x.dims3()?;
+        // Scaling the queries is cheaper than scaling the (seq x seq) scores.
+        let scale = 1.0 / (self.head_dim as f64).sqrt();
+        let q = self.split_heads(&(self.query.forward(x, train)? * scale)?)?;
+        let k = self.split_heads(&self.key.forward(x, train)?)?;
+        let v = self.split_heads(&self.value.forward(x, train)?)?;
+        let scores = q.matmul(&k.t()?)?;
+        let probs = crate::ops::masked_softmax(&scores, mask_bias)?;
+        let probs = self.attn_dropout.forward(&probs, train)?;
+        let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, h))?;
+        let attn = self.dropout.forward(&self.attn_out.forward(&ctx, train)?, train)?;
+        let attn = self.attn_norm.forward(&(attn + x)?, train)?;
+        let inter = self.intermediate.forward(&attn, train)?;
+        let inter = match self.act {
+            HiddenAct::Gelu => crate::ops::gelu(&inter)?,
+            HiddenAct::GeluNew => inter.gelu()?,
+            HiddenAct::Relu => inter.relu()?,
+        };
+        let out = self.dropout.forward(&self.output.forward(&inter, train)?, train)?;
+        self.out_norm.forward(&(out + attn)?, train)
+    }
+}
+
+/// What one forward pass of the encoder produces.
+#[derive(Debug, Clone)]
+pub struct EncoderOutput {
+    /// The embedding output followed by every layer's output, each `(batch, seq, hidden)`.
+    pub hidden_states: Vec<Tensor>,
+    /// The last layer's output, `(batch, seq, hidden)`.
+    pub last: Tensor,
+}
+
+impl EncoderOutput {
+    /// The vectors of the token at `position` (0 is the summary token, [CLS] or `<s>`) in
+    /// every hidden state: `hidden_states.len()` tensors of shape `(batch, hidden)`.
+    /// This is the per-layer feature set probing classifiers use.
+    pub fn token_features(&self, position: usize) -> candle_core::Result<Vec<Tensor>> {
+        self.hidden_states.iter().map(|h| h.i((.., position, ..))).collect()
+    }
+
+    /// The last layer's summary-token vectors, `(batch, hidden)`.
+    pub fn cls(&self) -> candle_core::Result<Tensor> {
+        self.last.i((.., 0, ..))
+    }
+}
+
+/// A BERT or RoBERTa encoder (without task head).
+pub struct Encoder {
+    config: EncoderConfig,
+    embeddings: Embeddings,
+    layers: Vec<Layer>,
+    pooler: Option<Linear>,
+    device: Device,
+}
+
+impl Encoder {
+    /// Builds the encoder from `store`, which supplies pretrained or fresh parameters.
+    ///
+    /// The pooler is built when the store has pretrained pooler weights or is random.
+    pub fn new(config: &EncoderConfig, store: &mut ParamStore) -> Result<Self> {
+        config.validate()?;
+        let embeddings = Embeddings::new(config, store)?;
+        let layers = (0..config.num_hidden_layers).map(|i| Layer::new(config, store, i)).collect::<Result<Vec<_>>>()?;
+        let pooler = if store.has_pretrained("pooler.dense.weight") {
+            Some(Linear::new(store, "pooler.dense", config.hidden_size, config.hidden_size, true)?)
+        } else {
+            None
+        };
+        Ok(Encoder { config: config.clone(), embeddings, layers, pooler, device: store.device().clone() })
+    }
+
+    /// The configuration the encoder was built from.
+    pub fn config(&self) -> &EncoderConfig {
+        &self.config
+    }
+
+    /// The device the parameters live on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Runs the encoder on `input_ids` (`(batch, seq)`, u32) with `attention_mask`
+    /// (`(batch, seq)`, 1 for real tokens, 0 for padding; any numeric dtype).
+    ///
+    /// With `train`, dropout acts and the outputs record the gradient graph of every
+    /// parameter. Without it the pass is pure inference: no dropout and no graph, so
+    /// intermediate tensors are freed at once (call `backward` only on training outputs).
+    pub fn forward(&self, input_ids: &Tensor, attention_mask: &Tensor, train: bool) -> Result<EncoderOutput> {
+        let (b, s) = input_ids.dims2()?;
+        if attention_mask.dims() != [b, s] {
+            return Err(ModelError::Data(format!(
+                "attention mask has shape {:?}, input ids have {:?}",
+                attention_mask.dims(),
+                input_ids.dims()
+            )));
+        }
+        if s > self.config.max_input_len() {
+            return Err(ModelError::Data(format!(
+                "input of {s} tokens exceeds the model's maximum of {}",
+                self.config.max_input_len()
+            )));
+        }
+        let ids = input_ids.to_dtype(DType::U32)?;
+        let max_id = ids.max_all()?.to_scalar::<u32>()?;
+        if max_id as usize >= self.config.vocab_size {
+            return Err(ModelError::Data(format!(
+                "token id {max_id} is outside the vocabulary of {} tokens",
+                self.config.vocab_size
+            )));
+        }
+        let mask = attention_mask.to_dtype(DType::F32)?;
+        let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?;
+        let mut x = self.embeddings.forward(&ids, train)?;
+        let mut hidden_states = Vec::with_capacity(self.layers.len() + 1);
+        hidden_states.push(x.clone());
+        for layer in &self.layers {
+            x = layer.forward(&x, &mask_bias, train)?;
+            hidden_states.push(x.clone());
+        }
+        Ok(EncoderOutput { hidden_states, last: x })
+    }
+
+    /// The pooled output `tanh(W h_[CLS] + b)` when the checkpoint has a pooler
+    /// (computed for inference: no gradient reaches the pooler).
+    pub fn pooled(&self, output: &EncoderOutput) -> Result<Option<Tensor>> {
+        match &self.pooler {
+            Some(p) => Ok(Some(p.forward(&output.cls()?, false)?.tanh()?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A shared generator seeded with `seed`, for building and training a model.
+pub fn seeded(seed: u64) -> Arc<SeededRng> {
+    Arc::new(SeededRng::new(seed))
+}

@@ -1,0 +1,127 @@
+//! Basic trainable layers: linear, embedding and dropout.
+
+use std::sync::Arc;
+
+use candle_core::{Result, Tensor};
+
+use crate::params::{Init, ParamStore};
+use crate::rng::SeededRng;
+
+/// Standard deviation of BERT's normal initialization.
+pub const INIT_STD: f64 = 0.02;
+
+/// A trainable parameter: the variable itself, recorded in the gradient graph, and a
+/// detached view of the same storage for inference, which records nothing and so lets
+/// every intermediate tensor be freed as soon as it is used.
+#[derive(Debug, Clone)]
+pub struct Param {
+    tracked: Tensor,
+    detached: Tensor,
+}
+
+impl Param {
+    /// Wraps a variable-backed tensor.
+    pub fn new(t: Tensor) -> Self {
+        let detached = t.detach();
+        Param { tracked: t, detached }
+    }
+
+    /// The tensor to use: tracked when training, detached otherwise.
+    pub fn get(&self, train: bool) -> &Tensor {
+        if train {
+            &self.tracked
+        } else {
+            &self.detached
+        }
+    }
+}
+
+/// A fully connected layer `y = x W^T + b` over the last dimension.
+#[derive(Debug, Clone)]
+pub struct Linear {
+    weight: Param,
+    bias: Param,
+}
+
+impl Linear {
+    /// Loads or initializes `{prefix}.weight` (`out x in`) and `{prefix}.bias`.
+    pub fn new(
+        store: &mut ParamStore,
+        prefix: &str,
+        in_dim: usize,
+        out_dim: usize,
+        required: bool,
+    ) -> crate::error::Result<Self> {
+        let weight = store.get(&format!("{prefix}.weight"), (out_dim, in_dim), Init::Normal(INIT_STD), required)?;
+        let bias = store.get(&format!("{prefix}.bias"), out_dim, Init::Zeros, required)?;
+        Ok(Linear { weight: Param::new(weight), bias: Param::new(bias) })
+    }
+
+    /// Applies the layer to `x` of shape `(..., in)`; only with `train` does the result
+    /// record gradients for the parameters.
+    pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        let (weight, bias) = (self.weight.get(train), self.bias.get(train));
+        let dims = x.dims().to_vec();
+        let in_dim = dims[dims.len() - 1];
+        let rows = x.elem_count() / in_dim;
+        let y = x.reshape((rows, in_dim))?.matmul(&weight.t()?)?.broadcast_add(bias)?;
+        let mut out_dims = dims;
+        let last = out_dims.len() - 1;
+        out_dims[last] = weight.dim(0)?;
+        y.reshape(out_dims)
+    }
+}
+
+/// A lookup table of learned vectors.
+#[derive(Debug, Clone)]
+pub struct Embedding {
+    weight: Param,
+    dim: usize,
+}
+
+impl Embedding {
+    /// Loads or initializes `{prefix}.weight` (`count x dim`).
+    pub fn new(
+        store: &mut ParamStore,
+        prefix: &str,
+        count: usize,
+        dim: usize,
+        required: bool,
+    ) -> crate::error::Result<Self> {
+        let weight = store.get(&format!("{prefix}.weight"), (count, dim), Init::Normal(INIT_STD), required)?;
+        Ok(Embedding { weight: Param::new(weight), dim })
+    }
+
+    /// Looks up `ids` (any shape, u32) and appends the vector dimension; only with `train`
+    /// does the result record gradients.
+    pub fn forward(&self, ids: &Tensor, train: bool) -> Result<Tensor> {
+        let mut dims = ids.dims().to_vec();
+        let flat = ids.flatten_all()?;
+        let out = self.weight.get(train).index_select(&flat, 0)?;
+        dims.push(self.dim);
+        out.reshape(dims)
+    }
+}
+
+/// Inverted dropout that acts only in training mode, with seeded masks.
+#[derive(Debug, Clone)]
+pub struct Dropout {
+    p: f32,
+    rng: Arc<SeededRng>,
+}
+
+impl Dropout {
+    /// Dropout with probability `p`, drawing masks from `rng`.
+    pub fn new(p: f64, rng: Arc<SeededRng>) -> Self {
+        Dropout { p: p as f32, rng }
+    }
+
+    /// Zeroes elements with probability `p` and rescales the rest when `train`; identity otherwise.
+    pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        if !train || self.p == 0.0 {
+            return Ok(x.clone());
+        }
+        let mask = self.rng.dropout_mask(x.shape(), self.p, x.device())?;
+        crate::ops::apply_mask(x, &mask)
+    }
+}

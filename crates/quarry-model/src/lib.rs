@@ -1,0 +1,31 @@
+//! Neural encoders of source code on candle: BERT/RoBERTa encoders loaded from Hugging Face
+//! checkpoints or initialized from scratch, per-layer hidden states for probing, span and
+//! relevance heads, training and exact-match evaluation.
+
+pub mod bert;
+pub mod checkpoint;
+pub mod config;
+pub mod data;
+pub mod device;
+pub mod error;
+pub mod features;
+pub mod heads;
+pub mod layer_norm;
+pub mod layers;
+pub mod loading;
+pub mod ops;
+pub mod optim;
+pub mod params;
+pub mod rng;
+pub mod span_model;
+pub mod spans;
+pub mod tokenizer;
+pub mod train;
+pub mod weights;
+
+pub use bert::{Encoder, EncoderOutput};
+pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
+pub use error::{ModelError, Result};
+pub use loading::{load_model, LoadedModel, ModelSource};
+pub use span_model::SpanModel;
+pub use tokenizer::{Encoded, Tokenizer};

@@ -1,0 +1,172 @@
+//! Resolving a `--model` argument and loading encoder, tokenizer and parameters.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::Device;
+
+use crate::bert::{seeded, Encoder};
+use crate::config::{EncoderConfig, ScratchSpec};
+use crate::error::{ModelError, Result};
+use crate::params::ParamStore;
+use crate::tokenizer::Tokenizer;
+use crate::weights::{find_weights, read_tensors};
+
+/// Where a model comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelSource {
+    /// A local Hugging Face style directory.
+    Dir(PathBuf),
+    /// A Hugging Face hub id such as `microsoft/codebert-base`.
+    Hub(String),
+    /// A randomly initialized encoder of the given shape.
+    Scratch(ScratchSpec),
+}
+
+impl ModelSource {
+    /// Interprets a `--model` argument: `scratch:LxH[xA]`, an existing directory, or a hub id.
+    pub fn parse(spec: &str) -> Result<Self> {
+        if let Some(body) = spec.strip_prefix("scratch:") {
+            return Ok(ModelSource::Scratch(ScratchSpec::parse(body)?));
+        }
+        let path = Path::new(spec);
+        if path.is_dir() {
+            return Ok(ModelSource::Dir(path.to_path_buf()));
+        }
+        let parts: Vec<&str> = spec.split('/').collect();
+        let is_hub_id = (1..=2).contains(&parts.len())
+            && parts.iter().all(|p| {
+                !p.is_empty()
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                    && !p.starts_with('.')
+            });
+        if is_hub_id {
+            Ok(ModelSource::Hub(spec.to_string()))
+        } else {
+            Err(ModelError::ModelSpec {
+                spec: spec.to_string(),
+                message: "not a directory, a hub id (ORG/NAME) or scratch:LAYERSxHIDDEN[xHEADS]".into(),
+            })
+        }
+    }
+}
+
+/// Finds a hub model in the local Hugging Face cache (`$HF_HOME/hub` or
+/// `~/.cache/huggingface/hub`); this build does not download.
+pub fn resolve_hub(id: &str) -> Result<PathBuf> {
+    let hub = std::env::var_os("HF_HUB_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub")));
+    let not_found = |why: String| ModelError::ModelSpec { spec: id.to_string(), message: why };
+    let hub = hub.ok_or_else(|| not_found("no Hugging Face cache directory (HOME unset)".into()))?;
+    let repo = hub.join(format!("models--{}", id.replace('/', "--")));
+    let snapshots = repo.join("snapshots");
+    let revision = std::fs::read_to_string(repo.join("refs/main")).ok();
+    let candidate = match revision {
+        Some(r) => Some(snapshots.join(r.trim())),
+        None => std::fs::read_dir(&snapshots).ok().and_then(|mut d| d.next()).and_then(|e| e.ok()).map(|e| e.path()),
+    };
+    match candidate {
+        Some(dir) if dir.join("config.json").is_file() => Ok(dir),
+        _ => Err(not_found(format!(
+            "not in the local Hugging Face cache ({}); this build cannot download, so fetch it \
+             elsewhere (e.g. `huggingface-cli download {id}`) and pass its directory",
+            repo.display()
+        ))),
+    }
+}
+
+/// An encoder with its tokenizer, configuration and parameter store.
+///
+/// Task heads are built from `store` too, so that a checkpoint's head weights are found
+/// and all parameters train together.
+pub struct LoadedModel {
+    /// The encoder configuration.
+    pub config: EncoderConfig,
+    /// The tokenizer.
+    pub tokenizer: Tokenizer,
+    /// The encoder.
+    pub encoder: Encoder,
+    /// All parameters; build heads from it.
+    pub store: ParamStore,
+    /// The directory the model came from, if any.
+    pub dir: Option<PathBuf>,
+}
+
+/// Loads the model named by `source` onto `device`.
+///
+/// `tokenizer` overrides the model directory's tokenizer and is required for scratch models.
+/// `seed` drives random initialization and dropout.
+pub fn load_model(source: &ModelSource, tokenizer: Option<&Path>, device: &Device, seed: u64) -> Result<LoadedModel> {
+    let rng = seeded(seed);
+    match source {
+        ModelSource::Scratch(spec) => {
+            let path = tokenizer.ok_or_else(|| ModelError::ModelSpec {
+                spec: format!("scratch:{}x{}x{}", spec.layers, spec.hidden, spec.heads),
+                message: "a scratch model needs a tokenizer (--tokenizer FILE_OR_DIR)".into(),
+            })?;
+            let tokenizer = Tokenizer::from_path(path)?;
+            let config = spec.config(tokenizer.vocab_size(), tokenizer.pad_id());
+            let mut store = ParamStore::random(rng, device);
+            let encoder = Encoder::new(&config, &mut store)?;
+            Ok(LoadedModel { config, tokenizer, encoder, store, dir: None })
+        }
+        ModelSource::Hub(id) => {
+            let dir = resolve_hub(id)?;
+            load_model(&ModelSource::Dir(dir), tokenizer, device, seed)
+        }
+        ModelSource::Dir(dir) => {
+            let config_path = dir.join("config.json");
+            if !config_path.is_file() {
+                return Err(ModelError::MissingFile {
+                    dir: dir.clone(),
+                    what: "model configuration",
+                    looked_for: "config.json".into(),
+                });
+            }
+            let config = EncoderConfig::from_file(&config_path)?;
+            let tokenizer = Tokenizer::from_path(tokenizer.unwrap_or(dir))?;
+            let weights = find_weights(dir)?;
+            let tensors = read_tensors(&weights)?;
+            let mut store = ParamStore::pretrained(weights, tensors, rng, device);
+            let encoder = Encoder::new(&config, &mut store)?;
+            Ok(LoadedModel { config, tokenizer, encoder, store, dir: Some(dir.clone()) })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_model_arguments() {
+        assert!(matches!(ModelSource::parse("scratch:2x64").unwrap(), ModelSource::Scratch(_)));
+        assert_eq!(
+            ModelSource::parse("microsoft/codebert-base").unwrap(),
+            ModelSource::Hub("microsoft/codebert-base".into())
+        );
+        assert!(matches!(ModelSource::parse(".").unwrap(), ModelSource::Dir(_)));
+        assert!(ModelSource::parse("no such/dir/here").is_err());
+        assert!(ModelSource::parse("scratch:2").is_err());
+    }
+
+    #[test]
+    fn absent_hub_model_is_a_clear_error() {
+        let err = resolve_hub("quarry-test/definitely-not-cached").unwrap_err().to_string();
+        assert!(err.contains("cannot download"), "{err}");
+    }
+
+    #[test]
+    fn directory_without_config_is_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("quarry-model-noconfig-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = load_model(&ModelSource::Dir(dir.clone()), None, &Device::Cpu, 0).err().unwrap().to_string();
+        assert!(err.contains("config.json"), "{err}");
+        let err = load_model(&ModelSource::Scratch(ScratchSpec::parse("1x32").unwrap()), None, &Device::Cpu, 0)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("tokenizer"), "{err}");
+    }
+}

@@ -1,0 +1,414 @@
+//! Fused CPU kernels with backward passes: masked softmax, GELU and layer norm.
+//!
+//! Each forward runs in one pass over contiguous f32 data; each backward is written with
+//! differentiable tensor operations, so gradients reach every input. Other devices and
+//! dtypes use the equivalent composed operations.
+
+use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Result, Shape, Tensor, D};
+use rayon::prelude::*;
+
+fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
+    let data = match storage {
+        CpuStorage::F32(v) => v,
+        _ => bail!("{what}: only f32 is supported"),
+    };
+    match layout.contiguous_offsets() {
+        Some((start, end)) => Ok(&data[start..end]),
+        None => bail!("{what}: input must be contiguous"),
+    }
+}
+
+/// Rows per parallel task: enough work to amortize scheduling.
+fn rows_per_task(row_len: usize) -> usize {
+    (16_384 / row_len.max(1)).max(1)
+}
+
+/// Below this many elements, handing work to other threads costs more than it saves.
+const PARALLEL_MIN: usize = 1 << 17;
+
+/// Applies `f(chunk_index, out_chunk, in_chunk)` over matching chunks of `out` and `inp`,
+/// in parallel when the data is large enough.
+fn for_chunks(out: &mut [f32], inp: &[f32], chunk: usize, f: impl Fn(usize, &mut [f32], &[f32]) + Sync) {
+    if out.len() < PARALLEL_MIN {
+        for (i, (o, x)) in out.chunks_mut(chunk).zip(inp.chunks(chunk)).enumerate() {
+            f(i, o, x);
+        }
+    } else {
+        out.par_chunks_mut(chunk).zip(inp.par_chunks(chunk)).enumerate().for_each(|(i, (o, x))| f(i, o, x));
+    }
+}
+
+struct MaskedSoftmax;
+
+impl CustomOp2 for MaskedSoftmax {
+    fn name(&self) -> &'static str {
+        "masked-softmax"
+    }
+
+    /// `scores` `(b, heads, q, k)`, `bias` `(b, k)`: softmax over k of `scores + bias`.
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
+        let scores = contiguous_f32(s1, l1, self.name())?;
+        let bias = contiguous_f32(s2, l2, self.name())?;
+        let dims = l1.shape().dims();
+        let (b, k) = l2.shape().dims2()?;
+        if dims.len() != 4 || dims[0] != b || dims[3] != k {
+            bail!("masked-softmax: scores {dims:?} do not fit bias ({b}, {k})");
+        }
+        let rows_per_batch = dims[1] * dims[2];
+        let mut out = vec![0f32; scores.len()];
+        let chunk = rows_per_task(k) * k;
+        for_chunks(&mut out, scores, chunk, |ci, o, s| {
+            let first_row = ci * chunk / k;
+            for (r, (orow, srow)) in o.chunks_mut(k).zip(s.chunks(k)).enumerate() {
+                let bi = (first_row + r) / rows_per_batch;
+                let brow = &bias[bi * k..(bi + 1) * k];
+                let mut max = f32::NEG_INFINITY;
+                for (x, (&sv, &bv)) in orow.iter_mut().zip(srow.iter().zip(brow)) {
+                    *x = sv + bv;
+                    max = max.max(*x);
+                }
+                let mut sum = 0f32;
+                for x in orow.iter_mut() {
+                    *x = (*x - max).exp();
+                    sum += *x;
+                }
+                let inv = 1.0 / sum;
+                orow.iter_mut().for_each(|x| *x *= inv);
+            }
+        });
+        Ok((CpuStorage::F32(out), l1.shape().clone()))
+    }
+
+    fn bwd(
+        &self,
+        _scores: &Tensor,
+        _bias: &Tensor,
+        res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        if res.device().is_cpu() && res.dtype() == DType::F32 && grad.dtype() == DType::F32 {
+            let d = res.contiguous()?.apply_op2_no_bwd(&grad.contiguous()?, &SoftmaxGrad)?;
+            return Ok((Some(d), None));
+        }
+        let dot = (grad * res)?.sum_keepdim(D::Minus1)?;
+        Ok((Some(res.mul(&grad.broadcast_sub(&dot)?)?), None))
+    }
+}
+
+/// The softmax input gradient `y * (g - sum(g * y))` per row, in one pass.
+struct SoftmaxGrad;
+
+impl CustomOp2 for SoftmaxGrad {
+    fn name(&self) -> &'static str {
+        "softmax-grad"
+    }
+
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
+        let y = contiguous_f32(s1, l1, self.name())?;
+        let g = contiguous_f32(s2, l2, self.name())?;
+        if l1.shape() != l2.shape() {
+            bail!("softmax-grad: shapes {:?} and {:?} differ", l1.shape(), l2.shape());
+        }
+        let k = *l1.shape().dims().last().unwrap_or(&1);
+        let mut out = vec![0f32; y.len()];
+        let chunk = rows_per_task(k) * k;
+        for_chunks(&mut out, y, chunk, |ci, o, y| {
+            let g = &g[ci * chunk..ci * chunk + o.len()];
+            for ((orow, yrow), grow) in o.chunks_mut(k).zip(y.chunks(k)).zip(g.chunks(k)) {
+                let dot: f32 = yrow.iter().zip(grow).map(|(a, b)| a * b).sum();
+                for ((o, &y), &g) in orow.iter_mut().zip(yrow).zip(grow) {
+                    *o = y * (g - dot);
+                }
+            }
+        });
+        Ok((CpuStorage::F32(out), l1.shape().clone()))
+    }
+}
+
+/// `softmax(scores + bias)` over the last dimension; `scores` is `(b, heads, q, k)` and
+/// `bias` `(b, k)` (0 for real tokens, a large negative for padding). No gradient reaches `bias`.
+pub fn masked_softmax(scores: &Tensor, bias: &Tensor) -> Result<Tensor> {
+    if scores.device().is_cpu() && scores.dtype() == DType::F32 {
+        scores.contiguous()?.apply_op2(&bias.detach().contiguous()?, MaskedSoftmax)
+    } else {
+        let (b, k) = bias.dims2()?;
+        let x = scores.broadcast_add(&bias.reshape((b, 1, 1, k))?)?;
+        candle_nn::ops::softmax_last_dim(&x).or_else(|_| candle_nn::ops::softmax(&x, D::Minus1))
+    }
+}
+
+/// `x * mask` whose backward is `grad * mask` alone: candle's generic product would also
+/// compute (and accumulate) a gradient for the constant mask, an extra full-size pass.
+struct ApplyMask {
+    mask: Tensor,
+}
+
+impl CustomOp1 for ApplyMask {
+    fn name(&self) -> &'static str {
+        "apply-mask"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(storage, layout, self.name())?;
+        let (mask_storage, mask_layout) = self.mask.storage_and_layout();
+        let m = match &*mask_storage {
+            candle_core::Storage::Cpu(s) => contiguous_f32(s, mask_layout, self.name())?,
+            _ => bail!("apply-mask: mask must be on the CPU"),
+        };
+        if m.len() != x.len() {
+            bail!("apply-mask: {} mask values for {} elements", m.len(), x.len());
+        }
+        let mut out = vec![0f32; x.len()];
+        for_chunks(&mut out, x, 16_384, |ci, o, x| {
+            let m = &m[ci * 16_384..ci * 16_384 + o.len()];
+            for ((o, &x), &m) in o.iter_mut().zip(x).zip(m) {
+                *o = x * m;
+            }
+        });
+        Ok((CpuStorage::F32(out), layout.shape().clone()))
+    }
+
+    fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        Ok(Some(grad.mul(&self.mask)?))
+    }
+}
+
+/// Multiplies `x` by a constant `mask` of the same shape (a dropout mask); gradients reach
+/// `x` only.
+pub fn apply_mask(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    if x.device().is_cpu() && x.dtype() == DType::F32 && mask.dtype() == DType::F32 {
+        x.contiguous()?.apply_op1(ApplyMask { mask: mask.detach().contiguous()? })
+    } else {
+        x.mul(&mask.detach())
+    }
+}
+
+const SQRT_2_INV: f32 = std::f32::consts::FRAC_1_SQRT_2;
+const INV_SQRT_2PI: f32 = 0.398_942_3;
+
+/// erf with absolute error below 1.2e-7 (Numerical Recipes' erfc Chebyshev fit).
+fn erf(x: f32) -> f32 {
+    let z = x.abs() as f64;
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let erfc = t * (poly as f32).exp() as f64;
+    let r = (1.0 - erfc) as f32;
+    if x >= 0.0 {
+        r
+    } else {
+        -r
+    }
+}
+
+fn map_f32(
+    storage: &CpuStorage,
+    layout: &Layout,
+    name: &str,
+    f: impl Fn(f32) -> f32 + Sync,
+) -> Result<(CpuStorage, Shape)> {
+    let x = contiguous_f32(storage, layout, name)?;
+    let mut out = vec![0f32; x.len()];
+    for_chunks(&mut out, x, 16_384, |_, o, x| o.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x)));
+    Ok((CpuStorage::F32(out), layout.shape().clone()))
+}
+
+struct Gelu;
+struct GeluDerivative;
+
+impl CustomOp1 for Gelu {
+    fn name(&self) -> &'static str {
+        "gelu-erf"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+        map_f32(storage, layout, self.name(), |x| 0.5 * x * (1.0 + erf(x * SQRT_2_INV)))
+    }
+
+    fn bwd(&self, arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        let d = arg.contiguous()?.apply_op1_no_bwd(&GeluDerivative)?;
+        Ok(Some(grad.mul(&d)?))
+    }
+}
+
+impl CustomOp1 for GeluDerivative {
+    fn name(&self) -> &'static str {
+        "gelu-erf-derivative"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+        map_f32(storage, layout, self.name(), |x| {
+            0.5 * (1.0 + erf(x * SQRT_2_INV)) + x * INV_SQRT_2PI * (-0.5 * x * x).exp()
+        })
+    }
+}
+
+/// Exact (erf) GELU.
+pub fn gelu(x: &Tensor) -> Result<Tensor> {
+    if x.device().is_cpu() && x.dtype() == DType::F32 {
+        x.contiguous()?.apply_op1(Gelu)
+    } else {
+        x.gelu_erf()
+    }
+}
+
+struct LayerNormOp {
+    eps: f32,
+}
+
+impl CustomOp3 for LayerNormOp {
+    fn name(&self) -> &'static str {
+        "layer-norm"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(s1, l1, self.name())?;
+        let w = contiguous_f32(s2, l2, self.name())?;
+        let b = contiguous_f32(s3, l3, self.name())?;
+        let h = w.len();
+        if b.len() != h || l1.shape().dims().last() != Some(&h) {
+            bail!("layer-norm: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
+        }
+        let mut out = vec![0f32; x.len()];
+        let chunk = rows_per_task(h) * h;
+        out.par_chunks_mut(chunk).zip(x.par_chunks(chunk)).for_each(|(o, x)| {
+            for (orow, xrow) in o.chunks_mut(h).zip(x.chunks(h)) {
+                let mean = xrow.iter().sum::<f32>() / h as f32;
+                let var = xrow.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
+                let inv = 1.0 / (var + self.eps).sqrt();
+                for i in 0..h {
+                    orow[i] = (xrow[i] - mean) * inv * w[i] + b[i];
+                }
+            }
+        });
+        Ok((CpuStorage::F32(out), l1.shape().clone()))
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        _b: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let h = w.dim(0)?;
+        let mean = x.mean_keepdim(D::Minus1)?;
+        let centered = x.broadcast_sub(&mean)?;
+        let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
+        let inv = (var + self.eps as f64)?.sqrt()?.recip()?;
+        let xhat = centered.broadcast_mul(&inv)?;
+        let gw = grad.broadcast_mul(w)?;
+        let mean_gw = gw.mean_keepdim(D::Minus1)?;
+        let mean_gwx = (&gw * &xhat)?.mean_keepdim(D::Minus1)?;
+        let dx = gw.broadcast_sub(&mean_gw)?.sub(&xhat.broadcast_mul(&mean_gwx)?)?.broadcast_mul(&inv)?;
+        let rows = grad.elem_count() / h;
+        let dw = (grad * &xhat)?.reshape((rows, h))?.sum(0)?;
+        let db = grad.reshape((rows, h))?.sum(0)?;
+        Ok((Some(dx), Some(dw), Some(db)))
+    }
+}
+
+/// Layer norm over the last dimension in one fused pass, with a full backward pass.
+pub fn layer_norm(x: &Tensor, w: &Tensor, b: &Tensor, eps: f64) -> Result<Tensor> {
+    x.contiguous()?.apply_op3(w, b, LayerNormOp { eps: eps as f32 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{Device, Var};
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b).unwrap().abs().unwrap().max_all().unwrap().to_scalar().unwrap()
+    }
+
+    fn sample(shape: &[usize], seed: u64) -> Var {
+        let rng = crate::rng::SeededRng::new(seed);
+        Var::from_tensor(&rng.normal(&Shape::from(shape), 1.5, &Device::Cpu).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn apply_mask_passes_gradients_through_the_mask() {
+        let x = sample(&[4, 6], 8);
+        let mask = Tensor::new(&[0f32, 2., 2., 0., 2., 2.], &Device::Cpu)
+            .unwrap()
+            .broadcast_as((4, 6))
+            .unwrap()
+            .contiguous()
+            .unwrap();
+        let y = apply_mask(x.as_tensor(), &mask).unwrap();
+        assert!(max_diff(&y, &(x.as_tensor() * &mask).unwrap()) == 0.0);
+        let g = y.sum_all().unwrap().backward().unwrap();
+        assert!(max_diff(g.get(x.as_tensor()).unwrap(), &mask) == 0.0);
+    }
+
+    #[test]
+    fn erf_is_accurate() {
+        for i in -400..=400 {
+            let x = i as f32 / 100.0;
+            let t = Tensor::new(&[x], &Device::Cpu).unwrap().erf().unwrap().to_vec1::<f32>().unwrap()[0];
+            assert!((erf(x) - t).abs() < 3e-7, "erf({x}) = {} vs {t}", erf(x));
+        }
+    }
+
+    #[test]
+    fn masked_softmax_matches_composed_ops_with_gradients() {
+        let s = sample(&[2, 3, 4, 5], 1);
+        let bias = Tensor::new(&[[0f32, 0., 0., -1e9, -1e9], [0., 0., 0., 0., 0.]], &Device::Cpu).unwrap();
+        let fused = masked_softmax(s.as_tensor(), &bias).unwrap();
+        let reference = candle_nn::ops::softmax(
+            &s.as_tensor().broadcast_add(&bias.reshape((2, 1, 1, 5)).unwrap()).unwrap(),
+            D::Minus1,
+        )
+        .unwrap();
+        assert!(max_diff(&fused, &reference) < 1e-6);
+        let weights = sample(&[2, 3, 4, 5], 2);
+        let g1 = (fused * weights.as_tensor()).unwrap().sum_all().unwrap().backward().unwrap();
+        let g2 = (reference * weights.as_tensor()).unwrap().sum_all().unwrap().backward().unwrap();
+        assert!(max_diff(g1.get(s.as_tensor()).unwrap(), g2.get(s.as_tensor()).unwrap()) < 1e-5);
+    }
+
+    #[test]
+    fn gelu_matches_candle_with_gradients() {
+        let x = sample(&[7, 33], 3);
+        let fused = gelu(x.as_tensor()).unwrap();
+        let reference = x.as_tensor().gelu_erf().unwrap();
+        assert!(max_diff(&fused, &reference) < 1e-6);
+        let g1 = fused.sum_all().unwrap().backward().unwrap();
+        let g2 = reference.sum_all().unwrap().backward().unwrap();
+        assert!(max_diff(g1.get(x.as_tensor()).unwrap(), g2.get(x.as_tensor()).unwrap()) < 1e-5);
+    }
+
+    #[test]
+    fn layer_norm_matches_composed_ops_with_gradients() {
+        let x = sample(&[3, 4, 16], 4);
+        let w = sample(&[16], 5);
+        let b = sample(&[16], 6);
+        let fused = layer_norm(x.as_tensor(), w.as_tensor(), b.as_tensor(), 1e-5).unwrap();
+        let reference = crate::layer_norm::LayerNorm::new(w.as_tensor().clone(), b.as_tensor().clone(), 1e-5)
+            .forward_composed(x.as_tensor(), true)
+            .unwrap();
+        assert!(max_diff(&fused, &reference) < 1e-5);
+        let target = sample(&[3, 4, 16], 7);
+        let g1 = (fused * target.as_tensor()).unwrap().sum_all().unwrap().backward().unwrap();
+        let g2 = (reference * target.as_tensor()).unwrap().sum_all().unwrap().backward().unwrap();
+        for v in [&x, &w, &b] {
+            let d = max_diff(g1.get(v.as_tensor()).unwrap(), g2.get(v.as_tensor()).unwrap());
+            assert!(d < 1e-4, "gradient difference {d}");
+        }
+    }
+}

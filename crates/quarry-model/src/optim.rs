@@ -1,0 +1,194 @@
+//! AdamW with decoupled weight decay and a linear-decay learning-rate schedule.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use candle_core::{Tensor, Var};
+
+use crate::error::{ModelError, Result};
+
+/// AdamW hyper-parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct AdamWConfig {
+    /// Peak learning rate.
+    pub lr: f64,
+    /// First-moment decay.
+    pub beta1: f64,
+    /// Second-moment decay.
+    pub beta2: f64,
+    /// Denominator epsilon.
+    pub eps: f64,
+    /// Decoupled weight decay, applied to weights but not to biases and layer norms.
+    pub weight_decay: f64,
+}
+
+impl Default for AdamWConfig {
+    fn default() -> Self {
+        AdamWConfig { lr: 5e-5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01 }
+    }
+}
+
+struct Slot {
+    name: String,
+    var: Var,
+    m: Tensor,
+    v: Tensor,
+    decay: bool,
+}
+
+/// AdamW over a fixed list of named variables.
+pub struct AdamW {
+    slots: Vec<Slot>,
+    config: AdamWConfig,
+    step: usize,
+}
+
+/// Whether weight decay applies to a parameter of this name (not biases, not layer norms).
+pub fn decays(name: &str) -> bool {
+    !(name.ends_with(".bias") || name.contains("LayerNorm") || name.contains("layer_norm"))
+}
+
+impl AdamW {
+    /// An optimizer over `vars` with zeroed moments.
+    pub fn new(vars: Vec<(String, Var)>, config: AdamWConfig) -> Result<Self> {
+        let slots = vars
+            .into_iter()
+            .map(|(name, var)| {
+                let m = var.zeros_like()?;
+                let v = var.zeros_like()?;
+                let decay = decays(&name);
+                Ok(Slot { name, var, m, v, decay })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(AdamW { slots, config, step: 0 })
+    }
+
+    /// Number of updates applied so far.
+    pub fn steps_done(&self) -> usize {
+        self.step
+    }
+
+    /// Applies one update at learning rate `lr` with gradients keyed by parameter name;
+    /// parameters without a gradient are left unchanged.
+    pub fn step(&mut self, grads: &HashMap<String, Tensor>, lr: f64) -> Result<()> {
+        self.step += 1;
+        let c = self.config;
+        let bias1 = 1.0 - c.beta1.powi(self.step as i32);
+        let bias2 = 1.0 - c.beta2.powi(self.step as i32);
+        for slot in &mut self.slots {
+            let Some(g) = grads.get(&slot.name) else {
+                continue;
+            };
+            slot.m = ((&slot.m * c.beta1)? + (g * (1.0 - c.beta1))?)?;
+            slot.v = ((&slot.v * c.beta2)? + (g.sqr()? * (1.0 - c.beta2))?)?;
+            let denom = ((&slot.v / bias2)?.sqrt()? + c.eps)?;
+            let update = ((&slot.m / bias1)? / denom)?;
+            let theta = slot.var.as_tensor();
+            let theta =
+                if slot.decay && c.weight_decay > 0.0 { (theta * (1.0 - lr * c.weight_decay))? } else { theta.clone() };
+            slot.var.set(&(theta - (update * lr)?)?)?;
+        }
+        Ok(())
+    }
+
+    /// Saves moments and step count to a safetensors file.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let mut map = HashMap::new();
+        for s in &self.slots {
+            map.insert(format!("m.{}", s.name), s.m.clone());
+            map.insert(format!("v.{}", s.name), s.v.clone());
+        }
+        map.insert("step".to_string(), Tensor::new(&[self.step as u32], &candle_core::Device::Cpu)?);
+        candle_core::safetensors::save(&map, path)
+            .map_err(|e| ModelError::Weights { path: path.to_path_buf(), message: e.to_string() })
+    }
+
+    /// Restores moments and step count saved by [`AdamW::save`].
+    pub fn load(&mut self, path: &Path) -> Result<()> {
+        let err = |message: String| ModelError::Weights { path: path.to_path_buf(), message };
+        let dev = self.slots.first().map(|s| s.var.device().clone());
+        let dev = dev.unwrap_or(candle_core::Device::Cpu);
+        let map = candle_core::safetensors::load(path, &dev).map_err(|e| err(e.to_string()))?;
+        for s in &mut self.slots {
+            for (key, target) in [("m", &mut s.m), ("v", &mut s.v)] {
+                let name = format!("{key}.{}", s.name);
+                let t = map.get(&name).ok_or_else(|| err(format!("missing optimizer state '{name}'")))?;
+                if t.shape() != s.var.shape() {
+                    return Err(err(format!("optimizer state '{name}' has the wrong shape")));
+                }
+                *target = t.clone();
+            }
+        }
+        let step = map.get("step").ok_or_else(|| err("missing step count".into()))?;
+        self.step = step.to_vec1::<u32>()?[0] as usize;
+        Ok(())
+    }
+}
+
+/// Linear decay from the peak rate to zero over `total_steps`, without warmup.
+#[derive(Debug, Clone, Copy)]
+pub struct LinearDecay {
+    /// Peak (initial) learning rate.
+    pub peak: f64,
+    /// Number of optimizer steps of the whole run.
+    pub total_steps: usize,
+}
+
+impl LinearDecay {
+    /// The learning rate for the update after `done` updates.
+    pub fn lr(&self, done: usize) -> f64 {
+        if self.total_steps == 0 {
+            return self.peak;
+        }
+        self.peak * (1.0 - done as f64 / self.total_steps as f64).max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::Device;
+
+    #[test]
+    fn adamw_minimizes_a_quadratic_and_skips_decay_for_biases() {
+        let dev = Device::Cpu;
+        let w = Var::new(&[3f32, -2.0], &dev).unwrap();
+        let b = Var::new(&[1f32], &dev).unwrap();
+        let mut opt = AdamW::new(
+            vec![("w.weight".into(), w.clone()), ("w.bias".into(), b.clone())],
+            AdamWConfig { lr: 0.1, weight_decay: 0.0, ..Default::default() },
+        )
+        .unwrap();
+        for _ in 0..200 {
+            let loss = (w.as_tensor().sqr().unwrap().sum_all().unwrap()
+                + b.as_tensor().sqr().unwrap().sum_all().unwrap())
+            .unwrap();
+            let g = loss.backward().unwrap();
+            let grads = HashMap::from([
+                ("w.weight".to_string(), g.get(w.as_tensor()).unwrap().clone()),
+                ("w.bias".to_string(), g.get(b.as_tensor()).unwrap().clone()),
+            ]);
+            opt.step(&grads, 0.1).unwrap();
+        }
+        let left: f32 = w.as_tensor().abs().unwrap().sum_all().unwrap().to_scalar().unwrap();
+        assert!(left < 0.05, "{left}");
+        assert!(decays("encoder.layer.0.attention.self.query.weight"));
+        assert!(!decays("embeddings.LayerNorm.weight"));
+        assert!(!decays("classifier.bias"));
+        let path = std::env::temp_dir().join(format!("quarry-opt-{}.safetensors", std::process::id()));
+        opt.save(&path).unwrap();
+        let mut again = AdamW::new(vec![("w.weight".into(), w), ("w.bias".into(), b)], AdamWConfig::default()).unwrap();
+        again.load(&path).unwrap();
+        assert_eq!(again.steps_done(), 200);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn linear_decay_reaches_zero() {
+        let s = LinearDecay { peak: 1e-3, total_steps: 10 };
+        assert_eq!(s.lr(0), 1e-3);
+        assert!((s.lr(5) - 5e-4).abs() < 1e-12);
+        assert_eq!(s.lr(10), 0.0);
+        assert_eq!(s.lr(12), 0.0);
+    }
+}

@@ -1,0 +1,131 @@
+//! A small seeded random generator for initialization and dropout masks.
+//!
+//! candle's CPU device cannot be seeded, so every random number the crate needs is drawn
+//! here, making runs with the same seed reproducible on every device.
+
+use std::sync::Mutex;
+
+use candle_core::{Device, Result, Shape, Tensor};
+
+/// A seeded xoshiro256** generator behind a mutex, shared by the layers of a model.
+#[derive(Debug)]
+pub struct SeededRng {
+    state: Mutex<[u64; 4]>,
+}
+
+fn splitmix(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn next(s: &mut [u64; 4]) -> u64 {
+    let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+    let t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3].rotate_left(45);
+    result
+}
+
+impl SeededRng {
+    /// A generator whose whole sequence is determined by `seed`.
+    pub fn new(seed: u64) -> Self {
+        let mut x = seed;
+        let state = [splitmix(&mut x), splitmix(&mut x), splitmix(&mut x), splitmix(&mut x)];
+        SeededRng { state: Mutex::new(state) }
+    }
+
+    fn with_state<T>(&self, f: impl FnOnce(&mut [u64; 4]) -> T) -> T {
+        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    }
+
+    /// A uniform number in `[0, 1)`.
+    pub fn uniform(&self) -> f32 {
+        self.with_state(|s| (next(s) >> 40) as f32 / (1u64 << 24) as f32)
+    }
+
+    /// A permutation of `0..n` (Fisher-Yates).
+    pub fn permutation(&self, n: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..n).collect();
+        self.with_state(|s| {
+            for i in (1..n).rev() {
+                let j = (next(s) % (i as u64 + 1)) as usize;
+                v.swap(i, j);
+            }
+        });
+        v
+    }
+
+    /// A tensor of normal samples with mean 0 and standard deviation `std`.
+    pub fn normal(&self, shape: &Shape, std: f64, device: &Device) -> Result<Tensor> {
+        let n = shape.elem_count();
+        let data = self.with_state(|s| {
+            let mut out = Vec::with_capacity(n + 1);
+            while out.len() < n {
+                let u1 = ((next(s) >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                let u2 = (next(s) >> 11) as f64 / (1u64 << 53) as f64;
+                let r = (-2.0 * u1.ln()).sqrt() * std;
+                let theta = 2.0 * std::f64::consts::PI * u2;
+                out.push((r * theta.cos()) as f32);
+                out.push((r * theta.sin()) as f32);
+            }
+            out.truncate(n);
+            out
+        });
+        Tensor::from_vec(data, shape, device)
+    }
+
+    /// An inverted-dropout mask: each element is `0` with probability `p`, else `1 / (1 - p)`.
+    pub fn dropout_mask(&self, shape: &Shape, p: f32, device: &Device) -> Result<Tensor> {
+        let n = shape.elem_count();
+        let keep = 1.0 / (1.0 - p);
+        let threshold = (p as f64 * (1u64 << 32) as f64) as u64;
+        let data = self.with_state(|s| {
+            let mut out = Vec::with_capacity(n);
+            while out.len() < n {
+                let r = next(s);
+                for half in [r & 0xFFFF_FFFF, r >> 32] {
+                    if out.len() < n {
+                        out.push(if half < threshold { 0.0 } else { keep });
+                    }
+                }
+            }
+            out
+        });
+        Tensor::from_vec(data, shape, device)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_numbers_and_sane_statistics() {
+        let a = SeededRng::new(7);
+        let b = SeededRng::new(7);
+        let shape = Shape::from((1000, 10));
+        let x = a.normal(&shape, 0.5, &Device::Cpu).unwrap();
+        let y = b.normal(&shape, 0.5, &Device::Cpu).unwrap();
+        let diff: f32 = (&x - &y).unwrap().abs().unwrap().sum_all().unwrap().to_scalar().unwrap();
+        assert_eq!(diff, 0.0);
+        let mean: f32 = x.mean_all().unwrap().to_scalar().unwrap();
+        let std: f32 = x.sqr().unwrap().mean_all().unwrap().to_scalar::<f32>().unwrap().sqrt();
+        assert!(mean.abs() < 0.02, "mean {mean}");
+        assert!((std - 0.5).abs() < 0.02, "std {std}");
+        let m = a.dropout_mask(&shape, 0.1, &Device::Cpu).unwrap();
+        let kept: f32 =
+            m.gt(0f32).unwrap().to_dtype(candle_core::DType::F32).unwrap().mean_all().unwrap().to_scalar().unwrap();
+        assert!((kept - 0.9).abs() < 0.01, "kept {kept}");
+        let mut p = a.permutation(50);
+        p.sort();
+        assert_eq!(p, (0..50).collect::<Vec<_>>());
+    }
+}

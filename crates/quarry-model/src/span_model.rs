@@ -1,0 +1,96 @@
+//! The span-prediction model: encoder plus B/I/O/F token classifier.
+
+use candle_core::{Tensor, D};
+
+use crate::data::{make_batch, EncodedExample};
+use crate::error::{ModelError, Result};
+use crate::heads::{cross_entropy, HeadConfig, TokenClassifier};
+use crate::loading::LoadedModel;
+use crate::spans::{aligned, ExactMatch, Label};
+
+/// Dropout of the token classifier.
+pub const SPAN_HEAD_DROPOUT: f64 = 0.1;
+
+/// An encoder with a token classifier over B/I/O/F.
+pub struct SpanModel {
+    /// Encoder, tokenizer and parameters.
+    pub model: LoadedModel,
+    head: TokenClassifier,
+}
+
+/// Validation results: mean loss and exact match.
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    /// Mean token cross-entropy over batches.
+    pub loss: f64,
+    /// Exact match of span sets.
+    pub exact_match: ExactMatch,
+    /// Predicted labels per example (`None` where the gold had no label).
+    pub predictions: Vec<Vec<Label>>,
+}
+
+impl SpanModel {
+    /// Adds the span head to `model`; a checkpoint's `classifier.*` weights are reused.
+    pub fn new(mut model: LoadedModel) -> Result<Self> {
+        let hidden = model.config.hidden_size;
+        let head = TokenClassifier::new(&mut model.store, hidden, Label::ALL.len(), SPAN_HEAD_DROPOUT)?;
+        Ok(SpanModel { model, head })
+    }
+
+    /// The head description written into checkpoints.
+    pub fn head_config(&self) -> HeadConfig {
+        HeadConfig::Span {
+            labels: Label::ALL.iter().map(|l| l.name().to_string()).collect(),
+            dropout: SPAN_HEAD_DROPOUT,
+        }
+    }
+
+    /// Logits `(batch, seq, 4)`.
+    pub fn logits(&self, ids: &Tensor, mask: &Tensor, train: bool) -> Result<Tensor> {
+        let out = self.model.encoder.forward(ids, mask, train)?;
+        self.head.forward(&out.last, train)
+    }
+
+    /// Mean cross-entropy of a batch; labels `(batch * seq,)` with ignore index.
+    pub fn loss(&self, ids: &Tensor, mask: &Tensor, labels: &Tensor, train: bool) -> Result<Tensor> {
+        let logits = self.logits(ids, mask, train)?;
+        let (b, s, c) = logits.dims3()?;
+        cross_entropy(&logits.reshape((b * s, c))?, labels, None)
+    }
+
+    /// Loss, exact match and predictions over `examples` in evaluation mode.
+    pub fn evaluate(&self, examples: &[EncodedExample], batch_size: usize) -> Result<Evaluation> {
+        if examples.is_empty() {
+            return Err(ModelError::Data("no examples to evaluate".into()));
+        }
+        let dev = self.model.encoder.device().clone();
+        let pad = self.model.tokenizer.pad_id();
+        let mut em = ExactMatch::default();
+        let mut loss_sum = 0.0;
+        let mut batches = 0;
+        let mut predictions = Vec::with_capacity(examples.len());
+        for chunk in examples.chunks(batch_size.max(1)) {
+            let refs: Vec<&EncodedExample> = chunk.iter().collect();
+            let batch = make_batch(&refs, pad, &dev)?;
+            let logits = self.logits(&batch.ids, &batch.mask, false)?;
+            let (b, s, c) = logits.dims3()?;
+            let loss = cross_entropy(&logits.reshape((b * s, c))?, &batch.labels, None)?;
+            loss_sum += loss.to_scalar::<f32>()? as f64;
+            batches += 1;
+            let best = logits.argmax(D::Minus1)?.to_vec2::<u32>()?;
+            for (e, row) in chunk.iter().zip(best) {
+                let pred: Vec<Label> =
+                    row[..e.ids.len()].iter().map(|&i| Label::from_index(i as usize).unwrap_or(Label::O)).collect();
+                let (p, g) = aligned(&pred, &e.labels);
+                em.add(&p, &g, e.query.as_deref());
+                predictions.push(pred);
+            }
+        }
+        Ok(Evaluation { loss: loss_sum / batches as f64, exact_match: em, predictions })
+    }
+
+    /// The token classifier.
+    pub fn head(&self) -> &TokenClassifier {
+        &self.head
+    }
+}

@@ -1,0 +1,241 @@
+//! Tokenizers from `tokenizer.json`, a WordPiece `vocab.txt`, or BPE `vocab.json` + `merges.txt`,
+//! returning ids and byte offsets.
+
+use std::path::{Path, PathBuf};
+
+use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
+use tokenizers::decoders::wordpiece::WordPiece as WordPieceDecoder;
+use tokenizers::models::bpe::BPE;
+use tokenizers::models::wordpiece::WordPiece;
+use tokenizers::normalizers::BertNormalizer;
+use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
+use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+use tokenizers::processors::bert::BertProcessing;
+use tokenizers::processors::roberta::RobertaProcessing;
+
+use crate::error::{ModelError, Result};
+
+/// One tokenized text: ids, and the byte range of the text each token covers
+/// (`(0, 0)` for special tokens).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    /// Token ids, special tokens included.
+    pub ids: Vec<u32>,
+    /// Byte offsets into the input text, one pair per id.
+    pub offsets: Vec<(usize, usize)>,
+    /// The token strings.
+    pub tokens: Vec<String>,
+}
+
+/// A tokenizer with the special-token ids a model needs.
+pub struct Tokenizer {
+    inner: tokenizers::Tokenizer,
+    source: PathBuf,
+    pad_id: u32,
+    unk_id: Option<u32>,
+}
+
+fn tok_err(path: &Path, e: impl std::fmt::Display) -> ModelError {
+    ModelError::Tokenizer(format!("{}: {e}", path.display()))
+}
+
+fn required_id(tok: &tokenizers::Tokenizer, path: &Path, names: &[&str]) -> Result<(String, u32)> {
+    names
+        .iter()
+        .find_map(|n| tok.token_to_id(n).map(|id| (n.to_string(), id)))
+        .ok_or_else(|| tok_err(path, format!("vocabulary has none of the tokens {names:?}")))
+}
+
+impl Tokenizer {
+    /// Loads the tokenizer of a model directory (`tokenizer.json`, else `vocab.txt`,
+    /// else `vocab.json` + `merges.txt`), or a single tokenizer file given directly.
+    pub fn from_path(path: &Path) -> Result<Self> {
+        if path.is_file() {
+            return match path.file_name().and_then(|n| n.to_str()) {
+                Some(n) if n.ends_with(".txt") => Self::from_wordpiece_vocab(path, true),
+                _ => Self::from_tokenizer_json(path),
+            };
+        }
+        let json = path.join("tokenizer.json");
+        if json.is_file() {
+            return Self::from_tokenizer_json(&json);
+        }
+        let vocab_txt = path.join("vocab.txt");
+        if vocab_txt.is_file() {
+            return Self::from_wordpiece_vocab(&vocab_txt, lowercase_setting(path));
+        }
+        let (vocab, merges) = (path.join("vocab.json"), path.join("merges.txt"));
+        if vocab.is_file() && merges.is_file() {
+            return Self::from_bpe(&vocab, &merges);
+        }
+        Err(ModelError::MissingFile {
+            dir: path.to_path_buf(),
+            what: "tokenizer",
+            looked_for: "tokenizer.json, vocab.txt, vocab.json + merges.txt".into(),
+        })
+    }
+
+    /// Loads a Hugging Face `tokenizer.json`.
+    pub fn from_tokenizer_json(path: &Path) -> Result<Self> {
+        let inner = tokenizers::Tokenizer::from_file(path).map_err(|e| tok_err(path, e))?;
+        Self::wrap(inner, path)
+    }
+
+    /// Builds a BERT WordPiece tokenizer from a `vocab.txt` (one token per line).
+    pub fn from_wordpiece_vocab(path: &Path, lowercase: bool) -> Result<Self> {
+        let file = path.to_str().ok_or_else(|| tok_err(path, "path is not UTF-8"))?;
+        let model = WordPiece::from_file(file).unk_token("[UNK]".into()).build().map_err(|e| tok_err(path, e))?;
+        let mut inner = tokenizers::Tokenizer::new(model);
+        let sep = required_id(&inner, path, &["[SEP]"])?;
+        let cls = required_id(&inner, path, &["[CLS]"])?;
+        inner.with_normalizer(Some(BertNormalizer::new(true, true, None, lowercase))).map_err(|e| tok_err(path, e))?;
+        inner.with_pre_tokenizer(Some(BertPreTokenizer));
+        inner.with_post_processor(Some(BertProcessing::new(sep, cls)));
+        inner.with_decoder(Some(WordPieceDecoder::default()));
+        Self::wrap(inner, path)
+    }
+
+    /// Builds a RoBERTa byte-level BPE tokenizer from `vocab.json` and `merges.txt`.
+    pub fn from_bpe(vocab: &Path, merges: &Path) -> Result<Self> {
+        let v = vocab.to_str().ok_or_else(|| tok_err(vocab, "path is not UTF-8"))?;
+        let m = merges.to_str().ok_or_else(|| tok_err(merges, "path is not UTF-8"))?;
+        let model = BPE::from_file(v, m).build().map_err(|e| tok_err(vocab, e))?;
+        let mut inner = tokenizers::Tokenizer::new(model);
+        let sep = required_id(&inner, vocab, &["</s>"])?;
+        let cls = required_id(&inner, vocab, &["<s>"])?;
+        inner.with_pre_tokenizer(Some(ByteLevel::new(false, true, true)));
+        inner.with_post_processor(Some(RobertaProcessing::new(sep, cls).trim_offsets(true).add_prefix_space(false)));
+        inner.with_decoder(Some(ByteLevelDecoder::default()));
+        Self::wrap(inner, vocab)
+    }
+
+    fn wrap(mut inner: tokenizers::Tokenizer, source: &Path) -> Result<Self> {
+        // Batching pads and `encode` truncates; settings stored in the file would interfere.
+        inner.with_padding(None);
+        inner.with_truncation(None).map_err(|e| tok_err(source, e))?;
+        let pad_id = ["[PAD]", "<pad>"].iter().find_map(|t| inner.token_to_id(t)).unwrap_or(0);
+        let unk_id = ["[UNK]", "<unk>"].iter().find_map(|t| inner.token_to_id(t));
+        Ok(Tokenizer { inner, source: source.to_path_buf(), pad_id, unk_id })
+    }
+
+    /// The file the tokenizer was loaded from.
+    pub fn source(&self) -> &Path {
+        &self.source
+    }
+
+    /// Number of ids, added tokens included.
+    pub fn vocab_size(&self) -> usize {
+        self.inner.get_vocab_size(true)
+    }
+
+    /// Id of the padding token (`[PAD]` or `<pad>`; 0 when neither exists).
+    pub fn pad_id(&self) -> u32 {
+        self.pad_id
+    }
+
+    /// Id of the unknown token, if the vocabulary has one.
+    pub fn unk_id(&self) -> Option<u32> {
+        self.unk_id
+    }
+
+    /// The id of an exact vocabulary entry.
+    pub fn token_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    /// Maps already-split tokens to ids, unknown ones to the unknown token.
+    pub fn ids_of_tokens<S: AsRef<str>>(&self, tokens: &[S]) -> Result<Vec<u32>> {
+        tokens
+            .iter()
+            .map(|t| {
+                self.token_id(t.as_ref()).or(self.unk_id).ok_or_else(|| {
+                    ModelError::Tokenizer(format!(
+                        "token '{}' is not in the vocabulary of {}, which has no unknown token",
+                        t.as_ref(),
+                        self.source.display()
+                    ))
+                })
+            })
+            .collect()
+    }
+
+    /// Tokenizes `text` with special tokens, truncating to `max_len` ids when given.
+    pub fn encode(&self, text: &str, max_len: Option<usize>) -> Result<Encoded> {
+        let enc = self.inner.encode(text, true).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        let mut out = Encoded {
+            ids: enc.get_ids().to_vec(),
+            offsets: enc.get_offsets().to_vec(),
+            tokens: enc.get_tokens().to_vec(),
+        };
+        if let Some(max) = max_len {
+            if out.ids.len() > max && max >= 2 {
+                // Keep the closing special token.
+                let last = out.ids.len() - 1;
+                let end = out.ids[last];
+                out.ids.truncate(max - 1);
+                out.ids.push(end);
+                let end = out.offsets[last];
+                out.offsets.truncate(max - 1);
+                out.offsets.push(end);
+                let end = out.tokens[last].clone();
+                out.tokens.truncate(max - 1);
+                out.tokens.push(end);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes the tokenizer as a `tokenizer.json`.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        self.inner.save(path, false).map_err(|e| tok_err(path, e))
+    }
+}
+
+fn lowercase_setting(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("tokenizer_config.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("do_lower_case").and_then(|b| b.as_bool()))
+        .unwrap_or(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocab_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("quarry-model-tok-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nworld\n##s\nfoo\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn wordpiece_vocab_gives_ids_and_byte_offsets() {
+        let dir = vocab_dir("wp");
+        let tok = Tokenizer::from_path(&dir).unwrap();
+        let enc = tok.encode("Hello worlds zzz", None).unwrap();
+        assert_eq!(enc.ids, vec![2, 4, 5, 6, 1, 3]);
+        assert_eq!(enc.offsets[1], (0, 5));
+        assert_eq!(enc.offsets[2], (6, 11));
+        assert_eq!(enc.offsets[3], (11, 12));
+        assert_eq!(tok.pad_id(), 0);
+        let short = tok.encode("hello world foo", Some(3)).unwrap();
+        assert_eq!(short.ids, vec![2, 4, 3]);
+        assert_eq!(tok.ids_of_tokens(&["foo", "bar"]).unwrap(), vec![7, 1]);
+        // Saved as tokenizer.json, it loads back identically.
+        let json = dir.join("tokenizer.json");
+        tok.save(&json).unwrap();
+        let again = Tokenizer::from_path(&json).unwrap();
+        assert_eq!(again.encode("Hello worlds zzz", None).unwrap(), enc);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn missing_tokenizer_is_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("quarry-model-tok-none-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = Tokenizer::from_path(&dir).err().unwrap().to_string();
+        assert!(err.contains("tokenizer.json"), "{err}");
+    }
+}

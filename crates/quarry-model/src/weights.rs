@@ -1,0 +1,73 @@
+//! Reading checkpoint tensors from `model.safetensors` or `pytorch_model.bin`,
+//! with Hugging Face name variants mapped to the encoder's names.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use candle_core::{Device, Tensor};
+
+use crate::error::{ModelError, Result};
+
+/// Weight file names tried in a model directory, in order.
+pub const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
+
+/// Finds the weight file of a model directory.
+pub fn find_weights(dir: &Path) -> Result<PathBuf> {
+    WEIGHT_FILES.iter().map(|f| dir.join(f)).find(|p| p.is_file()).ok_or_else(|| ModelError::MissingFile {
+        dir: dir.to_path_buf(),
+        what: "weights",
+        looked_for: WEIGHT_FILES.join(", "),
+    })
+}
+
+/// Maps a checkpoint tensor name to the encoder's naming: drops a `bert.` or `roberta.`
+/// model prefix and renames old-style layer-norm `gamma`/`beta` to `weight`/`bias`.
+pub fn normalize_name(name: &str) -> String {
+    let name = name.strip_prefix("bert.").or_else(|| name.strip_prefix("roberta.")).unwrap_or(name);
+    if let Some(base) = name.strip_suffix(".gamma") {
+        format!("{base}.weight")
+    } else if let Some(base) = name.strip_suffix(".beta") {
+        format!("{base}.bias")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Reads every tensor of a safetensors or PyTorch pickle file onto the CPU, names normalized.
+pub fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>> {
+    let wrap = |e: candle_core::Error| ModelError::Weights { path: path.to_path_buf(), message: e.to_string() };
+    let is_safetensors = path.extension().is_some_and(|e| e == "safetensors");
+    let raw: Vec<(String, Tensor)> = if is_safetensors {
+        candle_core::safetensors::load(path, &Device::Cpu).map_err(wrap)?.into_iter().collect()
+    } else {
+        candle_core::pickle::read_all(path).map_err(wrap)?
+    };
+    Ok(raw.into_iter().map(|(name, t)| (normalize_name(&name), t)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_hf_names() {
+        assert_eq!(normalize_name("bert.embeddings.LayerNorm.gamma"), "embeddings.LayerNorm.weight");
+        assert_eq!(
+            normalize_name("roberta.encoder.layer.0.output.LayerNorm.beta"),
+            "encoder.layer.0.output.LayerNorm.bias"
+        );
+        assert_eq!(
+            normalize_name("encoder.layer.1.attention.self.query.weight"),
+            "encoder.layer.1.attention.self.query.weight"
+        );
+        assert_eq!(normalize_name("classifier.weight"), "classifier.weight");
+    }
+
+    #[test]
+    fn missing_weights_are_a_clear_error() {
+        let dir = std::env::temp_dir().join("quarry-model-no-weights");
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = find_weights(&dir).unwrap_err().to_string();
+        assert!(err.contains("model.safetensors"), "{err}");
+    }
+}

@@ -1,0 +1,65 @@
+//! Helpers shared by the integration tests: a tiny vocabulary and a synthetic span task.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use quarry_model::data::SpanExample;
+use quarry_model::rng::SeededRng;
+use quarry_model::spans::Label;
+
+/// Plain word tokens of the synthetic task.
+pub const WORDS: usize = 12;
+/// Key tokens: runs of them form answer spans.
+pub const KEYS: usize = 6;
+/// Fact tokens: runs of them form fact spans.
+pub const FACTS: usize = 3;
+
+/// Writes a WordPiece vocabulary of the synthetic task's tokens into a fresh directory.
+pub fn vocab_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("quarry-model-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut vocab = vec!["[PAD]".to_string(), "[UNK]".into(), "[CLS]".into(), "[SEP]".into()];
+    vocab.extend((0..WORDS).map(|i| format!("w{i}")));
+    vocab.extend((0..KEYS).map(|i| format!("k{i}")));
+    vocab.extend((0..FACTS).map(|i| format!("f{i}")));
+    std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
+    dir
+}
+
+/// A synthetic span example: a run of key tokens is an answer span (B on the first key
+/// after a non-key, I on the following keys); fact tokens are F; the rest O. Telling B
+/// from I needs the previous token, so the encoder must learn to attend.
+pub fn synthetic_example(rng: &SeededRng) -> SpanExample {
+    let len = 10 + (rng.uniform() * 10.0) as usize;
+    let negative = rng.uniform() < 0.3;
+    let mut tokens = vec!["[CLS]".to_string()];
+    let mut labels = vec![None];
+    let mut prev_key = false;
+    for _ in 0..len {
+        let r = rng.uniform();
+        let pick = |n: usize| ((rng.uniform() * n as f32) as usize).min(n - 1);
+        if !negative && r < 0.3 {
+            tokens.push(format!("k{}", pick(KEYS)));
+            labels.push(Some(if prev_key { Label::I } else { Label::B }));
+            prev_key = true;
+        } else if r < 0.4 {
+            tokens.push(format!("f{}", pick(FACTS)));
+            labels.push(Some(Label::F));
+            prev_key = false;
+        } else {
+            tokens.push(format!("w{}", pick(WORDS)));
+            labels.push(Some(Label::O));
+            prev_key = false;
+        }
+    }
+    tokens.push("[SEP]".into());
+    labels.push(None);
+    SpanExample { tokens, labels, query: Some(if negative { "negative".into() } else { "keys".into() }) }
+}
+
+/// `n` synthetic examples drawn with `seed`.
+pub fn synthetic_set(n: usize, seed: u64) -> Vec<SpanExample> {
+    let rng = SeededRng::new(seed);
+    (0..n).map(|_| synthetic_example(&rng)).collect()
+}
