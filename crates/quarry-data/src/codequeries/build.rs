@@ -175,11 +175,14 @@ fn process_file(options: &BuildOptions, path: &Path, load: &LoadOptions) -> Resu
     let split = split_of(&relative, options.ratios, options.seed);
     let mut examples = file_examples(&file, &blocks, &relative, &report.findings);
     let mut lines = Vec::new();
+    let mut cache = super::labels::TokenCache::default();
     let to_value = |v: &dyn erased::Record| v.to_value();
     for (setting, list) in [("ideal", &mut examples.ideal), ("file_ideal", &mut examples.file_level)] {
         for example in list.iter_mut() {
             if let Some(tokenizer) = &options.tokenizer {
-                tokenizer.label_example(example, options.max_len).map_err(|e| format!("{}: {e}", path.display()))?;
+                tokenizer
+                    .label_example_cached(example, options.max_len, &mut cache)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
             }
             lines.push(ShardLine {
                 setting: setting.into(),
@@ -192,7 +195,7 @@ fn process_file(options: &BuildOptions, path: &Path, load: &LoadOptions) -> Resu
     }
     for row in &mut examples.relevance {
         if let Some(tokenizer) = &options.tokenizer {
-            tokenizer.tokenize_row(row, options.max_len).map_err(|e| format!("{}: {e}", path.display()))?;
+            tokenizer.tokenize_row(row, options.max_len, &mut cache).map_err(|e| format!("{}: {e}", path.display()))?;
         }
         lines.push(ShardLine {
             setting: "twostep".into(),

@@ -17,6 +17,17 @@ pub struct Subtokenizer {
     sep: String,
 }
 
+/// A subtoken with its character offsets in the text it came from.
+type Piece = (String, usize, usize);
+
+/// Subtokens already computed for one file: each block is tokenized once,
+/// however many examples and relevance rows contain it.
+#[derive(Default)]
+pub struct TokenCache {
+    blocks: std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<Piece>>>,
+    names: std::collections::HashMap<String, std::rc::Rc<Vec<Piece>>>,
+}
+
 /// A span as a character range inside one block's content, with its kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CharSpan {
@@ -62,14 +73,51 @@ impl Subtokenizer {
         Ok(encoding.get_tokens().iter().zip(encoding.get_offsets()).map(|(t, &(s, e))| (t.clone(), s, e)).collect())
     }
 
+    /// The subtokens of a block, from the cache when the same block (file
+    /// index and length) was tokenized before.
+    fn block_pieces(
+        &self,
+        cache: &mut TokenCache,
+        index: usize,
+        content: &str,
+    ) -> Result<std::rc::Rc<Vec<Piece>>, DataError> {
+        let key = (index, content.len());
+        if let Some(pieces) = cache.blocks.get(&key) {
+            return Ok(pieces.clone());
+        }
+        let pieces = std::rc::Rc::new(self.pieces(content)?);
+        cache.blocks.insert(key, pieces.clone());
+        Ok(pieces)
+    }
+
+    fn name_pieces(&self, cache: &mut TokenCache, name: &str) -> Result<std::rc::Rc<Vec<Piece>>, DataError> {
+        if let Some(pieces) = cache.names.get(name) {
+            return Ok(pieces.clone());
+        }
+        let pieces = std::rc::Rc::new(self.pieces(name)?);
+        cache.names.insert(name.to_string(), pieces.clone());
+        Ok(pieces)
+    }
+
     /// Fills `subtokenized_input_sequence`, `label_sequence`, `pruned` and
     /// `spans_after_pruning` of an example, pruning to `max_len` subtokens.
     pub fn label_example(&self, example: &mut Example, max_len: usize) -> Result<(), DataError> {
+        self.label_example_cached(example, max_len, &mut TokenCache::default())
+    }
+
+    /// [`Subtokenizer::label_example`] with a cache shared by the examples of
+    /// one file (a cache must not be shared across files).
+    pub fn label_example_cached(
+        &self,
+        example: &mut Example,
+        max_len: usize,
+        cache: &mut TokenCache,
+    ) -> Result<(), DataError> {
         let spans = char_spans(example);
         let mut tokens = vec![self.cls.clone()];
         let mut labels = vec![label::IGNORE];
-        for (token, _, _) in self.pieces(&example.query_name)? {
-            tokens.push(token);
+        for (token, _, _) in self.name_pieces(cache, &example.query_name)?.iter() {
+            tokens.push(token.clone());
             labels.push(label::IGNORE);
         }
         tokens.push(self.sep.clone());
@@ -78,7 +126,8 @@ impl Subtokenizer {
         let mut span_tokens: Vec<Vec<usize>> = vec![Vec::new(); spans.len()];
         for (position, block) in example.context_blocks.iter().enumerate() {
             let mut started = vec![false; spans.len()];
-            for (token, start, end) in self.pieces(&block.content)? {
+            for (token, start, end) in self.block_pieces(cache, block.index, &block.content)?.iter() {
+                let (start, end) = (*start, *end);
                 let mut value = label::O;
                 for (i, span) in spans.iter().enumerate() {
                     if span.block == position && start < span.end && end > span.start {
@@ -94,7 +143,7 @@ impl Subtokenizer {
                         break;
                     }
                 }
-                tokens.push(token);
+                tokens.push(token.clone());
                 labels.push(value);
             }
             tokens.push(self.sep.clone());
@@ -116,12 +165,19 @@ impl Subtokenizer {
         Ok(())
     }
 
-    /// Fills the subtokens of a relevance row: `[CLS] query [SEP] block [SEP]`, pruned.
-    pub fn tokenize_row(&self, row: &mut RelevanceRow, max_len: usize) -> Result<(), DataError> {
+    /// Fills the subtokens of a relevance row: `[CLS] query [SEP] block [SEP]`,
+    /// pruned, with a cache shared by the rows of one file.
+    pub fn tokenize_row(
+        &self,
+        row: &mut RelevanceRow,
+        max_len: usize,
+        cache: &mut TokenCache,
+    ) -> Result<(), DataError> {
         let mut tokens = vec![self.cls.clone()];
-        tokens.extend(self.pieces(&row.query_name)?.into_iter().map(|p| p.0));
+        tokens.extend(self.name_pieces(cache, &row.query_name)?.iter().map(|p| p.0.clone()));
         tokens.push(self.sep.clone());
-        tokens.extend(self.pieces(&row.context_block.content)?.into_iter().map(|p| p.0));
+        let block = &row.context_block;
+        tokens.extend(self.block_pieces(cache, block.index, &block.content)?.iter().map(|p| p.0.clone()));
         tokens.truncate(max_len.max(2) - 1);
         tokens.push(self.sep.clone());
         row.subtokenized_input_sequence = tokens;
