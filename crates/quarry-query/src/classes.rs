@@ -5,6 +5,7 @@
 //! `self`. Built once per file without recursion; cyclic or inconsistent
 //! hierarchies fall back to a depth-first order.
 
+use quarry_syntax::blocks::TRANSPARENT;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -322,20 +323,6 @@ fn resolve_base<'f>(
         },
     }
 }
-
-/// Compound statements whose bodies count as part of the class body.
-const TRANSPARENT: &[&str] = &[
-    "block",
-    "if_statement",
-    "elif_clause",
-    "else_clause",
-    "try_statement",
-    "except_clause",
-    "finally_clause",
-    "with_statement",
-    "for_statement",
-    "while_statement",
-];
 
 /// The attributes declared directly in a class body.
 fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {

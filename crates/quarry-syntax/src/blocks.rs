@@ -170,8 +170,10 @@ enum Scope {
 }
 
 /// Statement kinds whose bodies are searched for definitions as if their
-/// contents stood at the statement's own level.
-const TRANSPARENT: &[&str] = &[
+/// contents stood at the statement's own level (a method under `if` in a
+/// class body is still a method). Shared with the query engine's class
+/// analysis, so blocks and classes agree on what a class declares.
+pub const TRANSPARENT: &[&str] = &[
     "block",
     "if_statement",
     "elif_clause",
