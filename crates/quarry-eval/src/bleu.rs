@@ -163,6 +163,31 @@ pub(crate) fn check_streams<H, R>(hyps: &[H], refs: &[Vec<R>]) -> Result<(), Eva
     Ok(())
 }
 
+/// Scores every line with `score(hypothesis, references of that line)`
+/// after checking the streams, and returns the per-line scores with their
+/// sum, accumulated in line order (as the Python references do).
+pub(crate) fn score_lines(
+    hyps: &[&str],
+    refs: &[Vec<&str>],
+    mut score: impl FnMut(&str, &[&str]) -> f64,
+) -> Result<(Vec<f64>, f64), EvalError> {
+    check_streams(hyps, refs)?;
+    if hyps.is_empty() {
+        return Err(EvalError::EmptyInput);
+    }
+    let mut per_line = Vec::with_capacity(hyps.len());
+    let mut sum = 0.0;
+    let mut line_refs: Vec<&str> = Vec::with_capacity(refs.len());
+    for (i, h) in hyps.iter().enumerate() {
+        line_refs.clear();
+        line_refs.extend(refs.iter().map(|r| r[i]));
+        let s = score(h, &line_refs);
+        sum += s;
+        per_line.push(s);
+    }
+    Ok((per_line, sum))
+}
+
 /// Corpus BLEU as `sacrebleu.corpus_bleu(hyps, refs)` computes it;
 /// `refs[k][i]` is the k-th reference of hypothesis `i`.
 pub fn corpus_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<BleuScore, EvalError> {

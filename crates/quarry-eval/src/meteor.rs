@@ -184,20 +184,12 @@ impl Meteor<'_> {
     /// METEOR of every raw line, tokenized on whitespace like Python's
     /// `str.split()`, and the mean; `refs[k][i]` is the k-th reference of line `i`.
     pub fn line_scores(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64), EvalError> {
-        crate::bleu::check_streams(hyps, refs)?;
-        if hyps.is_empty() {
-            return Err(EvalError::EmptyInput);
-        }
-        let mut per_line = Vec::with_capacity(hyps.len());
-        let mut sum = 0.0;
-        for (i, h) in hyps.iter().enumerate() {
+        let (per_line, sum) = crate::bleu::score_lines(hyps, refs, |h, line_refs| {
             let hyp: Vec<&str> = split_whitespace(h).collect();
-            let toks: Vec<Vec<&str>> = refs.iter().map(|s| split_whitespace(s[i]).collect()).collect();
+            let toks: Vec<Vec<&str>> = line_refs.iter().map(|r| split_whitespace(r).collect()).collect();
             let seg: Vec<&[&str]> = toks.iter().map(Vec::as_slice).collect();
-            let s = self.score(&seg, &hyp);
-            sum += s;
-            per_line.push(s);
-        }
+            self.score(&seg, &hyp)
+        })?;
         Ok((per_line, sum / hyps.len() as f64))
     }
 }

@@ -124,19 +124,10 @@ impl RougeL {
 /// ROUGE-L F-measure of every line (best over the references, as
 /// `score_multi`) and their mean; `refs[k][i]` is the k-th reference of line `i`.
 pub fn line_scores(hyps: &[&str], refs: &[Vec<&str>], use_stemmer: bool) -> Result<(Vec<f64>, f64), EvalError> {
-    crate::bleu::check_streams(hyps, refs)?;
-    if hyps.is_empty() {
-        return Err(EvalError::EmptyInput);
-    }
     let scorer = RougeL::new(use_stemmer);
-    let mut per_line = Vec::with_capacity(hyps.len());
-    let mut sum = 0.0;
-    for (i, h) in hyps.iter().enumerate() {
-        let targets: Vec<&str> = refs.iter().map(|s| s[i]).collect();
-        let f = if targets.len() == 1 { scorer.score(targets[0], h) } else { scorer.score_multi(&targets, h) }.fmeasure;
-        sum += f;
-        per_line.push(f);
-    }
+    let (per_line, sum) = crate::bleu::score_lines(hyps, refs, |h, targets| {
+        if targets.len() == 1 { scorer.score(targets[0], h) } else { scorer.score_multi(targets, h) }.fmeasure
+    })?;
     Ok((per_line, sum / hyps.len() as f64))
 }
 

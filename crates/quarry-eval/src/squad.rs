@@ -87,18 +87,7 @@ pub fn max_over_ground_truths(metric: fn(&str, &str) -> f64, prediction: &str, t
 /// Per-line scores and the corpus score `100 * sum / n` for `metric`
 /// (`exact_match` or `f1`); `refs[k][i]` is the k-th answer of line `i`.
 pub fn corpus(metric: fn(&str, &str) -> f64, hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64), EvalError> {
-    crate::bleu::check_streams(hyps, refs)?;
-    if hyps.is_empty() {
-        return Err(EvalError::EmptyInput);
-    }
-    let mut per_line = Vec::with_capacity(hyps.len());
-    let mut sum = 0.0;
-    for (i, h) in hyps.iter().enumerate() {
-        let truths: Vec<&str> = refs.iter().map(|r| r[i]).collect();
-        let s = max_over_ground_truths(metric, h, &truths);
-        sum += s;
-        per_line.push(s);
-    }
+    let (per_line, sum) = crate::bleu::score_lines(hyps, refs, |h, truths| max_over_ground_truths(metric, h, truths))?;
     Ok((per_line, 100.0 * sum / hyps.len() as f64))
 }
 
