@@ -36,6 +36,9 @@ pub enum ProbeError {
     /// Training data that cannot be used (no training sample, mismatched sizes).
     #[error("cannot train probe: {0}")]
     BadTrainingData(String),
+    /// The encoder failed to tokenize or run a sample.
+    #[error("encoder: {0}")]
+    Model(String),
     /// A corpus could not be read.
     #[error("{0}")]
     Corpus(String),

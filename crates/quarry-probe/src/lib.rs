@@ -13,6 +13,7 @@ pub mod confusion;
 pub mod control;
 pub mod corpus;
 pub mod dataset;
+pub mod encoder;
 pub mod error;
 pub mod experiment;
 pub mod features;

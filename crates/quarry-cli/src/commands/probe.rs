@@ -4,7 +4,10 @@ use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use quarry_model::device::parse_device;
+use quarry_model::{load_model, ModelSource};
 use quarry_probe::cache::FeatureCache;
+use quarry_probe::encoder::{EncoderFeatures, ProbedToken};
 use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
 use quarry_probe::features::{HashedTokens, LayerFeatures};
 use quarry_probe::heatmap::Heatmap;
@@ -24,9 +27,22 @@ pub struct ProbeArgs {
     /// Dataset file in INSPECT's format.
     #[arg(long)]
     data: PathBuf,
-    /// Model name (reports, cache folder); `hashed-tokens` is a built-in surface baseline.
+    /// Model: a Hugging Face directory, a cached hub id, `scratch:LxH[xA]` (with --tokenizer),
+    /// or `hashed-tokens`, a built-in surface baseline.
     #[arg(long)]
     model: String,
+    /// Name of the model in reports and the cache folder (default: the --model argument).
+    #[arg(long)]
+    name: Option<String>,
+    /// Tokenizer file or directory, overriding the model's (required for scratch models).
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// Device for feature extraction: cpu or cuda[:N].
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Samples per encoder forward pass during extraction.
+    #[arg(long, default_value_t = 8)]
+    encoder_batch: usize,
     /// Folder of precomputed features (layer_NN.bin); default: the cache under --out.
     #[arg(long)]
     features: Option<PathBuf>,
@@ -79,9 +95,19 @@ fn parse_layers(spec: &str) -> Result<Option<Vec<usize>>, String> {
         .map(Some)
 }
 
-/// The encoder that extracts features for `model`, when this build has one.
-fn encoder_for(model: &str) -> Option<Box<dyn LayerFeatures>> {
-    (model == HashedTokens::NAME).then(|| Box::new(HashedTokens { dim: 256 }) as Box<dyn LayerFeatures>)
+/// The encoder that extracts features for `args.model`: the hashed-token baseline or a
+/// neural encoder loaded by quarry-model.
+fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, String> {
+    if args.model == HashedTokens::NAME {
+        return Ok(Box::new(HashedTokens { dim: 256 }));
+    }
+    let load = || -> quarry_model::Result<quarry_model::LoadedModel> {
+        let source = ModelSource::parse(&args.model)?;
+        let device = parse_device(&args.device)?;
+        load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
+    };
+    let model = load().map_err(|e| format!("--model {}: {e}", args.model))?;
+    Ok(Box::new(EncoderFeatures::new(model, ProbedToken::for_task(task), args.encoder_batch)))
 }
 
 /// Runs `quarry probe`.
@@ -111,11 +137,21 @@ pub fn run(args: ProbeArgs) -> i32 {
         "{}#{content_hash:016x}",
         args.data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     );
+    let name = args.name.clone().unwrap_or_else(|| args.model.clone());
     let cache_dir = args.features.clone().unwrap_or_else(|| {
-        args.out.join("features").join(file_safe(&args.model)).join(format!("{task}_{content_hash:016x}"))
+        args.out.join("features").join(file_safe(&name)).join(format!("{task}_{content_hash:016x}"))
     });
+    let cache = FeatureCache::new(&cache_dir);
     let show_progress = std::io::stderr().is_terminal();
-    let mut encoder = if args.features.is_none() { encoder_for(&args.model) } else { None };
+    let cached = cache.layers().map(|layers| !layers.is_empty()).unwrap_or(false);
+    let mut encoder = if args.features.is_none() && !cached {
+        match encoder_for(&args, task) {
+            Ok(encoder) => Some(encoder),
+            Err(e) => return report_error(&e),
+        }
+    } else {
+        None
+    };
     let mut extraction_progress = |done: usize, total: usize| {
         if show_progress {
             eprint!("\rextracting features {done}/{total}   ");
@@ -126,21 +162,15 @@ pub fn run(args: ProbeArgs) -> i32 {
         }
     };
     let features = match cached_or_extract(
-        &FeatureCache::new(&cache_dir),
+        &cache,
         encoder.as_mut().map(|e| e.as_mut() as &mut dyn LayerFeatures),
         &dataset,
-        &args.model,
+        &name,
         &dataset_id,
         &mut extraction_progress,
     ) {
         Ok(features) => features,
-        Err(e) => {
-            return report_error(&format!(
-            "{e}; the only built-in encoder is `{}`: for `{}`, write layer_NN.bin files there or pass --features DIR",
-            HashedTokens::NAME,
-            args.model
-        ))
-        }
+        Err(e) => return report_error(&format!("{}: {e}", args.data.display())),
     };
     let train = TrainConfig {
         epochs: args.epochs,
@@ -167,7 +197,7 @@ pub fn run(args: ProbeArgs) -> i32 {
             let _ = std::io::stderr().flush();
         }
     };
-    let experiment = match run_experiment(task, &args.model, &dataset, &features, &options, &mut progress) {
+    let experiment = match run_experiment(task, &name, &dataset, &features, &options, &mut progress) {
         Ok(experiment) => experiment,
         Err(e) => return report_error(&format!("{}: {e}", args.data.display())),
     };
