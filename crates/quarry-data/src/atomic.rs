@@ -67,3 +67,23 @@ pub fn open_lines(path: &Path) -> Result<Box<dyn std::io::BufRead>, DataError> {
         Ok(Box::new(std::io::BufReader::new(file)))
     }
 }
+
+/// Reads every record of a JSON Lines file (`.gz` decompressed), skipping
+/// blank lines; a bad line is an error naming the file and the line.
+pub fn read_records<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, DataError> {
+    use std::io::BufRead as _;
+    let mut out = Vec::new();
+    for (i, line) in open_lines(path)?.lines().enumerate() {
+        let line = line.map_err(|e| DataError::io(path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(&line).map_err(|e| DataError::BadRecord {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message: e.to_string(),
+        })?;
+        out.push(record);
+    }
+    Ok(out)
+}

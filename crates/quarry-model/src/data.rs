@@ -20,6 +20,8 @@ pub struct SpanExample {
     pub labels: Vec<Option<Label>>,
     /// The query the example belongs to, when the line names one.
     pub query: Option<String>,
+    /// Whether that query is single-hop, when the line says.
+    pub single_hop: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -28,6 +30,8 @@ struct RawExample {
     label_sequence: Vec<serde_json::Value>,
     #[serde(default)]
     query_name: Option<String>,
+    #[serde(default)]
+    single_hop: Option<bool>,
 }
 
 fn parse_label(v: &serde_json::Value) -> std::result::Result<Option<Label>, String> {
@@ -74,7 +78,12 @@ pub fn read_span_jsonl(path: &Path) -> Result<Vec<SpanExample>> {
         }
         let labels =
             raw.label_sequence.iter().map(parse_label).collect::<std::result::Result<Vec<_>, _>>().map_err(bad)?;
-        out.push(SpanExample { tokens: raw.subtokenized_input_sequence, labels, query: raw.query_name });
+        out.push(SpanExample {
+            tokens: raw.subtokenized_input_sequence,
+            labels,
+            query: raw.query_name,
+            single_hop: raw.single_hop,
+        });
     }
     if out.is_empty() {
         return Err(ModelError::Data(format!("{}: no examples", path.display())));
@@ -91,6 +100,8 @@ pub struct EncodedExample {
     pub labels: Vec<Option<Label>>,
     /// The query name, if any.
     pub query: Option<String>,
+    /// Whether the query is single-hop, if known.
+    pub single_hop: Option<bool>,
 }
 
 /// Maps tokens to ids through the tokenizer's vocabulary and truncates to `max_len`.
@@ -103,6 +114,7 @@ pub fn encode_examples(examples: &[SpanExample], tokenizer: &Tokenizer, max_len:
                 ids: tokenizer.ids_of_tokens(&e.tokens[..n])?,
                 labels: e.labels[..n].to_vec(),
                 query: e.query.clone(),
+                single_hop: e.single_hop,
             })
         })
         .collect()

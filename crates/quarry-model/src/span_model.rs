@@ -6,7 +6,7 @@ use crate::data::{make_batch, EncodedExample};
 use crate::error::{ModelError, Result};
 use crate::heads::{cross_entropy, HeadConfig, TokenClassifier};
 use crate::loading::LoadedModel;
-use crate::spans::{aligned, ExactMatch, Label};
+use crate::spans::{aligned, ExactMatch, ExampleGroup, Label};
 
 /// Dropout of the token classifier.
 pub const SPAN_HEAD_DROPOUT: f64 = 0.1;
@@ -77,20 +77,50 @@ impl SpanModel {
             let loss = cross_entropy(&logits.reshape((b * s, c))?, &batch.labels, None)?;
             loss_sum += loss.to_scalar::<f32>()? as f64;
             batches += 1;
-            let best = logits.argmax(D::Minus1)?.to_vec2::<u32>()?;
-            for (e, row) in chunk.iter().zip(best) {
-                let pred: Vec<Label> =
-                    row[..e.ids.len()].iter().map(|&i| Label::from_index(i as usize).unwrap_or(Label::O)).collect();
+            for (e, pred) in chunk.iter().zip(best_labels(&logits, &batch.lengths)?) {
                 let (p, g) = aligned(&pred, &e.labels);
-                em.add(&p, &g, e.query.as_deref());
+                em.add_grouped(&p, &g, ExampleGroup { query: e.query.as_deref(), single_hop: e.single_hop });
                 predictions.push(pred);
             }
         }
         Ok(Evaluation { loss: loss_sum / batches as f64, exact_match: em, predictions })
     }
 
+    /// The most likely label of every token of every id sequence, in evaluation mode, in
+    /// padded batches of `batch_size`.
+    pub fn predict_labels(&self, sequences: &[Vec<u32>], batch_size: usize) -> Result<Vec<Vec<Label>>> {
+        let dev = self.model.encoder.device().clone();
+        let pad = self.model.tokenizer.pad_id();
+        let mut out = Vec::with_capacity(sequences.len());
+        for chunk in sequences.chunks(batch_size.max(1)) {
+            let examples: Vec<EncodedExample> = chunk
+                .iter()
+                .map(|ids| EncodedExample {
+                    ids: ids.clone(),
+                    labels: vec![None; ids.len()],
+                    query: None,
+                    single_hop: None,
+                })
+                .collect();
+            let batch = make_batch(&examples.iter().collect::<Vec<_>>(), pad, &dev)?;
+            let logits = self.logits(&batch.ids, &batch.mask, false)?;
+            out.extend(best_labels(&logits, &batch.lengths)?);
+        }
+        Ok(out)
+    }
+
     /// The token classifier.
     pub fn head(&self) -> &TokenClassifier {
         &self.head
     }
+}
+
+/// The argmax label of every unpadded position of `logits` `(batch, seq, 4)`.
+fn best_labels(logits: &Tensor, lengths: &[usize]) -> Result<Vec<Vec<Label>>> {
+    let best = logits.argmax(D::Minus1)?.to_vec2::<u32>()?;
+    Ok(best
+        .into_iter()
+        .zip(lengths)
+        .map(|(row, &n)| row[..n].iter().map(|&i| Label::from_index(i as usize).unwrap_or(Label::O)).collect())
+        .collect())
 }

@@ -51,42 +51,39 @@ impl Label {
 /// Half-open token ranges of the answer and supporting-fact spans of one sequence.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Spans {
-    /// Answer spans: a `B` followed by any `I`s (a stray `I` also opens a span).
+    /// Answer spans: a `B` followed by any `I`s (a stray `I` also opens one).
     pub answers: BTreeSet<(usize, usize)>,
-    /// Fact spans: maximal runs of `F`.
+    /// Supporting-fact spans: an `F` followed by any `I`s.
     pub facts: BTreeSet<(usize, usize)>,
 }
 
-/// Decodes a label sequence into spans.
+/// Decodes a label sequence into spans, as the paper lays labels out (Section 4.1): an
+/// answer span is `B I*`, a supporting-fact span `F I*`. An `I` with no open span opens
+/// an answer span.
 pub fn decode(labels: &[Label]) -> Spans {
     let mut spans = Spans::default();
-    let mut answer: Option<usize> = None;
-    let mut fact: Option<usize> = None;
+    // The open span: its start and whether it is a fact.
+    let mut open: Option<(usize, bool)> = None;
+    let mut close = |open: &mut Option<(usize, bool)>, end: usize| {
+        if let Some((start, fact)) = open.take() {
+            if fact { &mut spans.facts } else { &mut spans.answers }.insert((start, end));
+        }
+    };
     for (i, &l) in labels.iter().enumerate() {
-        let continues_answer = l == Label::I && answer.is_some();
-        if !continues_answer {
-            if let Some(s) = answer.take() {
-                spans.answers.insert((s, i));
+        match l {
+            Label::I if open.is_some() => {}
+            Label::I | Label::B => {
+                close(&mut open, i);
+                open = Some((i, false));
             }
-            if matches!(l, Label::B | Label::I) {
-                answer = Some(i);
+            Label::F => {
+                close(&mut open, i);
+                open = Some((i, true));
             }
-        }
-        if l != Label::F {
-            if let Some(s) = fact.take() {
-                spans.facts.insert((s, i));
-            }
-        } else if fact.is_none() {
-            fact = Some(i);
+            Label::O => close(&mut open, i),
         }
     }
-    let n = labels.len();
-    if let Some(s) = answer {
-        spans.answers.insert((s, n));
-    }
-    if let Some(s) = fact {
-        spans.facts.insert((s, n));
-    }
+    close(&mut open, labels.len());
     spans
 }
 
@@ -126,8 +123,40 @@ impl Counts {
     }
 }
 
-/// Exact match on all examples, on positive ones (gold has an answer span), on negative
-/// ones, and per query.
+/// Exact-match counts over all, positive (gold has an answer span) and negative examples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Breakdown {
+    /// Every example.
+    pub all: Counts,
+    /// Examples with at least one gold answer span.
+    pub positive: Counts,
+    /// Examples without gold answer spans.
+    pub negative: Counts,
+}
+
+impl Breakdown {
+    fn add(&mut self, positive: bool, hit: bool) {
+        self.all.add(hit);
+        if positive {
+            self.positive.add(hit);
+        } else {
+            self.negative.add(hit);
+        }
+    }
+}
+
+/// What an example belongs to, for the per-group breakdowns.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExampleGroup<'a> {
+    /// The query name.
+    pub query: Option<&'a str>,
+    /// Whether the query is single-hop (`None` when unknown).
+    pub single_hop: Option<bool>,
+}
+
+/// Exact match of the paper's Section 4.3: an example matches when its predicted answer-span
+/// set and fact-span set both equal the gold ones. Counted on all, positive and negative
+/// examples, per query and per hop class, and in the answer-only variant (answer spans alone).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ExactMatch {
     /// Every example.
@@ -136,23 +165,38 @@ pub struct ExactMatch {
     pub positive: Counts,
     /// Examples without gold answer spans.
     pub negative: Counts,
+    /// Matching the answer spans only.
+    pub answer_only: Breakdown,
     /// Per query name, for examples that carry one.
-    pub per_query: BTreeMap<String, Counts>,
+    pub per_query: BTreeMap<String, Breakdown>,
+    /// Per hop class (`single-hop`, `multi-hop`), for examples that say.
+    pub per_hops: BTreeMap<String, Breakdown>,
 }
 
 impl ExactMatch {
     /// Records one example: `pred` and `gold` aligned label sequences.
     pub fn add(&mut self, pred: &[Label], gold: &[Label], query: Option<&str>) {
+        self.add_grouped(pred, gold, ExampleGroup { query, single_hop: None });
+    }
+
+    /// Records one example with its groups.
+    pub fn add_grouped(&mut self, pred: &[Label], gold: &[Label], group: ExampleGroup<'_>) {
         let (p, g) = (decode(pred), decode(gold));
+        let positive = !g.answers.is_empty();
         let hit = p == g;
         self.all.add(hit);
-        if g.answers.is_empty() {
-            self.negative.add(hit);
-        } else {
+        if positive {
             self.positive.add(hit);
+        } else {
+            self.negative.add(hit);
         }
-        if let Some(q) = query {
-            self.per_query.entry(q.to_string()).or_default().add(hit);
+        self.answer_only.add(positive, p.answers == g.answers);
+        if let Some(q) = group.query {
+            self.per_query.entry(q.to_string()).or_default().add(positive, hit);
+        }
+        if let Some(single) = group.single_hop {
+            let class = if single { "single-hop" } else { "multi-hop" };
+            self.per_hops.entry(class.to_string()).or_default().add(positive, hit);
         }
     }
 }
@@ -164,11 +208,11 @@ mod tests {
 
     #[test]
     fn decodes_answers_and_facts() {
-        let s = decode(&[O, B, I, I, O, B, B, F, F, O, I, F]);
-        assert_eq!(s.answers, BTreeSet::from([(1, 4), (5, 6), (6, 7), (10, 11)]));
-        assert_eq!(s.facts, BTreeSet::from([(7, 9), (11, 12)]));
+        let s = decode(&[O, B, I, I, O, B, B, F, F, I, O, I, F, I]);
+        assert_eq!(s.answers, BTreeSet::from([(1, 4), (5, 6), (6, 7), (11, 12)]));
+        assert_eq!(s.facts, BTreeSet::from([(7, 8), (8, 10), (12, 14)]));
         assert_eq!(decode(&[O, O]), Spans::default());
-        assert_eq!(byte_spans(&s.facts, &[(0, 1); 12]), vec![(0, 1), (0, 1)]);
+        assert_eq!(byte_spans(&s.facts, &[(0, 1); 14]), vec![(0, 1), (0, 1), (0, 1)]);
     }
 
     #[test]
@@ -180,7 +224,13 @@ mod tests {
         assert_eq!(em.all, Counts { exact: 2, total: 3 });
         assert_eq!(em.positive, Counts { exact: 1, total: 2 });
         assert_eq!(em.negative, Counts { exact: 1, total: 1 });
-        assert_eq!(em.per_query["q1"].rate(), 0.5);
+        assert_eq!(em.per_query["q1"].all.rate(), 0.5);
+        assert_eq!(em.per_query["q1"].positive, Counts { exact: 1, total: 2 });
+        em.add_grouped(&[O, O, F], &[O, O, O], ExampleGroup { query: None, single_hop: Some(false) });
+        // The answer-only variant ignores the spurious fact.
+        assert_eq!(em.answer_only.negative, Counts { exact: 2, total: 2 });
+        assert_eq!(em.negative, Counts { exact: 1, total: 2 });
+        assert_eq!(em.per_hops["multi-hop"].all, Counts { exact: 0, total: 1 });
         let (p, g) = aligned(&[B, I, O], &[Some(B), None, Some(O)]);
         assert_eq!((p, g), (vec![B, O], vec![B, O]));
     }

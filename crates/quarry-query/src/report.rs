@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use quarry_syntax::{BlockKind, Language, LineRun, LoadOptions, ParsedFile, SpanRecord, SyntaxError};
+use quarry_syntax::{BlockKind, CodeBlock, Language, LineRun, LoadOptions, ParsedFile, SpanRecord, SyntaxError};
 use serde::Serialize;
 
 use crate::context::FileContext;
@@ -47,6 +47,18 @@ pub struct FindingRecord {
     pub message: String,
 }
 
+impl From<&CodeBlock> for BlockRef {
+    fn from(block: &CodeBlock) -> BlockRef {
+        BlockRef {
+            index: block.index,
+            kind: block.kind,
+            metadata: block.metadata(),
+            header: block.header().to_string(),
+            lines: block.lines.clone(),
+        }
+    }
+}
+
 /// The findings of all selected queries on one file, with the file's text so
 /// that callers can show the code.
 pub struct FileReport {
@@ -81,20 +93,8 @@ pub fn analyze_parsed(file: &ParsedFile, queries: &[&'static Query], polarities:
     for query in queries {
         for &polarity in polarities {
             for finding in run_query(&context, query, polarity) {
-                let relevant_blocks = finding
-                    .relevant_blocks
-                    .iter()
-                    .map(|&i| {
-                        let block = &context.blocks().all()[i];
-                        BlockRef {
-                            index: block.index,
-                            kind: block.kind,
-                            metadata: block.metadata(),
-                            header: block.header().to_string(),
-                            lines: block.lines.clone(),
-                        }
-                    })
-                    .collect();
+                let relevant_blocks =
+                    finding.relevant_blocks.iter().map(|&i| BlockRef::from(&context.blocks().all()[i])).collect();
                 findings.push(FindingRecord {
                     file: name.clone(),
                     query: query.meta.name,

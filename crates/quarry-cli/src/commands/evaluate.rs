@@ -1,14 +1,23 @@
-//! `quarry evaluate span`: exact match of a span checkpoint on JSONL examples.
+//! `quarry evaluate span` (alias `quarry eval span`): exact match of a span checkpoint in one
+//! of the paper's settings (Tables 2 and 3), as a table or JSON.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use quarry_data::atomic::{read_records, AtomicFile};
+use quarry_data::codequeries::labels::Subtokenizer;
+use quarry_data::codequeries::Example;
 use quarry_model::data::{encode_examples, read_span_jsonl};
 use quarry_model::device::parse_device;
-use quarry_model::spans::{decode, Counts, Label};
+use quarry_model::file_level::{BlockSelector, Runner, Setting};
+use quarry_model::spans::{decode, Breakdown, Counts, ExactMatch, Label};
 use quarry_model::{load_model, ModelSource, SpanModel};
+use serde_json::{json, Value};
+
+use super::input::Format;
+use super::output::{with_stdout, write_json};
 
 /// What to evaluate.
 #[derive(Subcommand)]
@@ -23,18 +32,35 @@ pub struct SpanEvalArgs {
     /// A checkpoint written by `quarry train span` (its `best/` directory).
     #[arg(long)]
     pub model: String,
-    /// Examples (JSONL with `subtokenized_input_sequence` and `label_sequence`).
+    /// Examples: for `ideal`, JSONL with `subtokenized_input_sequence` and `label_sequence`
+    /// (`ideal_*.jsonl`, or the public dataset); for the file-level settings, the
+    /// `file_ideal_*.jsonl` examples of `quarry dataset codequeries` (`.gz` accepted).
     #[arg(long)]
     pub data: PathBuf,
-    /// Maximum sequence length in sub-tokens.
+    /// ideal, prefix, sliding-window, two-step or file-ideal.
+    #[arg(long, default_value = "ideal")]
+    pub setting: String,
+    /// Relevance classifier for the two-step setting (a `quarry train relevance` checkpoint).
+    #[arg(long)]
+    pub relevance_model: Option<String>,
+    /// Maximum model input in sub-tokens.
     #[arg(long, default_value_t = 512)]
     pub max_len: usize,
-    /// Examples per forward pass.
+    /// Model inputs per forward pass.
     #[arg(long, default_value_t = 16)]
     pub batch_size: usize,
-    /// Write one JSON line of predicted labels and spans per example here.
+    /// Evaluate at most N positive and N negative examples per query (a seeded sample).
+    #[arg(long)]
+    pub limit_per_query: Option<usize>,
+    /// Seed of that sample.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write one JSON line of predicted labels and spans per example here (ideal setting).
     #[arg(long)]
     pub predictions: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
     /// `cpu`, `cuda` or `cuda:N`.
     #[arg(long, default_value = "cpu")]
     pub device: String,
@@ -44,7 +70,7 @@ pub struct SpanEvalArgs {
 pub fn run(task: EvaluateTask) -> i32 {
     let EvaluateTask::Span(args) = task;
     match evaluate(args) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             1
@@ -52,44 +78,176 @@ pub fn run(task: EvaluateTask) -> i32 {
     }
 }
 
-fn line(name: &str, c: &Counts) -> String {
-    format!("{name:<40} {:>6}/{:<6} {:.4}", c.exact, c.total, c.rate())
+/// Loads a span checkpoint.
+pub fn load_span_model(spec: &str, device: &str) -> Result<SpanModel> {
+    let device = parse_device(device)?;
+    let source = ModelSource::parse(spec)?;
+    let loaded = load_model(&source, None, &device, 0).with_context(|| format!("loading model '{spec}'"))?;
+    Ok(SpanModel::new(loaded)?)
 }
 
-fn evaluate(args: SpanEvalArgs) -> Result<()> {
-    let device = parse_device(&args.device)?;
-    let source = ModelSource::parse(&args.model)?;
-    let loaded = load_model(&source, None, &device, 0).with_context(|| format!("loading model '{}'", args.model))?;
-    let max_len = args.max_len.min(loaded.config.max_input_len());
-    let model = SpanModel::new(loaded)?;
-    let examples = read_span_jsonl(&args.data)?;
-    let enc = encode_examples(&examples, &model.model.tokenizer, max_len)
-        .with_context(|| format!("encoding {}", args.data.display()))?;
-    let eval = model.evaluate(&enc, args.batch_size)?;
-    let em = &eval.exact_match;
-    println!("loss {:.4}", eval.loss);
-    println!("{}", line("all", &em.all));
-    println!("{}", line("positive", &em.positive));
-    println!("{}", line("negative", &em.negative));
-    for (q, c) in &em.per_query {
-        println!("{}", line(&format!("query: {q}"), c));
-    }
-    if let Some(path) = &args.predictions {
-        let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-        let mut w = std::io::BufWriter::new(file);
-        for (e, pred) in enc.iter().zip(&eval.predictions) {
-            // Unlabeled positions (special tokens, ignored sub-tokens) count as outside.
-            let shown: Vec<Label> =
-                pred.iter().zip(&e.labels).map(|(p, g)| if g.is_some() { *p } else { Label::O }).collect();
-            let spans = decode(&shown);
-            let value = serde_json::json!({
-                "query_name": e.query,
-                "predicted_labels": shown.iter().map(|l| l.name()).collect::<Vec<_>>(),
-                "answer_spans": spans.answers,
-                "fact_spans": spans.facts,
-            });
-            writeln!(w, "{value}").with_context(|| format!("writing {}", path.display()))?;
+/// Loads the relevance classifier named by `spec`, if any.
+pub fn load_selector(spec: Option<&str>, device: &str) -> Result<Option<Box<dyn BlockSelector>>> {
+    let Some(spec) = spec else { return Ok(None) };
+    let device = parse_device(device)?;
+    let source = ModelSource::parse(spec)?;
+    let loaded = load_model(&source, None, &device, 0).with_context(|| format!("loading model '{spec}'"))?;
+    let _ = loaded;
+    anyhow::bail!("TEMP")
+}
+
+/// The layout tokenizer of a checkpoint: its `tokenizer.json`.
+pub fn subtokenizer_of(model: &SpanModel) -> Result<Subtokenizer> {
+    let source = model.model.tokenizer.source();
+    let dir = model.model.dir.clone().unwrap_or_else(|| source.to_path_buf());
+    Subtokenizer::load(&dir).with_context(|| format!("the file-level settings need {}/tokenizer.json", dir.display()))
+}
+
+/// At most `limit` positive and `limit` negative items per key, in a seeded order.
+fn sample<T>(items: Vec<T>, limit: Option<usize>, seed: u64, key: impl Fn(&T) -> (String, bool)) -> Vec<T> {
+    let Some(limit) = limit else { return items };
+    let order = quarry_model::rng::SeededRng::new(seed).permutation(items.len());
+    let mut taken = std::collections::HashMap::<(String, bool), usize>::new();
+    let mut keep = vec![false; items.len()];
+    for i in order {
+        let count = taken.entry(key(&items[i])).or_default();
+        if *count < limit {
+            *count += 1;
+            keep[i] = true;
         }
     }
+    items.into_iter().zip(keep).filter_map(|(item, k)| k.then_some(item)).collect()
+}
+
+fn evaluate(args: SpanEvalArgs) -> Result<i32> {
+    let setting: Setting = args.setting.parse()?;
+    let model = load_span_model(&args.model, &args.device)?;
+    let max_len = args.max_len.min(model.model.config.max_input_len());
+    let started = std::time::Instant::now();
+    let (em, examples, loss) = if setting == Setting::Ideal {
+        let examples = read_span_jsonl(&args.data)?;
+        let examples = sample(examples, args.limit_per_query, args.seed, |e| {
+            (e.query.clone().unwrap_or_default(), e.labels.iter().any(|l| *l == Some(Label::B)))
+        });
+        let enc = encode_examples(&examples, &model.model.tokenizer, max_len)
+            .with_context(|| format!("encoding {}", args.data.display()))?;
+        let eval = model.evaluate(&enc, args.batch_size)?;
+        if let Some(path) = &args.predictions {
+            write_predictions(path, &enc, &eval.predictions)?;
+        }
+        (eval.exact_match, enc.len(), Some(eval.loss))
+    } else {
+        let examples: Vec<Example> = read_records(&args.data)?;
+        let examples =
+            sample(examples, args.limit_per_query, args.seed, |e| (e.query_name.clone(), e.example_type == 1));
+        let subtokenizer = subtokenizer_of(&model)?;
+        let selector = load_selector(args.relevance_model.as_deref(), &args.device)?;
+        let runner = Runner {
+            span: &model,
+            subtokenizer: &subtokenizer,
+            selector: selector.as_deref(),
+            max_len,
+            batch_size: args.batch_size,
+        };
+        let show = std::io::stderr().is_terminal();
+        let em = runner.evaluate(setting, &examples, &mut |done, total| {
+            if show {
+                eprint!("\r{} {done}/{total}   ", setting.name());
+                let _ = std::io::stderr().flush();
+            }
+        })?;
+        if show {
+            eprintln!();
+        }
+        (em, examples.len(), None)
+    };
+    let report = json!({
+        "setting": setting.name(),
+        "model": args.model,
+        "data": args.data.display().to_string(),
+        "examples": examples,
+        "loss": loss,
+        "seconds": started.elapsed().as_secs_f64(),
+        "exact_match": exact_match_json(&em),
+        "answer_only": breakdown_json(&em.answer_only),
+    });
+    Ok(with_stdout(|out| match args.format {
+        Format::Json => write_json(out, &report),
+        Format::Pretty => write_table(out, setting, &em, examples, loss),
+    }))
+}
+
+fn percent(c: &Counts) -> f64 {
+    (c.rate() * 10_000.0).round() / 100.0
+}
+
+fn breakdown_json(b: &Breakdown) -> Value {
+    json!({
+        "all": percent(&b.all),
+        "positive": percent(&b.positive),
+        "negative": percent(&b.negative),
+        "counts": b,
+    })
+}
+
+/// Exact match as percentages: `all`, `positive`, `negative`, `per_query` and `per_hops`.
+fn exact_match_json(em: &ExactMatch) -> Value {
+    let overall = Breakdown { all: em.all, positive: em.positive, negative: em.negative };
+    let mut value = breakdown_json(&overall);
+    value["per_query"] = em.per_query.iter().map(|(q, b)| (q.clone(), breakdown_json(b))).collect();
+    value["per_hops"] = em.per_hops.iter().map(|(h, b)| (h.clone(), breakdown_json(b))).collect();
+    value
+}
+
+fn cell(c: &Counts) -> String {
+    format!("{:6.2} ({}/{})", percent(c), c.exact, c.total)
+}
+
+fn write_table(
+    out: &mut dyn Write,
+    setting: Setting,
+    em: &ExactMatch,
+    n: usize,
+    loss: Option<f64>,
+) -> std::io::Result<()> {
+    write!(out, "exact match, {} setting, {n} examples", setting.name())?;
+    if let Some(loss) = loss {
+        write!(out, ", loss {loss:.4}")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "{:<56} {:>20} {:>20} {:>20}", "", "all", "positive", "negative")?;
+    let row = |out: &mut dyn Write, name: &str, b: &Breakdown| {
+        writeln!(out, "{name:<56} {:>20} {:>20} {:>20}", cell(&b.all), cell(&b.positive), cell(&b.negative))
+    };
+    row(out, "answer and facts", &Breakdown { all: em.all, positive: em.positive, negative: em.negative })?;
+    row(out, "answer only", &em.answer_only)?;
+    for (hops, b) in &em.per_hops {
+        row(out, hops, b)?;
+    }
+    for (query, b) in &em.per_query {
+        row(out, query, b)?;
+    }
+    Ok(())
+}
+
+fn write_predictions(
+    path: &std::path::Path,
+    enc: &[quarry_model::data::EncodedExample],
+    predictions: &[Vec<Label>],
+) -> Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    for (e, pred) in enc.iter().zip(predictions) {
+        // Unlabeled positions (special tokens, ignored sub-tokens) count as outside.
+        let shown: Vec<Label> =
+            pred.iter().zip(&e.labels).map(|(p, g)| if g.is_some() { *p } else { Label::O }).collect();
+        let spans = decode(&shown);
+        file.write_json_line(&json!({
+            "query_name": e.query,
+            "predicted_labels": shown.iter().map(|l| l.name()).collect::<Vec<_>>(),
+            "answer_spans": spans.answers,
+            "fact_spans": spans.facts,
+        }))?;
+    }
+    file.commit()?;
     Ok(())
 }

@@ -12,6 +12,7 @@ pub mod inspect;
 pub mod metrics;
 pub mod output;
 pub mod parse;
+pub mod predict;
 pub mod probe;
 pub mod queries;
 pub mod query;
@@ -44,10 +45,12 @@ pub enum Command {
     #[command(subcommand)]
     Train(train::TrainTask),
     /// Evaluate a trained model (e.g. `quarry evaluate span`).
-    #[command(subcommand)]
+    #[command(subcommand, visible_alias = "eval")]
     Evaluate(evaluate::EvaluateTask),
     /// Print per-layer summary-token vectors of texts.
     Encode(encode::EncodeArgs),
+    /// Answer queries on Python files with a trained span model.
+    Predict(predict::PredictArgs),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -65,5 +68,6 @@ pub fn run(command: Command) -> i32 {
         Command::Train(task) => train::run(task),
         Command::Evaluate(task) => evaluate::run(task),
         Command::Encode(args) => encode::run(args),
+        Command::Predict(args) => predict::run(args),
     }
 }

@@ -117,7 +117,7 @@ pub fn run(args: QueryArgs) -> i32 {
     EXIT_OK
 }
 
-fn emit(
+pub(crate) fn emit(
     out: &mut dyn Write,
     format: QueryFormat,
     report: &FileReport,
@@ -139,7 +139,7 @@ fn emit(
     }
 }
 
-fn select_queries(keys: &[String]) -> Result<Vec<&'static Query>, String> {
+pub(crate) fn select_queries(keys: &[String]) -> Result<Vec<&'static Query>, String> {
     if keys.is_empty() {
         return Ok(all_queries());
     }

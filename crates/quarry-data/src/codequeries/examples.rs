@@ -72,7 +72,17 @@ fn make_example(
         supporting_fact_spans_in_blocks,
         spans_after_pruning: None,
         pruned: false,
+        relevant_blocks: context.iter().map(|b| b.index).collect(),
     }
+}
+
+/// The whole file as context for `query_name`, without ground truth: the
+/// input of a model answering the query on new code.
+pub fn query_context(file: &ParsedFile, blocks: &Blocks, path: &str, query_name: &str) -> Example {
+    let all: Vec<&CodeBlock> = blocks.all().iter().collect();
+    let mut example = make_example(file, path, query_name, false, &all, Vec::new(), Vec::new());
+    example.relevant_blocks.clear();
+    example
 }
 
 /// An ideal example's identity: its polarity and its relevant blocks.
@@ -136,9 +146,15 @@ pub fn file_examples(file: &ParsedFile, blocks: &Blocks, path: &str, findings: &
             push_unique(&mut facts, &f.supporting_fact_spans);
         }
         let positive = !answers.is_empty();
-        out.file_level.push(make_example(file, path, query, positive, &all, answers, facts));
-        // Relevance rows: every block, relevant if any finding of the query needs it.
-        let relevant: Vec<usize> = findings.iter().flat_map(|f| f.relevant_blocks.iter().map(|b| b.index)).collect();
+        // Relevant blocks: those any finding of the query needs.
+        let mut relevant: Vec<usize> =
+            findings.iter().flat_map(|f| f.relevant_blocks.iter().map(|b| b.index)).collect();
+        relevant.sort_unstable();
+        relevant.dedup();
+        let mut file_level = make_example(file, path, query, positive, &all, answers, facts);
+        file_level.relevant_blocks = relevant.clone();
+        out.file_level.push(file_level);
+        // Relevance rows: every block, labelled by that relevance.
         for block in blocks.all() {
             out.relevance.push(RelevanceRow {
                 query_name: query.to_string(),

@@ -73,6 +73,11 @@ pub struct Example {
     /// Whether the subtoken sequence was cut to the maximum length.
     #[serde(default)]
     pub pruned: bool,
+    /// File indices (`index`) of the blocks relevant to the query: those
+    /// the findings need. In ideal examples these are the context blocks;
+    /// in file-level examples, the file-level ideal setting's input.
+    #[serde(default)]
+    pub relevant_blocks: Vec<usize>,
 }
 
 /// One row for the relevance classifier: a block, and whether it is relevant

@@ -27,15 +27,17 @@ pub fn vocab_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// A synthetic span example: a run of key tokens is an answer span (B on the first key
-/// after a non-key, I on the following keys); fact tokens are F; the rest O. Telling B
-/// from I needs the previous token, so the encoder must learn to attend.
+/// A synthetic span example in the paper's layout: a run of key tokens is an answer span
+/// (B on the first key, I on the following ones), a run of fact tokens a supporting-fact
+/// span (F, then I); the rest O. Telling B or F from I needs the previous token, so the
+/// encoder must learn to attend.
 pub fn synthetic_example(rng: &SeededRng) -> SpanExample {
     let len = 10 + (rng.uniform() * 10.0) as usize;
     let negative = rng.uniform() < 0.3;
     let mut tokens = vec!["[CLS]".to_string()];
     let mut labels = vec![None];
     let mut prev_key = false;
+    let mut prev_fact = false;
     for _ in 0..len {
         let r = rng.uniform();
         let pick = |n: usize| ((rng.uniform() * n as f32) as usize).min(n - 1);
@@ -43,19 +45,23 @@ pub fn synthetic_example(rng: &SeededRng) -> SpanExample {
             tokens.push(format!("k{}", pick(KEYS)));
             labels.push(Some(if prev_key { Label::I } else { Label::B }));
             prev_key = true;
+            prev_fact = false;
         } else if r < 0.4 {
             tokens.push(format!("f{}", pick(FACTS)));
-            labels.push(Some(Label::F));
+            labels.push(Some(if prev_fact { Label::I } else { Label::F }));
             prev_key = false;
+            prev_fact = true;
         } else {
             tokens.push(format!("w{}", pick(WORDS)));
             labels.push(Some(Label::O));
             prev_key = false;
+            prev_fact = false;
         }
     }
     tokens.push("[SEP]".into());
     labels.push(None);
-    SpanExample { tokens, labels, query: Some(if negative { "negative".into() } else { "keys".into() }) }
+    let query = Some(if negative { "negative".into() } else { "keys".into() });
+    SpanExample { tokens, labels, query, single_hop: Some(true) }
 }
 
 /// `n` synthetic examples drawn with `seed`.

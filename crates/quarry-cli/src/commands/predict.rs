@@ -1,0 +1,161 @@
+//! `quarry predict`: answers queries on Python files with a trained span model instead of
+//! the symbolic engine, printing findings in the formats of `quarry query`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use quarry_model::file_level::{Runner, Setting};
+use quarry_model::predict::predict_file;
+use quarry_query::report::{BlockRef, FileReport, FindingRecord};
+use quarry_query::Query;
+use quarry_syntax::corpus::source_files;
+use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile, DEFAULT_MAX_FILE_BYTES};
+
+use super::evaluate::{load_selector, load_span_model, subtokenizer_of};
+use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};
+use super::query::{emit, select_queries, QueryFormat};
+use super::sarif;
+
+/// Arguments of `quarry predict`.
+#[derive(Args)]
+pub struct PredictArgs {
+    /// Python files and directories (searched recursively, honouring .gitignore).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// A span checkpoint written by `quarry train span`.
+    #[arg(long)]
+    model: String,
+    /// A query to answer, by id, exact name or paper index (Q16); repeatable.
+    #[arg(long = "query", short = 'q', required = true)]
+    queries: Vec<String>,
+    /// A relevance checkpoint (`quarry train relevance`): blocks are picked first (two-step).
+    #[arg(long)]
+    relevance_model: Option<String>,
+    /// How files longer than the model's input are read: sliding-window, prefix or two-step
+    /// (default: two-step with --relevance-model, else sliding-window).
+    #[arg(long)]
+    setting: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = QueryFormat::Pretty)]
+    format: QueryFormat,
+    /// Maximum model input in sub-tokens.
+    #[arg(long, default_value_t = 512)]
+    max_len: usize,
+    /// Model inputs per forward pass.
+    #[arg(long, default_value_t = 16)]
+    batch_size: usize,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]
+    max_file_bytes: u64,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+}
+
+/// Runs `quarry predict`.
+pub fn run(args: PredictArgs) -> i32 {
+    match predict(&args) {
+        Ok(code) => code,
+        Err(e) => report_error(&format!("{e:#}")),
+    }
+}
+
+fn predict(args: &PredictArgs) -> Result<i32> {
+    let queries = select_queries(&args.queries).map_err(anyhow::Error::msg)?;
+    let setting = match &args.setting {
+        Some(name) => name.parse()?,
+        None if args.relevance_model.is_some() => Setting::TwoStep,
+        None => Setting::SlidingWindow,
+    };
+    if matches!(setting, Setting::Ideal | Setting::FileIdeal) {
+        anyhow::bail!("--setting {}: new code has no ground truth to pick relevant blocks", setting.name());
+    }
+    let model = load_span_model(&args.model, &args.device)?;
+    let subtokenizer = subtokenizer_of(&model)?;
+    let selector = load_selector(args.relevance_model.as_deref(), &args.device)?;
+    let runner = Runner {
+        span: &model,
+        subtokenizer: &subtokenizer,
+        selector: selector.as_deref(),
+        max_len: args.max_len.min(model.model.config.max_input_len()),
+        batch_size: args.batch_size,
+    };
+    let (files, walk_errors) = source_files(&args.paths, Language::Python);
+    let mut failed = walk_errors.len();
+    for error in &walk_errors {
+        eprintln!("quarry: error: {error}");
+    }
+    let options = LoadOptions { max_file_bytes: args.max_file_bytes };
+    let mut sarif_results = Vec::new();
+    let status = with_stdout(|out| {
+        for path in &files {
+            match answer_file(&runner, setting, path, &queries, &options, &args.model) {
+                Ok(report) => emit(out, args.format, &report, &mut sarif_results)?,
+                Err(error) => {
+                    failed += 1;
+                    eprintln!("quarry: error: {error:#} (skipped)");
+                }
+            }
+        }
+        if args.format == QueryFormat::Sarif {
+            sarif::write(out, &queries, &sarif_results)?;
+        }
+        Ok(())
+    });
+    if status != EXIT_OK {
+        return Ok(status);
+    }
+    if failed > 0 {
+        eprintln!("quarry: {failed} file(s) could not be answered");
+        return Ok(EXIT_INPUT_ERROR);
+    }
+    Ok(EXIT_OK)
+}
+
+/// One finding per query with predicted answers: all its answer and fact spans on the file.
+fn answer_file(
+    runner: &Runner<'_>,
+    setting: Setting,
+    path: &std::path::Path,
+    queries: &[&'static Query],
+    options: &LoadOptions,
+    model_name: &str,
+) -> Result<FileReport> {
+    let file = ParsedFile::load(path, Some(Language::Python), options)?;
+    let blocks = code_blocks(&file);
+    let mut findings = Vec::new();
+    for query in queries {
+        let prediction = predict_file(runner, setting, &file, &blocks, query.meta.name)
+            .with_context(|| format!("{}: query {}", path.display(), query.meta.name))?;
+        if prediction.answers.is_empty() {
+            continue;
+        }
+        findings.push(FindingRecord {
+            file: path.display().to_string(),
+            query: query.meta.name,
+            query_id: query.meta.id,
+            example_type: 1,
+            message: format!(
+                "predicted by {model_name} ({}): {} answer span(s), {} supporting fact(s)",
+                setting.name(),
+                prediction.answers.len(),
+                prediction.facts.len()
+            ),
+            answer_spans: prediction.answers,
+            supporting_fact_spans: prediction.facts,
+            relevant_blocks: prediction
+                .blocks
+                .iter()
+                .filter_map(|&i| blocks.all().get(i))
+                .map(BlockRef::from)
+                .collect(),
+        });
+    }
+    Ok(FileReport {
+        path: path.to_path_buf(),
+        text: file.text().to_string(),
+        has_syntax_errors: file.has_errors(),
+        findings,
+    })
+}
