@@ -1,9 +1,11 @@
-//! Span-task examples in the CodeQueries JSONL format and their batching.
+//! Span and relevance examples in the CodeQueries JSONL formats, their encoding to ids and
+//! their batching.
 
 use std::io::BufRead;
 use std::path::Path;
 
 use candle_core::{Device, Tensor};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::error::{ModelError, Result};
@@ -55,8 +57,34 @@ fn parse_label(v: &serde_json::Value) -> std::result::Result<Option<Label>, Stri
 
 /// Reads a JSONL file whose lines have `subtokenized_input_sequence` (strings) and
 /// `label_sequence` (`"B"`, `"I"`, `"O"`, `"F"`, or a negative number such as -100 for
-/// unlabeled positions; or the public dataset's integers B=0, I=1, O=2, F=3, 4 ignored), and optionally `query_name`. Blank lines are skipped.
+/// unlabeled positions; or the public dataset's integers B=0, I=1, O=2, F=3, 4 ignored), and
+/// optionally `query_name`. Blank lines are skipped.
 pub fn read_span_jsonl(path: &Path) -> Result<Vec<SpanExample>> {
+    read_jsonl(path, |raw: RawExample| {
+        if raw.subtokenized_input_sequence.len() != raw.label_sequence.len() {
+            return Err(format!(
+                "{} tokens but {} labels",
+                raw.subtokenized_input_sequence.len(),
+                raw.label_sequence.len()
+            ));
+        }
+        let labels = raw.label_sequence.iter().map(parse_label).collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(SpanExample {
+            tokens: raw.subtokenized_input_sequence,
+            labels,
+            query: raw.query_name,
+            single_hop: raw.single_hop,
+        })
+    })
+}
+
+/// Reads every non-blank line of a JSONL file as `R` and turns it into an example with
+/// `convert`; a line that does not parse or convert is an error naming the file and line,
+/// and so is a file without examples.
+fn read_jsonl<R: DeserializeOwned, T>(
+    path: &Path,
+    convert: impl Fn(R) -> std::result::Result<T, String>,
+) -> Result<Vec<T>> {
     let file = std::fs::File::open(path).map_err(|e| ModelError::io(path, e))?;
     let mut out = Vec::new();
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
@@ -64,26 +92,10 @@ pub fn read_span_jsonl(path: &Path) -> Result<Vec<SpanExample>> {
         if line.trim().is_empty() {
             continue;
         }
-        let bad = |message: String| ModelError::Json {
-            path: path.to_path_buf(),
-            message: format!("line {}: {message}", i + 1),
-        };
-        let raw: RawExample = serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
-        if raw.subtokenized_input_sequence.len() != raw.label_sequence.len() {
-            return Err(bad(format!(
-                "{} tokens but {} labels",
-                raw.subtokenized_input_sequence.len(),
-                raw.label_sequence.len()
-            )));
-        }
-        let labels =
-            raw.label_sequence.iter().map(parse_label).collect::<std::result::Result<Vec<_>, _>>().map_err(bad)?;
-        out.push(SpanExample {
-            tokens: raw.subtokenized_input_sequence,
-            labels,
-            query: raw.query_name,
-            single_hop: raw.single_hop,
-        });
+        let example = serde_json::from_str(&line).map_err(|e| e.to_string()).and_then(&convert).map_err(|message| {
+            ModelError::Json { path: path.to_path_buf(), message: format!("line {}: {message}", i + 1) }
+        })?;
+        out.push(example);
     }
     if out.is_empty() {
         return Err(ModelError::Data(format!("{}: no examples", path.display())));
@@ -132,28 +144,134 @@ pub struct Batch {
     pub lengths: Vec<usize>,
 }
 
-/// Pads `examples` to the longest one and moves them to `device`.
-pub fn make_batch(examples: &[&EncodedExample], pad_id: u32, device: &Device) -> Result<Batch> {
-    let seq = examples.iter().map(|e| e.ids.len()).max().unwrap_or(0).max(1);
-    let b = examples.len();
+/// Pads id sequences to the longest one (at least 1) and moves them to `device`:
+/// ids (padded with `pad_id`) and mask (1 for real tokens, 0 for padding), both
+/// `(batch, seq)` u32.
+pub fn pad_ids(sequences: &[&[u32]], pad_id: u32, device: &Device) -> Result<(Tensor, Tensor)> {
+    let seq = sequences.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
+    let b = sequences.len();
     let mut ids = vec![pad_id; b * seq];
     let mut mask = vec![0u32; b * seq];
-    let mut labels = vec![IGNORE_INDEX; b * seq];
+    for (r, s) in sequences.iter().enumerate() {
+        ids[r * seq..r * seq + s.len()].copy_from_slice(s);
+        mask[r * seq..r * seq + s.len()].fill(1);
+    }
+    Ok((Tensor::from_vec(ids, (b, seq), device)?, Tensor::from_vec(mask, (b, seq), device)?))
+}
+
+/// Pads `examples` to the longest one and moves them to `device`.
+pub fn make_batch(examples: &[&EncodedExample], pad_id: u32, device: &Device) -> Result<Batch> {
+    let sequences: Vec<&[u32]> = examples.iter().map(|e| e.ids.as_slice()).collect();
+    let (ids, mask) = pad_ids(&sequences, pad_id, device)?;
+    let seq = ids.dim(1)?;
+    let mut labels = vec![IGNORE_INDEX; examples.len() * seq];
     for (r, e) in examples.iter().enumerate() {
-        for (c, &id) in e.ids.iter().enumerate() {
-            ids[r * seq + c] = id;
-            mask[r * seq + c] = 1;
-            if let Some(l) = e.labels[c] {
+        for (c, l) in e.labels.iter().enumerate() {
+            if let Some(l) = l {
                 labels[r * seq + c] = l.index() as i64;
             }
         }
     }
     Ok(Batch {
-        ids: Tensor::from_vec(ids, (b, seq), device)?,
-        mask: Tensor::from_vec(mask, (b, seq), device)?,
-        labels: Tensor::from_vec(labels, b * seq, device)?,
-        lengths: examples.iter().map(|e| e.ids.len()).collect(),
+        ids,
+        mask,
+        labels: Tensor::from_vec(labels, examples.len() * seq, device)?,
+        lengths: sequences.iter().map(|s| s.len()).collect(),
     })
+}
+
+/// One relevance example: `[CLS] query [SEP] block [SEP]` sub-tokens and whether the block
+/// is relevant to the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RelevanceExample {
+    /// Sub-tokens, special tokens included, exactly as they go to the model.
+    pub tokens: Vec<String>,
+    /// The gold label: `true` for `relevance_label` 1.
+    pub relevant: bool,
+    /// The query the row belongs to, when the line names one.
+    pub query: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawRelevanceRow {
+    #[serde(default)]
+    subtokenized_input_sequence: Vec<String>,
+    relevance_label: Option<serde_json::Value>,
+    #[serde(default)]
+    query_name: Option<String>,
+}
+
+/// Reads the relevance rows the dataset builder writes (`twostep_*.jsonl`): each line needs
+/// `subtokenized_input_sequence` (non-empty; present when the dataset was built with
+/// `--tokenizer`) and `relevance_label` (1 relevant, 0 not; anything else is an error naming
+/// the file and line), and may have `query_name`. Other fields are ignored; blank lines are
+/// skipped.
+pub fn read_relevance_jsonl(path: &Path) -> Result<Vec<RelevanceExample>> {
+    read_jsonl(path, |raw: RawRelevanceRow| {
+        let relevant = match raw.relevance_label.as_ref().and_then(|v| v.as_u64()) {
+            Some(0) => false,
+            Some(1) => true,
+            _ => {
+                let got = raw.relevance_label.map_or("nothing".to_string(), |v| v.to_string());
+                return Err(format!("relevance_label must be 0 or 1, got {got}"));
+            }
+        };
+        if raw.subtokenized_input_sequence.is_empty() {
+            return Err("no subtokenized_input_sequence (build the dataset with --tokenizer to get one)".into());
+        }
+        Ok(RelevanceExample { tokens: raw.subtokenized_input_sequence, relevant, query: raw.query_name })
+    })
+}
+
+/// A relevance example mapped to ids, truncated to the model's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedRelevance {
+    /// Token ids, ending with the closing special token.
+    pub ids: Vec<u32>,
+    /// The gold label.
+    pub relevant: bool,
+    /// The query name, if any.
+    pub query: Option<String>,
+}
+
+/// Maps tokens to ids through the tokenizer's vocabulary. A sequence longer than `max_len`
+/// (at least 2) keeps its first `max_len - 1` tokens and its last one, the closing `[SEP]`,
+/// as the dataset builder prunes.
+pub fn encode_relevance(
+    examples: &[RelevanceExample],
+    tokenizer: &Tokenizer,
+    max_len: usize,
+) -> Result<Vec<EncodedRelevance>> {
+    let max_len = max_len.max(2);
+    examples
+        .iter()
+        .map(|e| {
+            let mut ids = tokenizer.ids_of_tokens(&e.tokens)?;
+            if ids.len() > max_len {
+                let last = ids[ids.len() - 1];
+                ids.truncate(max_len - 1);
+                ids.push(last);
+            }
+            Ok(EncodedRelevance { ids, relevant: e.relevant, query: e.query.clone() })
+        })
+        .collect()
+}
+
+/// Inverse-frequency class weights, as scikit-learn's
+/// `compute_class_weight("balanced", classes=range(num_classes), y=labels)`:
+/// `n_samples / (num_classes * count_c)` for class `c`, so that every class contributes
+/// equally to a weighted loss. Every class must occur (scikit-learn refuses too); a label
+/// outside `0..num_classes` is an error.
+pub fn class_weights_for(labels: impl IntoIterator<Item = usize>, num_classes: usize) -> Result<Vec<f32>> {
+    let mut counts = vec![0usize; num_classes];
+    for l in labels {
+        *counts.get_mut(l).ok_or_else(|| ModelError::Data(format!("label {l} outside 0..{num_classes}")))? += 1;
+    }
+    if let Some(c) = counts.iter().position(|&n| n == 0) {
+        return Err(ModelError::Data(format!("no example of class {c}, so balanced class weights are undefined")));
+    }
+    let n: usize = counts.iter().sum();
+    Ok(counts.iter().map(|&k| (n as f64 / (num_classes * k) as f64) as f32).collect())
 }
 
 #[cfg(test)]
@@ -187,5 +305,61 @@ mod tests {
         std::fs::write(&path, "{\"subtokenized_input_sequence\":[\"a\"],\"label_sequence\":[]}\n").unwrap();
         assert!(read_span_jsonl(&path).unwrap_err().to_string().contains("1 tokens but 0 labels"));
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn reads_relevance_rows_and_names_bad_lines() {
+        let path = std::env::temp_dir().join(format!("quarry-relevance-{}.jsonl", std::process::id()));
+        std::fs::write(
+            &path,
+            "{\"query_name\":\"q\",\"context_block\":{\"content\":\"x\"},\"relevance_label\":1,\
+             \"single_hop\":true,\"subtokenized_input_sequence\":[\"[CLS]\",\"a\",\"[SEP]\"]}\n\n\
+             {\"relevance_label\":0,\"subtokenized_input_sequence\":[\"b\"]}\n",
+        )
+        .unwrap();
+        let ex = read_relevance_jsonl(&path).unwrap();
+        assert_eq!(ex.len(), 2);
+        assert_eq!(ex[0].tokens, vec!["[CLS]", "a", "[SEP]"]);
+        assert!(ex[0].relevant && !ex[1].relevant);
+        assert_eq!(ex[0].query.as_deref(), Some("q"));
+        assert_eq!(ex[1].query, None);
+        for (line, why) in [
+            ("{\"relevance_label\":2,\"subtokenized_input_sequence\":[\"a\"]}", "got 2"),
+            ("{\"relevance_label\":\"1\",\"subtokenized_input_sequence\":[\"a\"]}", "got \"1\""),
+            ("{\"subtokenized_input_sequence\":[\"a\"]}", "got nothing"),
+            ("{\"relevance_label\":1}", "--tokenizer"),
+        ] {
+            std::fs::write(
+                &path,
+                format!("{{\"relevance_label\":0,\"subtokenized_input_sequence\":[\"a\"]}}\n{line}\n"),
+            )
+            .unwrap();
+            let err = read_relevance_jsonl(&path).unwrap_err().to_string();
+            assert!(err.contains(&path.display().to_string()) && err.contains("line 2") && err.contains(why), "{err}");
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn relevance_encoding_keeps_the_closing_token() {
+        let dir = std::env::temp_dir().join(format!("quarry-relevance-vocab-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\na\nb\n").unwrap();
+        let tok = Tokenizer::from_path(&dir).unwrap();
+        let tokens: Vec<String> = ["[CLS]", "a", "[SEP]", "b", "zz", "[SEP]"].iter().map(|t| t.to_string()).collect();
+        let ex = [RelevanceExample { tokens, relevant: true, query: None }];
+        assert_eq!(encode_relevance(&ex, &tok, 512).unwrap()[0].ids, vec![2, 4, 3, 5, 1, 3]);
+        assert_eq!(encode_relevance(&ex, &tok, 4).unwrap()[0].ids, vec![2, 4, 3, 3]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn class_weights_are_balanced_inverse_frequencies() {
+        // sklearn: compute_class_weight("balanced", classes=[0, 1], y=[0, 0, 0, 1]) == [2/3, 2].
+        let w = class_weights_for([0, 0, 0, 1], 2).unwrap();
+        assert!((w[0] - 2.0 / 3.0).abs() < 1e-6 && (w[1] - 2.0).abs() < 1e-6, "{w:?}");
+        assert_eq!(class_weights_for([1, 0], 2).unwrap(), vec![1.0, 1.0]);
+        assert!(class_weights_for([0, 0], 2).unwrap_err().to_string().contains("class 1"));
+        assert!(class_weights_for([0, 2], 2).is_err());
     }
 }

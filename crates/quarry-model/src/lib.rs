@@ -1,6 +1,6 @@
 //! Neural encoders of source code on candle: BERT/RoBERTa encoders loaded from Hugging Face
 //! checkpoints or initialized from scratch, per-layer hidden states for probing, span and
-//! relevance heads, training and exact-match evaluation.
+//! relevance heads, training, and exact-match and relevance evaluation.
 
 pub mod bert;
 pub mod checkpoint;
@@ -18,6 +18,7 @@ pub mod ops;
 pub mod optim;
 pub mod params;
 pub mod predict;
+pub mod relevance_model;
 pub mod rng;
 pub mod span_model;
 pub mod spans;
@@ -29,5 +30,6 @@ pub use bert::{Encoder, EncoderOutput};
 pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
 pub use error::{ModelError, Result};
 pub use loading::{load_model, LoadedModel, ModelSource};
+pub use relevance_model::{RelevanceEvaluation, RelevanceModel};
 pub use span_model::SpanModel;
 pub use tokenizer::{Encoded, Tokenizer};

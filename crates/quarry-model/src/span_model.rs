@@ -7,6 +7,7 @@ use crate::error::{ModelError, Result};
 use crate::heads::{cross_entropy, HeadConfig, TokenClassifier};
 use crate::loading::LoadedModel;
 use crate::spans::{aligned, ExactMatch, ExampleGroup, Label};
+use crate::train::{Trainable, Validation};
 
 /// Dropout of the token classifier.
 pub const SPAN_HEAD_DROPOUT: f64 = 0.1;
@@ -123,4 +124,29 @@ fn best_labels(logits: &Tensor, lengths: &[usize]) -> Result<Vec<Vec<Label>>> {
         .zip(lengths)
         .map(|(row, &n)| row[..n].iter().map(|&i| Label::from_index(i as usize).unwrap_or(Label::O)).collect())
         .collect())
+}
+
+impl Trainable for SpanModel {
+    type Example = EncodedExample;
+
+    fn loaded(&self) -> &LoadedModel {
+        &self.model
+    }
+
+    fn head_config(&self) -> HeadConfig {
+        SpanModel::head_config(self)
+    }
+
+    fn batch_loss(&self, batch: &[&EncodedExample], train: bool) -> Result<Tensor> {
+        let batch = make_batch(batch, self.model.tokenizer.pad_id(), self.model.encoder.device())?;
+        self.loss(&batch.ids, &batch.mask, &batch.labels, train)
+    }
+
+    /// Validation loss and exact match over all examples (`exact_match`).
+    fn validate(&self, valid: &[EncodedExample], batch_size: usize) -> Result<Validation> {
+        let eval = self.evaluate(valid, batch_size)?;
+        let name = "exact_match".to_string();
+        let metrics = [(name.clone(), eval.exact_match.all.rate())].into_iter().collect();
+        Ok(Validation { loss: eval.loss, metric_name: name, metrics })
+    }
 }

@@ -1,7 +1,8 @@
-//! Fine-tuning the span model: AdamW, linear decay, gradient accumulation, validation every
-//! epoch, best-by-validation-loss checkpoint, and resumable state.
+//! Fine-tuning a model with a task head ([`Trainable`]: the span and the relevance model):
+//! AdamW, linear decay, gradient accumulation, validation every epoch, best-by-validation-loss
+//! checkpoint, and resumable state.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -9,12 +10,44 @@ use candle_core::Tensor;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::save_checkpoint;
-use crate::data::{make_batch, EncodedExample};
+use crate::data::EncodedExample;
 use crate::error::{ModelError, Result};
+use crate::heads::HeadConfig;
+use crate::loading::LoadedModel;
 use crate::optim::{AdamW, AdamWConfig, LinearDecay};
 use crate::params::sorted_vars;
 use crate::rng::SeededRng;
 use crate::span_model::SpanModel;
+
+/// A model the training loop can fine-tune: an encoder with a task head.
+pub trait Trainable {
+    /// One encoded example.
+    type Example;
+
+    /// The encoder, tokenizer and parameter store (head parameters included).
+    fn loaded(&self) -> &LoadedModel;
+
+    /// The head description written into checkpoints.
+    fn head_config(&self) -> HeadConfig;
+
+    /// Mean loss of `batch` as a scalar tensor, with dropout when `train`.
+    fn batch_loss(&self, batch: &[&Self::Example], train: bool) -> Result<Tensor>;
+
+    /// Mean loss and metrics over `valid` in evaluation mode.
+    fn validate(&self, valid: &[Self::Example], batch_size: usize) -> Result<Validation>;
+}
+
+/// What [`Trainable::validate`] reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Validation {
+    /// Mean validation loss; the best checkpoint is the one where it is lowest.
+    pub loss: f64,
+    /// The headline metric, a key of `metrics` (`exact_match` for spans, `accuracy` for
+    /// relevance).
+    pub metric_name: String,
+    /// Every metric by name, as fractions.
+    pub metrics: BTreeMap<String, f64>,
+}
 
 /// Training settings.
 #[derive(Debug, Clone)]
@@ -61,12 +94,30 @@ pub struct EpochLog {
     pub loss: f64,
     /// Mean validation loss.
     pub valid_loss: f64,
-    /// Validation exact match over all examples.
-    pub exact_match: f64,
+    /// The headline validation metric, a key of `metrics`. Missing in states written before
+    /// there were several tasks, which were all span training: then `exact_match`.
+    #[serde(default = "default_metric_name")]
+    pub metric_name: String,
+    /// Validation metrics by name, stored as fields of the log itself: `exact_match` (over all
+    /// examples) for spans, as before there were several tasks; `accuracy`, `precision`,
+    /// `recall` and `f1` (of the relevant class) for relevance.
+    #[serde(flatten)]
+    pub metrics: BTreeMap<String, f64>,
     /// Whether this epoch gave the best validation loss so far.
     pub best: bool,
     /// Wall-clock seconds of the epoch, validation included.
     pub seconds: f64,
+}
+
+fn default_metric_name() -> String {
+    "exact_match".into()
+}
+
+impl EpochLog {
+    /// The value of the headline metric (NaN if the log lacks it).
+    pub fn metric(&self) -> f64 {
+        self.metrics.get(&self.metric_name).copied().unwrap_or(f64::NAN)
+    }
 }
 
 /// Progress reported while training.
@@ -128,15 +179,27 @@ fn add_grads(
     Ok(())
 }
 
-/// Trains `model` on `train`, validating on `valid` after every epoch.
-///
-/// With `out_dir`, the checkpoint with the lowest validation loss is kept in `out_dir/best`
-/// and the latest state (weights, optimizer, trainer state) in `out_dir/last`. With `resume`,
-/// the model must have been loaded from `out_dir/last` and the optimizer state continues.
+/// Trains a span model; the same as [`fit`].
 pub fn train_span(
     model: &SpanModel,
     train: &[EncodedExample],
     valid: &[EncodedExample],
+    config: &TrainConfig,
+    on_event: &mut dyn FnMut(&TrainEvent),
+) -> Result<Vec<EpochLog>> {
+    fit(model, train, valid, config, on_event)
+}
+
+/// Trains `model` on `train`, validating on `valid` after every epoch, and returns the log of
+/// every epoch (those of a resumed run included).
+///
+/// With `out_dir`, the checkpoint with the lowest validation loss is kept in `out_dir/best`
+/// and the latest state (weights, optimizer, trainer state) in `out_dir/last`. With `resume`,
+/// the model must have been loaded from `out_dir/last` and the optimizer state continues.
+pub fn fit<M: Trainable + ?Sized>(
+    model: &M,
+    train: &[M::Example],
+    valid: &[M::Example],
     config: &TrainConfig,
     on_event: &mut dyn FnMut(&TrainEvent),
 ) -> Result<Vec<EpochLog>> {
@@ -146,7 +209,8 @@ pub fn train_span(
     if config.batch_size == 0 || config.grad_accum == 0 {
         return Err(ModelError::Data("batch size and gradient accumulation must be positive".into()));
     }
-    let vars = sorted_vars(model.model.store.vars());
+    let m = model.loaded();
+    let vars = sorted_vars(m.store.vars());
     let mut opt = AdamW::new(
         vars.clone(),
         AdamWConfig { lr: config.lr, weight_decay: config.weight_decay, ..AdamWConfig::default() },
@@ -163,8 +227,6 @@ pub fn train_span(
             state = s;
         }
     }
-    let dev = model.model.encoder.device().clone();
-    let pad = model.model.tokenizer.pad_id();
     for epoch in state.epochs_done + 1..=config.epochs {
         let start = Instant::now();
         let order = SeededRng::new(config.seed.wrapping_add(epoch as u64)).permutation(train.len());
@@ -172,9 +234,8 @@ pub fn train_span(
         let mut in_acc = 0;
         let mut loss_sum = 0.0;
         for (bi, idx) in order.chunks(config.batch_size).enumerate() {
-            let refs: Vec<&EncodedExample> = idx.iter().map(|&i| &train[i]).collect();
-            let batch = make_batch(&refs, pad, &dev)?;
-            let loss = model.loss(&batch.ids, &batch.mask, &batch.labels, true)?;
+            let batch: Vec<&M::Example> = idx.iter().map(|&i| &train[i]).collect();
+            let loss = model.batch_loss(&batch, true)?;
             let value = loss.to_scalar::<f32>()? as f64;
             loss_sum += value;
             let grads = (loss / config.grad_accum as f64)?.backward()?;
@@ -188,7 +249,7 @@ pub fn train_span(
             }
             on_event(&TrainEvent::Batch { epoch, done: bi + 1, total: batches_per_epoch, loss: value });
         }
-        let eval = model.evaluate(valid, config.batch_size)?;
+        let eval = model.validate(valid, config.batch_size)?;
         let best = eval.loss < state.best_valid_loss;
         if best {
             state.best_valid_loss = eval.loss;
@@ -197,14 +258,14 @@ pub fn train_span(
             epoch,
             loss: loss_sum / batches_per_epoch as f64,
             valid_loss: eval.loss,
-            exact_match: eval.exact_match.all.rate(),
+            metric_name: eval.metric_name,
+            metrics: eval.metrics,
             best,
             seconds: start.elapsed().as_secs_f64(),
         };
         state.epochs_done = epoch;
         state.history.push(log.clone());
         if let Some(out) = &config.out_dir {
-            let m = &model.model;
             let head = model.head_config();
             if best {
                 save_checkpoint(&out.join("best"), &m.config, &m.tokenizer, &m.store, Some(&head))?;
@@ -220,4 +281,30 @@ pub fn train_span(
         on_event(&TrainEvent::Epoch(log));
     }
     Ok(state.history)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_logs_of_span_runs_keep_their_format() {
+        // A state written before there were several tasks reads back as exact match.
+        let old = r#"{"epoch":2,"loss":0.5,"valid_loss":0.25,"exact_match":0.75,"best":true,"seconds":1.5}"#;
+        let log: EpochLog = serde_json::from_str(old).unwrap();
+        assert_eq!(log.metric_name, "exact_match");
+        assert_eq!(log.metric(), 0.75);
+        let again = serde_json::to_value(&log).unwrap();
+        assert_eq!(again["exact_match"], 0.75);
+        assert_eq!(again["metric_name"], "exact_match");
+        let relevance = EpochLog {
+            metric_name: "accuracy".into(),
+            metrics: [("accuracy".to_string(), 0.5), ("f1".to_string(), 0.25)].into_iter().collect(),
+            ..log
+        };
+        let text = serde_json::to_string(&relevance).unwrap();
+        let back: EpochLog = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.metrics, relevance.metrics);
+        assert_eq!(back.metric(), 0.5);
+    }
 }

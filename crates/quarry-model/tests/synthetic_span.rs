@@ -29,7 +29,11 @@ fn scratch_encoder_learns_synthetic_spans() {
         if let TrainEvent::Epoch(l) = e {
             eprintln!(
                 "epoch {} loss {:.4} valid_loss {:.4} exact_match {:.3} ({:.1}s)",
-                l.epoch, l.loss, l.valid_loss, l.exact_match, l.seconds
+                l.epoch,
+                l.loss,
+                l.valid_loss,
+                l.metric(),
+                l.seconds
             );
         }
     })

@@ -1,5 +1,6 @@
-//! `quarry evaluate span` (alias `quarry eval span`): exact match of a span checkpoint in one
-//! of the paper's settings (Tables 2 and 3), as a table or JSON.
+//! `quarry evaluate span|relevance` (alias `quarry eval`): exact match of a span checkpoint
+//! in one of the paper's settings (Tables 2 and 3), or accuracy, precision, recall and F1 of
+//! a relevance checkpoint, as a table or JSON.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -10,10 +11,11 @@ use quarry_data::atomic::{read_records, AtomicFile};
 use quarry_data::codequeries::labels::Subtokenizer;
 use quarry_data::codequeries::Example;
 use quarry_model::data::{encode_examples, read_span_jsonl};
+use quarry_model::data::{encode_relevance, read_relevance_jsonl};
 use quarry_model::device::parse_device;
 use quarry_model::file_level::{BlockSelector, Runner, Setting};
 use quarry_model::spans::{decode, Breakdown, Counts, ExactMatch, Label};
-use quarry_model::{load_model, ModelSource, SpanModel};
+use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel};
 use serde_json::{json, Value};
 
 use super::input::Format;
@@ -24,31 +26,56 @@ use super::output::{with_stdout, write_json};
 pub enum EvaluateTask {
     /// Span prediction: exact match of answer and fact span sets.
     Span(SpanEvalArgs),
+    /// Block relevance: accuracy, precision, recall and F1 of the relevant class.
+    Relevance(RelevanceEvalArgs),
 }
 
-/// Arguments of `quarry evaluate span`.
+/// Arguments of every `quarry evaluate` task.
 #[derive(Args)]
-pub struct SpanEvalArgs {
-    /// A checkpoint written by `quarry train span` (its `best/` directory).
+pub struct EvalArgs {
+    /// A checkpoint written by `quarry train span|relevance` (its `best/` directory).
     #[arg(long)]
     pub model: String,
-    /// Examples: for `ideal`, JSONL with `subtokenized_input_sequence` and `label_sequence`
-    /// (`ideal_*.jsonl`, or the public dataset); for the file-level settings, the
-    /// `file_ideal_*.jsonl` examples of `quarry dataset codequeries` (`.gz` accepted).
+    /// Examples. Span, `ideal` setting: JSONL with `subtokenized_input_sequence` and
+    /// `label_sequence` (`ideal_*.jsonl`, or the public dataset); span, file-level settings:
+    /// the `file_ideal_*.jsonl` examples of `quarry dataset codequeries` (`.gz` accepted);
+    /// relevance: `twostep_*.jsonl` rows with `relevance_label`.
     #[arg(long)]
     pub data: PathBuf,
-    /// ideal, prefix, sliding-window, two-step or file-ideal.
-    #[arg(long, default_value = "ideal")]
-    pub setting: String,
-    /// Relevance classifier for the two-step setting (a `quarry train relevance` checkpoint).
-    #[arg(long)]
-    pub relevance_model: Option<String>,
     /// Maximum model input in sub-tokens.
     #[arg(long, default_value_t = 512)]
     pub max_len: usize,
     /// Model inputs per forward pass.
     #[arg(long, default_value_t = 16)]
     pub batch_size: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+}
+
+/// Arguments of `quarry evaluate relevance`.
+#[derive(Args)]
+pub struct RelevanceEvalArgs {
+    /// The settings shared with `quarry evaluate span`.
+    #[command(flatten)]
+    pub common: EvalArgs,
+}
+
+/// Arguments of `quarry evaluate span`.
+#[derive(Args)]
+pub struct SpanEvalArgs {
+    /// The settings shared with `quarry evaluate relevance`.
+    #[command(flatten)]
+    pub common: EvalArgs,
+    /// ideal, prefix, sliding-window, two-step or file-ideal.
+    #[arg(long, default_value = "ideal")]
+    pub setting: String,
+    /// Relevance classifier for the two-step setting (a `quarry train relevance` checkpoint).
+    #[arg(long)]
+    pub relevance_model: Option<String>,
     /// Evaluate at most N positive and N negative examples per query (a seeded sample).
     #[arg(long)]
     pub limit_per_query: Option<usize>,
@@ -58,18 +85,15 @@ pub struct SpanEvalArgs {
     /// Write one JSON line of predicted labels and spans per example here (ideal setting).
     #[arg(long)]
     pub predictions: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Pretty)]
-    pub format: Format,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
 }
 
 /// Runs `quarry evaluate ...`.
 pub fn run(task: EvaluateTask) -> i32 {
-    let EvaluateTask::Span(args) = task;
-    match evaluate(args) {
+    let result = match task {
+        EvaluateTask::Span(args) => evaluate(args),
+        EvaluateTask::Relevance(args) => evaluate_relevance(args),
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -78,22 +102,22 @@ pub fn run(task: EvaluateTask) -> i32 {
     }
 }
 
-/// Loads a span checkpoint.
-pub fn load_span_model(spec: &str, device: &str) -> Result<SpanModel> {
+/// Loads a checkpoint (directory, cached hub id) onto `device`.
+fn load_checkpoint(spec: &str, device: &str) -> Result<LoadedModel> {
     let device = parse_device(device)?;
     let source = ModelSource::parse(spec)?;
-    let loaded = load_model(&source, None, &device, 0).with_context(|| format!("loading model '{spec}'"))?;
-    Ok(SpanModel::new(loaded)?)
+    load_model(&source, None, &device, 0).with_context(|| format!("loading model '{spec}'"))
+}
+
+/// Loads a span checkpoint.
+pub fn load_span_model(spec: &str, device: &str) -> Result<SpanModel> {
+    Ok(SpanModel::new(load_checkpoint(spec, device)?)?)
 }
 
 /// Loads the relevance classifier named by `spec`, if any.
 pub fn load_selector(spec: Option<&str>, device: &str) -> Result<Option<Box<dyn BlockSelector>>> {
     let Some(spec) = spec else { return Ok(None) };
-    let device = parse_device(device)?;
-    let source = ModelSource::parse(spec)?;
-    let loaded = load_model(&source, None, &device, 0).with_context(|| format!("loading model '{spec}'"))?;
-    let _ = loaded;
-    anyhow::bail!("TEMP")
+    Ok(Some(Box::new(RelevanceModel::new(load_checkpoint(spec, device)?, None)?)))
 }
 
 /// The layout tokenizer of a checkpoint: its `tokenizer.json`.
@@ -119,29 +143,31 @@ fn sample<T>(items: Vec<T>, limit: Option<usize>, seed: u64, key: impl Fn(&T) ->
     items.into_iter().zip(keep).filter_map(|(item, k)| k.then_some(item)).collect()
 }
 
-fn evaluate(args: SpanEvalArgs) -> Result<i32> {
-    let setting: Setting = args.setting.parse()?;
+fn evaluate(span_args: SpanEvalArgs) -> Result<i32> {
+    let args = &span_args.common;
+    let setting: Setting = span_args.setting.parse()?;
     let model = load_span_model(&args.model, &args.device)?;
     let max_len = args.max_len.min(model.model.config.max_input_len());
     let started = std::time::Instant::now();
     let (em, examples, loss) = if setting == Setting::Ideal {
         let examples = read_span_jsonl(&args.data)?;
-        let examples = sample(examples, args.limit_per_query, args.seed, |e| {
+        let examples = sample(examples, span_args.limit_per_query, span_args.seed, |e| {
             (e.query.clone().unwrap_or_default(), e.labels.iter().any(|l| *l == Some(Label::B)))
         });
         let enc = encode_examples(&examples, &model.model.tokenizer, max_len)
             .with_context(|| format!("encoding {}", args.data.display()))?;
         let eval = model.evaluate(&enc, args.batch_size)?;
-        if let Some(path) = &args.predictions {
+        if let Some(path) = &span_args.predictions {
             write_predictions(path, &enc, &eval.predictions)?;
         }
         (eval.exact_match, enc.len(), Some(eval.loss))
     } else {
         let examples: Vec<Example> = read_records(&args.data)?;
-        let examples =
-            sample(examples, args.limit_per_query, args.seed, |e| (e.query_name.clone(), e.example_type == 1));
+        let examples = sample(examples, span_args.limit_per_query, span_args.seed, |e| {
+            (e.query_name.clone(), e.example_type == 1)
+        });
         let subtokenizer = subtokenizer_of(&model)?;
-        let selector = load_selector(args.relevance_model.as_deref(), &args.device)?;
+        let selector = load_selector(span_args.relevance_model.as_deref(), &args.device)?;
         let runner = Runner {
             span: &model,
             subtokenizer: &subtokenizer,
@@ -250,4 +276,45 @@ fn write_predictions(
     }
     file.commit()?;
     Ok(())
+}
+
+fn evaluate_relevance(relevance_args: RelevanceEvalArgs) -> Result<i32> {
+    let args = &relevance_args.common;
+    let model = RelevanceModel::new(load_checkpoint(&args.model, &args.device)?, None)?;
+    let max_len = args.max_len.min(model.model.config.max_input_len());
+    let examples = read_relevance_jsonl(&args.data)?;
+    let enc = encode_relevance(&examples, &model.model.tokenizer, max_len)
+        .with_context(|| format!("encoding {}", args.data.display()))?;
+    let eval = model.evaluate(&enc, args.batch_size)?;
+    let c = &eval.confusion;
+    Ok(with_stdout(|out| match args.format {
+        Format::Json => write_json(
+            out,
+            &json!({
+                "examples": c.total(),
+                "loss": eval.loss,
+                "accuracy": eval.accuracy,
+                "precision": eval.precision,
+                "recall": eval.recall,
+                "f1": eval.f1,
+                "true_positives": c.true_positives,
+                "false_positives": c.false_positives,
+                "true_negatives": c.true_negatives,
+                "false_negatives": c.false_negatives,
+            }),
+        ),
+        Format::Pretty => {
+            writeln!(out, "examples  {}", c.total())?;
+            writeln!(out, "loss      {:.4}", eval.loss)?;
+            writeln!(out, "accuracy  {:.4}", eval.accuracy)?;
+            writeln!(out, "precision {:.4}", eval.precision)?;
+            writeln!(out, "recall    {:.4}", eval.recall)?;
+            writeln!(out, "f1        {:.4}", eval.f1)?;
+            writeln!(
+                out,
+                "confusion tp {} fp {} tn {} fn {}",
+                c.true_positives, c.false_positives, c.true_negatives, c.false_negatives
+            )
+        }
+    }))
 }

@@ -1,26 +1,33 @@
-//! `quarry train span`: fine-tunes an encoder with a B/I/O/F head on CodeQueries-style JSONL.
+//! `quarry train span|relevance`: fine-tunes an encoder with a B/I/O/F head, or with the
+//! two-step procedure's relevance classifier, on CodeQueries-style JSONL.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use quarry_model::data::{encode_examples, read_span_jsonl};
+use quarry_model::data::{
+    class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, RelevanceExample,
+};
 use quarry_model::device::parse_device;
-use quarry_model::train::{read_state, train_span, TrainConfig, TrainEvent};
-use quarry_model::{load_model, ModelSource, SpanModel};
+use quarry_model::relevance_model::RELEVANCE_CLASSES;
+use quarry_model::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
+use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel};
 
 /// What to train.
 #[derive(Subcommand)]
 pub enum TrainTask {
     /// Span prediction: one B/I/O/F label per sub-token.
-    Span(SpanArgs),
+    Span(TrainArgs),
+    /// Block relevance (two-step procedure): is `[CLS] query [SEP] block [SEP]` relevant?
+    Relevance(RelevanceArgs),
 }
 
-/// Arguments of `quarry train span`.
+/// Arguments of every `quarry train` task.
 #[derive(Args)]
-pub struct SpanArgs {
-    /// Training examples (JSONL with `subtokenized_input_sequence` and `label_sequence`).
+pub struct TrainArgs {
+    /// Training examples: JSONL with `subtokenized_input_sequence` and `label_sequence`
+    /// (span) or `relevance_label` (relevance, the dataset builder's `twostep_*.jsonl`).
     #[arg(long)]
     pub train: PathBuf,
     /// Validation examples, same format.
@@ -64,10 +71,25 @@ pub struct SpanArgs {
     pub device: String,
 }
 
+/// Arguments of `quarry train relevance`.
+#[derive(Args)]
+pub struct RelevanceArgs {
+    /// The settings shared with `quarry train span`.
+    #[command(flatten)]
+    pub common: TrainArgs,
+    /// Train with an unweighted loss; by default each class is weighted by its inverse
+    /// frequency in the training set (stored in the checkpoint's head configuration).
+    #[arg(long)]
+    pub no_class_weights: bool,
+}
+
 /// Runs `quarry train ...`.
 pub fn run(task: TrainTask) -> i32 {
-    let TrainTask::Span(args) = task;
-    match train(args) {
+    let result = match task {
+        TrainTask::Span(args) => train_span(args),
+        TrainTask::Relevance(args) => train_relevance(args),
+    };
+    match result {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -76,7 +98,14 @@ pub fn run(task: TrainTask) -> i32 {
     }
 }
 
-fn train(args: SpanArgs) -> Result<()> {
+/// What loading decided: the usable maximum length, and whether training resumes.
+struct Setup {
+    max_len: usize,
+    resuming: bool,
+}
+
+/// Loads `--model`, or `OUT/last` when resuming.
+fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
     let device = parse_device(&args.device)?;
     let resuming = args.resume && read_state(&args.out)?.is_some();
     let source = if resuming {
@@ -85,18 +114,21 @@ fn train(args: SpanArgs) -> Result<()> {
     } else {
         ModelSource::parse(&args.model)?
     };
-    let loaded = load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
+    let model = load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
         .with_context(|| format!("loading model '{}'", args.model))?;
-    let max_len = args.max_len.min(loaded.config.max_input_len());
-    let model = SpanModel::new(loaded)?;
-    let tok = &model.model.tokenizer;
-    let train_set = read_span_jsonl(&args.train)?;
-    let valid_set = read_span_jsonl(&args.valid)?;
-    let train_enc =
-        encode_examples(&train_set, tok, max_len).with_context(|| format!("encoding {}", args.train.display()))?;
-    let valid_enc =
-        encode_examples(&valid_set, tok, max_len).with_context(|| format!("encoding {}", args.valid.display()))?;
-    eprintln!("{} training and {} validation examples, max length {max_len}", train_enc.len(), valid_enc.len());
+    let max_len = args.max_len.min(model.config.max_input_len());
+    Ok((model, Setup { max_len, resuming }))
+}
+
+/// Trains `model` with the settings of `args`, printing progress, then the best checkpoint.
+fn run_training<M: Trainable>(
+    model: &M,
+    train: &[M::Example],
+    valid: &[M::Example],
+    args: &TrainArgs,
+    setup: &Setup,
+) -> Result<()> {
+    eprintln!("{} training and {} validation examples, max length {}", train.len(), valid.len(), setup.max_len);
     let config = TrainConfig {
         epochs: args.epochs,
         batch_size: args.batch_size,
@@ -105,12 +137,49 @@ fn train(args: SpanArgs) -> Result<()> {
         weight_decay: args.weight_decay,
         seed: args.seed,
         out_dir: Some(args.out.clone()),
-        resume: resuming,
+        resume: setup.resuming,
     };
-    train_span(&model, &train_enc, &valid_enc, &config, &mut report)?;
+    fit(model, train, valid, &config, &mut report)?;
     eprintln!();
     println!("best checkpoint: {}", args.out.join("best").display());
     Ok(())
+}
+
+fn train_span(args: TrainArgs) -> Result<()> {
+    let (model, setup) = load(&args)?;
+    let model = SpanModel::new(model)?;
+    let tok = &model.model.tokenizer;
+    let encode = |path: &PathBuf| {
+        let examples = read_span_jsonl(path)?;
+        encode_examples(&examples, tok, setup.max_len).with_context(|| format!("encoding {}", path.display()))
+    };
+    run_training(&model, &encode(&args.train)?, &encode(&args.valid)?, &args, &setup)
+}
+
+fn train_relevance(args: RelevanceArgs) -> Result<()> {
+    let common = &args.common;
+    let (model, setup) = load(common)?;
+    let train_set = read_relevance_jsonl(&common.train)?;
+    let valid_set = read_relevance_jsonl(&common.valid)?;
+    let weights = if args.no_class_weights {
+        None
+    } else {
+        let labels = train_set.iter().map(|e| usize::from(e.relevant));
+        let w = class_weights_for(labels, RELEVANCE_CLASSES)
+            .with_context(|| format!("class weights of {} (or pass --no-class-weights)", common.train.display()))?;
+        eprintln!("class weights: not relevant {:.4}, relevant {:.4}", w[0], w[1]);
+        Some(w)
+    };
+    // These weights, or none, replace any that a relevance checkpoint given as --model has.
+    let mut model = RelevanceModel::new(model, None)?;
+    model.set_class_weights(weights)?;
+    let tok = &model.model.tokenizer;
+    let encode = |set: &[RelevanceExample], path: &PathBuf| {
+        encode_relevance(set, tok, setup.max_len).with_context(|| format!("encoding {}", path.display()))
+    };
+    let train = encode(&train_set, &common.train)?;
+    let valid = encode(&valid_set, &common.valid)?;
+    run_training(&model, &train, &valid, common, &setup)
 }
 
 fn report(event: &TrainEvent) {
@@ -127,12 +196,16 @@ fn report(event: &TrainEvent) {
         }
         TrainEvent::Epoch(l) => {
             eprintln!();
+            // The headline metric first, then the known ones in this order, then any others.
+            const ORDER: [&str; 5] = ["exact_match", "accuracy", "precision", "recall", "f1"];
+            let mut names: Vec<&String> = l.metrics.keys().collect();
+            names.sort_by_key(|n| (**n != l.metric_name, ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len())));
+            let metrics: String = names.iter().map(|n| format!(" {n} {:.4}", l.metrics[*n])).collect();
             println!(
-                "epoch {} loss {:.4} valid_loss {:.4} exact_match {:.4}{} ({:.1}s)",
+                "epoch {} loss {:.4} valid_loss {:.4}{metrics}{} ({:.1}s)",
                 l.epoch,
                 l.loss,
                 l.valid_loss,
-                l.exact_match,
                 if l.best { " best" } else { "" },
                 l.seconds
             );
