@@ -79,11 +79,14 @@ impl AdamW {
             let Some(g) = grads.get(&slot.name) else {
                 continue;
             };
-            slot.m = ((&slot.m * c.beta1)? + (g * (1.0 - c.beta1))?)?;
-            slot.v = ((&slot.v * c.beta2)? + (g.sqr()? * (1.0 - c.beta2))?)?;
+            // Gradients and parameters carry the autograd graph of the step that made them;
+            // moments built from them would keep every step's activations alive.
+            let g = g.detach();
+            slot.m = ((&slot.m * c.beta1)? + (&g * (1.0 - c.beta1))?)?.detach();
+            slot.v = ((&slot.v * c.beta2)? + (g.sqr()? * (1.0 - c.beta2))?)?.detach();
             let denom = ((&slot.v / bias2)?.sqrt()? + c.eps)?;
             let update = ((&slot.m / bias1)? / denom)?;
-            let theta = slot.var.as_tensor();
+            let theta = &slot.var.as_tensor().detach();
             let theta =
                 if slot.decay && c.weight_decay > 0.0 { (theta * (1.0 - lr * c.weight_decay))? } else { theta.clone() };
             slot.var.set(&(theta - (update * lr)?)?)?;

@@ -169,9 +169,11 @@ fn add_grads(
 ) -> Result<()> {
     for (name, var) in vars {
         if let Some(g) = grads.get(var.as_tensor()) {
+            // Detached: an accumulated gradient must not keep the step's graph alive.
+            let g = g.detach();
             let sum = match acc.remove(name) {
                 Some(prev) => (prev + g)?,
-                None => g.clone(),
+                None => g,
             };
             acc.insert(name.clone(), sum);
         }
