@@ -273,6 +273,13 @@ impl Trainable for RelevanceModel {
     }
 }
 
+impl crate::file_level::BlockSelector for RelevanceModel {
+    fn relevant(&self, inputs: &[Vec<String>], batch_size: usize) -> Result<Vec<bool>> {
+        let ids = inputs.iter().map(|tokens| self.model.tokenizer.ids_of_tokens(tokens)).collect::<Result<Vec<_>>>()?;
+        RelevanceModel::relevant(self, &ids, batch_size)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,12 +339,5 @@ mod tests {
                 class_weights: Some(vec![0.75, 1.5])
             }
         );
-    }
-}
-
-impl crate::file_level::BlockSelector for RelevanceModel {
-    fn relevant(&self, inputs: &[Vec<String>], batch_size: usize) -> Result<Vec<bool>> {
-        let ids = inputs.iter().map(|tokens| self.model.tokenizer.ids_of_tokens(tokens)).collect::<Result<Vec<_>>>()?;
-        RelevanceModel::relevant(self, &ids, batch_size)
     }
 }

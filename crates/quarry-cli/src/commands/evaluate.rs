@@ -152,7 +152,7 @@ fn evaluate(span_args: SpanEvalArgs) -> Result<i32> {
     let (em, examples, loss) = if setting == Setting::Ideal {
         let examples = read_span_jsonl(&args.data)?;
         let examples = sample(examples, span_args.limit_per_query, span_args.seed, |e| {
-            (e.query.clone().unwrap_or_default(), e.labels.iter().any(|l| *l == Some(Label::B)))
+            (e.query.clone().unwrap_or_default(), e.labels.contains(&Some(Label::B)))
         });
         let enc = encode_examples(&examples, &model.model.tokenizer, max_len)
             .with_context(|| format!("encoding {}", args.data.display()))?;
