@@ -50,8 +50,9 @@ impl ModelSource {
     }
 }
 
-/// Finds a hub model in the local Hugging Face cache (`$HF_HOME/hub` or
-/// `~/.cache/huggingface/hub`); this build does not download.
+/// Finds a hub model in the local Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub` or
+/// `~/.cache/huggingface/hub`), downloading it there with hf-hub when it is missing (unless
+/// `HF_HUB_OFFLINE` is set). Without network access the error says how to proceed.
 pub fn resolve_hub(id: &str) -> Result<PathBuf> {
     let hub = std::env::var_os("HF_HUB_CACHE")
         .map(PathBuf::from)
@@ -59,21 +60,58 @@ pub fn resolve_hub(id: &str) -> Result<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub")));
     let not_found = |why: String| ModelError::ModelSpec { spec: id.to_string(), message: why };
     let hub = hub.ok_or_else(|| not_found("no Hugging Face cache directory (HOME unset)".into()))?;
+    if let Some(dir) = cached_snapshot(&hub, id) {
+        return Ok(dir);
+    }
+    let repo = hub.join(format!("models--{}", id.replace('/', "--")));
+    if std::env::var_os("HF_HUB_OFFLINE").is_some_and(|v| v != "0") {
+        return Err(not_found(format!(
+            "not in the local Hugging Face cache ({}) and HF_HUB_OFFLINE is set",
+            repo.display()
+        )));
+    }
+    download_from_hub(&hub, id).map_err(|e| {
+        not_found(format!(
+            "not in the local Hugging Face cache ({}) and the download failed: {e}; without network \
+             access, fetch it elsewhere (e.g. `huggingface-cli download {id}`) and pass its directory",
+            repo.display()
+        ))
+    })
+}
+
+/// The cached snapshot of `id` under `hub` that holds a `config.json`, if any.
+fn cached_snapshot(hub: &Path, id: &str) -> Option<PathBuf> {
     let repo = hub.join(format!("models--{}", id.replace('/', "--")));
     let snapshots = repo.join("snapshots");
-    let revision = std::fs::read_to_string(repo.join("refs/main")).ok();
-    let candidate = match revision {
-        Some(r) => Some(snapshots.join(r.trim())),
-        None => std::fs::read_dir(&snapshots).ok().and_then(|mut d| d.next()).and_then(|e| e.ok()).map(|e| e.path()),
+    let dir = match std::fs::read_to_string(repo.join("refs/main")) {
+        Ok(revision) => snapshots.join(revision.trim()),
+        Err(_) => std::fs::read_dir(&snapshots).ok()?.next()?.ok()?.path(),
     };
-    match candidate {
-        Some(dir) if dir.join("config.json").is_file() => Ok(dir),
-        _ => Err(not_found(format!(
-            "not in the local Hugging Face cache ({}); this build cannot download, so fetch it \
-             elsewhere (e.g. `huggingface-cli download {id}`) and pass its directory",
-            repo.display()
-        ))),
+    dir.join("config.json").is_file().then_some(dir)
+}
+
+/// Downloads the files an encoder needs (configuration, one tokenizer layout, one weights
+/// file) into the cache and returns the snapshot directory.
+fn download_from_hub(hub: &Path, id: &str) -> std::result::Result<PathBuf, String> {
+    let api = hf_hub::api::sync::ApiBuilder::new()
+        .with_cache_dir(hub.to_path_buf())
+        .with_progress(false)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let repo = api.model(id.to_string());
+    let config = repo.get("config.json").map_err(|e| e.to_string())?;
+    let has = |file: &str| repo.get(file).is_ok();
+    let tokenizer = has("tokenizer.json") || has("vocab.txt") || (has("vocab.json") && has("merges.txt"));
+    // Optional: casing and special-token settings.
+    let _ = has("tokenizer_config.json");
+    let weights = has("model.safetensors") || has("pytorch_model.bin");
+    if !tokenizer || !weights {
+        return Err(format!(
+            "the repository lacks {}",
+            if weights { "a tokenizer" } else { "model.safetensors or pytorch_model.bin" }
+        ));
     }
+    config.parent().map(Path::to_path_buf).ok_or_else(|| "the download has no directory".into())
 }
 
 /// An encoder with its tokenizer, configuration and parameter store.
@@ -153,8 +191,9 @@ mod tests {
 
     #[test]
     fn absent_hub_model_is_a_clear_error() {
+        // Offline, the download fails on the network; online, on the missing repository.
         let err = resolve_hub("quarry-test/definitely-not-cached").unwrap_err().to_string();
-        assert!(err.contains("cannot download"), "{err}");
+        assert!(err.contains("not in the local Hugging Face cache") && err.contains("pass its directory"), "{err}");
     }
 
     #[test]
