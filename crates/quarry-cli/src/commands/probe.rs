@@ -106,7 +106,9 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
         let device = parse_device(&args.device)?;
         load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
     };
-    let model = load().map_err(|e| format!("--model {}: {e}", args.model))?;
+    let model = load().map_err(|e| {
+        format!("--model {}: {e}; or pass precomputed layer_NN.bin features with --features DIR", args.model)
+    })?;
     Ok(Box::new(EncoderFeatures::new(model, ProbedToken::for_task(task), args.encoder_batch)))
 }
 
