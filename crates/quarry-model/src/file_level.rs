@@ -199,9 +199,20 @@ impl Runner<'_> {
 
     /// Predicted labels over the whole input of `example` in `setting`, with the input.
     pub fn predict(&self, setting: Setting, example: &Example) -> Result<(LabeledInput, Vec<Label>)> {
+        self.predict_cached(setting, example, &mut TokenCache::default())
+    }
+
+    /// [`Runner::predict`] with a sub-token cache shared by the examples of one file, so
+    /// each block is tokenized once however many queries read it.
+    pub fn predict_cached(
+        &self,
+        setting: Setting,
+        example: &Example,
+        cache: &mut TokenCache,
+    ) -> Result<(LabeledInput, Vec<Label>)> {
         let input = self
             .subtokenizer
-            .labeled_input(example, &mut TokenCache::default())
+            .labeled_input(example, cache)
             .map_err(|e| ModelError::Data(format!("{}: {e}", example.code_file_path)))?;
         let windows = self.windows(setting, example, &input)?;
         let labels = predict_windows(self.span, &input, &windows, self.subtokenizer.separator(), self.batch_size)?;

@@ -3,7 +3,7 @@
 //! to answer and supporting-fact spans in the file's line/column coordinates.
 
 use quarry_data::codequeries::examples::query_context;
-use quarry_data::codequeries::labels::{decode_spans, file_position, CharSpan};
+use quarry_data::codequeries::labels::{decode_spans, file_position, CharSpan, TokenCache};
 use quarry_data::codequeries::Example;
 use quarry_syntax::{Blocks, ParsedFile, Position, Span, SpanRecord};
 
@@ -31,17 +31,19 @@ pub fn file_span(file: &ParsedFile, example: &Example, span: &CharSpan) -> Optio
     Span::from_positions(file.text(), file.source().lines(), start, end).map(|s| s.to_record(file.text()))
 }
 
-/// Answers `query_name` on `file` (its `blocks` already computed) in `setting`.
+/// Answers `query_name` on `file` (its `blocks` already computed) in `setting`; `cache`
+/// holds the file's block sub-tokens across queries (one cache per file).
 pub fn predict_file(
     runner: &Runner<'_>,
     setting: Setting,
     file: &ParsedFile,
     blocks: &Blocks,
     query_name: &str,
+    cache: &mut TokenCache,
 ) -> Result<FilePrediction> {
     let path = file.source().path().display().to_string();
     let example = query_context(file, blocks, &path, query_name);
-    let (input, labels) = runner.predict(setting, &example)?;
+    let (input, labels) = runner.predict_cached(setting, &example, cache)?;
     let mut prediction = FilePrediction::default();
     for span in decode_spans(&public_labels(&labels, &input), &input.origins) {
         let Some(record) = file_span(file, &example, &span) else { continue };

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use quarry_data::codequeries::labels::TokenCache;
 use quarry_model::file_level::{Runner, Setting};
 use quarry_model::predict::predict_file;
 use quarry_query::report::{BlockRef, FileReport, FindingRecord};
@@ -125,8 +126,9 @@ fn answer_file(
     let file = ParsedFile::load(path, Some(Language::Python), options)?;
     let blocks = code_blocks(&file);
     let mut findings = Vec::new();
+    let mut cache = TokenCache::default();
     for query in queries {
-        let prediction = predict_file(runner, setting, &file, &blocks, query.meta.name)
+        let prediction = predict_file(runner, setting, &file, &blocks, query.meta.name, &mut cache)
             .with_context(|| format!("{}: query {}", path.display(), query.meta.name))?;
         if prediction.answers.is_empty() {
             continue;
