@@ -1,0 +1,36 @@
+//! CodeQA (seeds/001): question–answer pairs generated from code comments,
+//! the dataset builder, the released parallel-file format and its
+//! statistics.
+//!
+//! The generator follows Section 4 and Appendix A of the paper on quarry's
+//! dependency parses (spaCy's English labels): [`preprocess`] cleans a
+//! comment, [`roles`] derives each verb's predicate–argument structure from
+//! its dependents (the dependency → role mapping is documented there),
+//! [`verb_group`] finds auxiliaries, negation and do-support, [`wh`] and
+//! [`yesno`] hold the question templates, [`filters`] the paper's answer
+//! filters and [`generate`] puts them together.
+
+pub mod code_text;
+pub mod dataset;
+pub mod extract;
+pub mod files;
+pub mod filters;
+pub mod generate;
+pub mod pair;
+pub mod preprocess;
+pub mod roles;
+pub mod score;
+pub mod stats;
+pub mod stored;
+pub mod variants;
+pub mod verb_group;
+pub mod wh;
+pub mod words;
+pub mod yesno;
+
+pub use generate::{
+    generate, lacks_subject, pairs_from_doc, reads_as_code_subject, texts_to_parse, wants_code_subject, CommentParser,
+    Outcome, DEFAULT_MAX_PAIRS,
+};
+pub use pair::{Kind, Pair};
+pub use stored::StoredParses;

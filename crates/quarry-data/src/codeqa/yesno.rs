@@ -1,0 +1,35 @@
+//! Yes/No questions (paper Section 4.3): one for every predicate with a
+//! finite verb, in declarative order after the auxiliary (do-support when
+//! the verb group has no auxiliary, modal or copula). The negation is not
+//! carried into the question; it flips the answer to "No" ("windows don't
+//! have a mode" → "Do windows have a mode ?" / "No").
+
+use super::pair::{Kind, Pair};
+use super::wh::Clause;
+use super::words::{question, words};
+
+/// The Yes/No question of a clause, or `None` when its verb is not finite.
+pub fn yes_no_question(c: &Clause) -> Option<Pair> {
+    let tag = c.doc.tokens[c.pred.verb].tag.as_str();
+    // Participles and gerunds without an auxiliary are not finite.
+    if c.pred.aux.is_empty() && matches!(tag, "VBG" | "VBN") && c.verb.main_aux != "did" {
+        return None;
+    }
+    if c.pred.aux.is_empty() && tag == "VB" && c.doc.tokens[c.pred.verb].dep == "xcomp" {
+        return None;
+    }
+    // A clausal object stays out, as in Syn-QG's ccomp template ("Does the
+    // code ensure ?").
+    let (object, skip) = match c.object() {
+        Some(o) if o.dep == "ccomp" => (String::new(), vec![o.head]),
+        Some(o) => (words(c.doc, &o.tokens), vec![o.head]),
+        None => (String::new(), Vec::new()),
+    };
+    let v = &c.verb;
+    Some(Pair {
+        question: question(&[&v.main_aux, &c.subject, &v.secondary, &v.bool_verb, &object, &c.rest(&skip)]),
+        answer: if v.negated { "No" } else { "Yes" }.to_string(),
+        kind: Kind::Yesno,
+        rule: "yesno".into(),
+    })
+}
