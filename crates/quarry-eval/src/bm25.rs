@@ -24,10 +24,19 @@ impl Default for Bm25Params {
 }
 
 /// An index over a tokenized corpus.
+///
+/// Scores are computed from an inverted index: a document that lacks a query term gains
+/// `idf * 0 / norm = ±0.0` from it in rank-bm25, which leaves its running sum unchanged, so
+/// visiting only the documents holding each term gives bit-identical scores. The dense
+/// per-document loop is kept for the parameters where that term is not zero (`k1 = 0`, or
+/// an average document length of zero, where rank-bm25 divides zero by zero).
 #[derive(Debug, Clone)]
 pub struct Bm25 {
     params: Bm25Params,
-    doc_freqs: Vec<HashMap<String, u64>>,
+    /// term -> (document, frequency) in document order.
+    postings: HashMap<String, Vec<(u32, f64)>>,
+    /// `k1 * (1 - b + b * doc_len / avgdl)` per document, in rank-bm25's operation order.
+    norm: Vec<f64>,
     doc_len: Vec<f64>,
     avgdl: f64,
     idf: HashMap<String, f64>,
@@ -39,35 +48,37 @@ impl Bm25 {
         if corpus.is_empty() {
             return Err(EvalError::EmptyInput);
         }
-        let mut doc_freqs = Vec::with_capacity(corpus.len());
+        if corpus.len() > u32::MAX as usize {
+            return Err(EvalError::InvalidParameter(format!("{} documents are more than BM25 indexes", corpus.len())));
+        }
+        let mut postings: HashMap<String, Vec<(u32, f64)>> = HashMap::new();
         let mut doc_len = Vec::with_capacity(corpus.len());
         // document frequencies in first-seen order, as Python's dict keeps them
         let mut order: Vec<String> = Vec::new();
-        let mut nd: HashMap<String, u64> = HashMap::new();
         let mut num_doc: u64 = 0;
-        for doc in corpus {
+        for (d, doc) in corpus.iter().enumerate() {
             doc_len.push(doc.len() as f64);
             num_doc += doc.len() as u64;
-            let mut freqs: HashMap<String, u64> = HashMap::new();
+            let mut freqs: HashMap<&str, u64> = HashMap::new();
             let mut seen_order: Vec<&str> = Vec::new();
             for w in doc {
                 let w = w.as_ref();
-                let e = freqs.entry(w.to_string()).or_insert(0);
+                let e = freqs.entry(w).or_insert(0);
                 if *e == 0 {
                     seen_order.push(w);
                 }
                 *e += 1;
             }
             for w in seen_order {
-                match nd.get_mut(w) {
-                    Some(c) => *c += 1,
+                let f = freqs[w] as f64;
+                match postings.get_mut(w) {
+                    Some(list) => list.push((d as u32, f)),
                     None => {
-                        nd.insert(w.to_string(), 1);
+                        postings.insert(w.to_string(), vec![(d as u32, f)]);
                         order.push(w.to_string());
                     }
                 }
             }
-            doc_freqs.push(freqs);
         }
         let n = corpus.len() as f64;
         let avgdl = num_doc as f64 / n;
@@ -75,7 +86,7 @@ impl Bm25 {
         let mut idf_sum = 0.0;
         let mut negative = Vec::new();
         for w in &order {
-            let freq = nd[w] as f64;
+            let freq = postings[w].len() as f64;
             let v = (n - freq + 0.5).ln() - (freq + 0.5).ln();
             idf_sum += v;
             if v < 0.0 {
@@ -88,7 +99,9 @@ impl Bm25 {
         for w in negative {
             idf.insert(w, eps);
         }
-        Ok(Bm25 { params, doc_freqs, doc_len, avgdl, idf })
+        let Bm25Params { k1, b, .. } = params;
+        let norm = doc_len.iter().map(|&dl| k1 * (1.0 - b + b * dl / avgdl)).collect();
+        Ok(Bm25 { params, postings, norm, doc_len, avgdl, idf })
     }
 
     /// Number of documents.
@@ -101,21 +114,48 @@ impl Bm25 {
         self.doc_len.is_empty()
     }
 
+    /// The average document length in tokens.
+    pub fn avgdl(&self) -> f64 {
+        self.avgdl
+    }
+
     /// The idf of a term (0 when unseen).
     pub fn idf(&self, term: &str) -> f64 {
         self.idf.get(term).copied().unwrap_or(0.0)
     }
 
+    /// Whether a document without a term may gain something other than zero from it.
+    fn absent_terms_count(&self) -> bool {
+        // k1 = 0 makes a norm 0; an average length of 0 makes every norm NaN
+        self.norm.iter().any(|v| !v.is_finite() || *v == 0.0)
+    }
+
     /// Scores of every document for a tokenized query (`get_scores`).
     pub fn scores<S: AsRef<str>>(&self, query: &[S]) -> Vec<f64> {
-        let Bm25Params { k1, b, .. } = self.params;
+        let k1 = self.params.k1;
         let mut score = vec![0.0; self.len()];
+        let dense = self.absent_terms_count();
         for q in query {
             let q = q.as_ref();
             let idf = self.idf(q);
-            for (i, s) in score.iter_mut().enumerate() {
-                let f = self.doc_freqs[i].get(q).copied().unwrap_or(0) as f64;
-                *s += idf * (f * (k1 + 1.0) / (f + k1 * (1.0 - b + b * self.doc_len[i] / self.avgdl)));
+            let list = self.postings.get(q).map(Vec::as_slice).unwrap_or(&[]);
+            if dense {
+                let mut next = list.iter().peekable();
+                for (i, s) in score.iter_mut().enumerate() {
+                    let f = match next.peek() {
+                        Some(&&(d, f)) if d as usize == i => {
+                            next.next();
+                            f
+                        }
+                        _ => 0.0,
+                    };
+                    *s += idf * (f * (k1 + 1.0) / (f + self.norm[i]));
+                }
+            } else {
+                for &(d, f) in list {
+                    let d = d as usize;
+                    score[d] += idf * (f * (k1 + 1.0) / (f + self.norm[d]));
+                }
             }
         }
         score
@@ -126,11 +166,24 @@ impl Bm25 {
     /// (numpy's default `argsort` in rank-bm25's `get_top_n` does not promise
     /// any order among ties).
     pub fn top_n<S: AsRef<str>>(&self, query: &[S], n: usize) -> Vec<usize> {
+        self.top_n_scored(query, n).into_iter().map(|(i, _)| i).collect()
+    }
+
+    /// The `n` best documents with their scores, best first, ties as [`Bm25::top_n`].
+    pub fn top_n_scored<S: AsRef<str>>(&self, query: &[S], n: usize) -> Vec<(usize, f64)> {
         let scores = self.scores(query);
         let mut idx: Vec<usize> = (0..scores.len()).collect();
-        idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
-        idx.truncate(n);
-        idx
+        let order = |a: &usize, b: &usize| scores[*b].total_cmp(&scores[*a]).then(b.cmp(a));
+        let n = n.min(idx.len());
+        if n == 0 {
+            return Vec::new();
+        }
+        if n < idx.len() {
+            idx.select_nth_unstable_by(n - 1, order);
+            idx.truncate(n);
+        }
+        idx.sort_by(order);
+        idx.into_iter().map(|i| (i, scores[i])).collect()
     }
 }
 
@@ -150,5 +203,35 @@ mod tests {
         assert_eq!(s[0], 0.0);
         assert!(s[1] == 0.937_294_722_506_405_1, "{s:?}");
         assert_eq!(bm.top_n(&["windy", "London"], 1), [1]);
+    }
+
+    #[test]
+    fn sparse_and_dense_scoring_agree() {
+        let corpus: Vec<Vec<&str>> =
+            ["a b c a", "b d", "", "c c c e", "a e f g h"].iter().map(|d| d.split_whitespace().collect()).collect();
+        let sparse = Bm25::new(&corpus, Bm25Params::default()).unwrap();
+        assert!(!sparse.absent_terms_count());
+        for q in [vec!["a", "c"], vec!["zz"], vec!["b", "b", "e"], vec![]] {
+            let s = sparse.scores(&q);
+            // the same sums as visiting every document
+            let mut dense = vec![0.0; corpus.len()];
+            for t in &q {
+                let idf = sparse.idf(t);
+                for (i, doc) in corpus.iter().enumerate() {
+                    let f = doc.iter().filter(|w| **w == *t).count() as f64;
+                    dense[i] += idf * (f * 2.5 / (f + sparse.norm[i]));
+                }
+            }
+            assert_eq!(s, dense, "{q:?}");
+            let top = sparse.top_n_scored(&q, 3);
+            let mut all: Vec<usize> = (0..corpus.len()).collect();
+            all.sort_by(|&a, &b| s[b].total_cmp(&s[a]).then(b.cmp(&a)));
+            assert_eq!(top.iter().map(|x| x.0).collect::<Vec<_>>(), all[..3]);
+        }
+        // k1 = 0 divides 0 by 0 for absent terms in rank-bm25: those documents score NaN.
+        let nan = Bm25::new(&corpus, Bm25Params { k1: 0.0, ..Bm25Params::default() }).unwrap();
+        let s = nan.scores(&["a"]);
+        assert!(s[0].is_finite() && s[4].is_finite());
+        assert!(s[1].is_nan() && s[2].is_nan() && s[3].is_nan());
     }
 }

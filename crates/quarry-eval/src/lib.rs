@@ -14,6 +14,7 @@
 //! | [`spans`] | CodeQueries span-set exact match | 0–1 |
 //! | [`classification`] | accuracy, per-class P/R/F1, macro-F1, confusion | 0–1 |
 //! | [`bm25`] | rank-bm25 `BM25Okapi` | raw |
+//! | [`cs1qa`] | CS1QA's line F1/EM, majority vote, answer BLEU-1 | 0–1 |
 
 #![warn(missing_docs)]
 
@@ -22,6 +23,7 @@ pub mod bm25;
 pub mod classification;
 pub mod codeqa_bleu;
 pub mod codeqa_rouge;
+pub mod cs1qa;
 mod error;
 pub mod lines;
 pub mod meteor;
