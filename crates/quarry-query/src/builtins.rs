@@ -2,7 +2,218 @@
 //! are builtins: their bases, the notable attributes they define (special
 //! methods such as `__eq__`, `__hash__`, `__iter__`, `__next__`, `__call__`
 //! and the public methods a subclass may clash with), and whether they are
-//! exceptions.
+//! exceptions; and the one table of builtin names, per Python version.
+
+/// A Python major version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PythonVersion {
+    /// Python 2 (`__builtin__`).
+    Two,
+    /// Python 3 (`builtins`).
+    Three,
+}
+
+/// The versions a builtin name exists in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Versions {
+    Py2,
+    Py3,
+    Both,
+    /// Defined only on Windows (`WindowsError`), so absent where CodeQL's
+    /// extractor and quarry's tests run.
+    Windows,
+}
+
+/// Names of the `builtins` / `__builtin__` module, sorted, with the
+/// versions that define them.
+const BUILTIN_NAMES: &[(&str, Versions)] = &[
+    ("ArithmeticError", Versions::Both),
+    ("AssertionError", Versions::Both),
+    ("AttributeError", Versions::Both),
+    ("BaseException", Versions::Both),
+    ("BlockingIOError", Versions::Py3),
+    ("BrokenPipeError", Versions::Py3),
+    ("BufferError", Versions::Both),
+    ("BytesWarning", Versions::Both),
+    ("ChildProcessError", Versions::Py3),
+    ("ConnectionAbortedError", Versions::Py3),
+    ("ConnectionError", Versions::Py3),
+    ("ConnectionRefusedError", Versions::Py3),
+    ("ConnectionResetError", Versions::Py3),
+    ("DeprecationWarning", Versions::Both),
+    ("EOFError", Versions::Both),
+    ("Ellipsis", Versions::Both),
+    ("EnvironmentError", Versions::Both),
+    ("Exception", Versions::Both),
+    ("False", Versions::Both),
+    ("FileExistsError", Versions::Py3),
+    ("FileNotFoundError", Versions::Py3),
+    ("FloatingPointError", Versions::Both),
+    ("FutureWarning", Versions::Both),
+    ("GeneratorExit", Versions::Both),
+    ("IOError", Versions::Both),
+    ("ImportError", Versions::Both),
+    ("ImportWarning", Versions::Both),
+    ("IndentationError", Versions::Both),
+    ("IndexError", Versions::Both),
+    ("InterruptedError", Versions::Py3),
+    ("IsADirectoryError", Versions::Py3),
+    ("KeyError", Versions::Both),
+    ("KeyboardInterrupt", Versions::Both),
+    ("LookupError", Versions::Both),
+    ("MemoryError", Versions::Both),
+    ("ModuleNotFoundError", Versions::Py3),
+    ("NameError", Versions::Both),
+    ("None", Versions::Both),
+    ("NotADirectoryError", Versions::Py3),
+    ("NotImplemented", Versions::Both),
+    ("NotImplementedError", Versions::Both),
+    ("OSError", Versions::Both),
+    ("OverflowError", Versions::Both),
+    ("PendingDeprecationWarning", Versions::Both),
+    ("PermissionError", Versions::Py3),
+    ("ProcessLookupError", Versions::Py3),
+    ("RecursionError", Versions::Py3),
+    ("ReferenceError", Versions::Both),
+    ("ResourceWarning", Versions::Py3),
+    ("RuntimeError", Versions::Both),
+    ("RuntimeWarning", Versions::Both),
+    ("StandardError", Versions::Py2),
+    ("StopAsyncIteration", Versions::Py3),
+    ("StopIteration", Versions::Both),
+    ("SyntaxError", Versions::Both),
+    ("SyntaxWarning", Versions::Both),
+    ("SystemError", Versions::Both),
+    ("SystemExit", Versions::Both),
+    ("TabError", Versions::Both),
+    ("TimeoutError", Versions::Py3),
+    ("True", Versions::Both),
+    ("TypeError", Versions::Both),
+    ("UnboundLocalError", Versions::Both),
+    ("UnicodeDecodeError", Versions::Both),
+    ("UnicodeEncodeError", Versions::Both),
+    ("UnicodeError", Versions::Both),
+    ("UnicodeTranslateError", Versions::Both),
+    ("UnicodeWarning", Versions::Both),
+    ("UserWarning", Versions::Both),
+    ("ValueError", Versions::Both),
+    ("Warning", Versions::Both),
+    ("WindowsError", Versions::Windows),
+    ("ZeroDivisionError", Versions::Both),
+    ("__build_class__", Versions::Py3),
+    ("__debug__", Versions::Both),
+    ("__doc__", Versions::Both),
+    ("__import__", Versions::Both),
+    ("__loader__", Versions::Py3),
+    ("__name__", Versions::Both),
+    ("__package__", Versions::Both),
+    ("__spec__", Versions::Py3),
+    ("abs", Versions::Both),
+    ("all", Versions::Both),
+    ("any", Versions::Both),
+    ("apply", Versions::Py2),
+    ("ascii", Versions::Py3),
+    ("basestring", Versions::Py2),
+    ("bin", Versions::Both),
+    ("bool", Versions::Both),
+    ("breakpoint", Versions::Py3),
+    ("buffer", Versions::Py2),
+    ("bytearray", Versions::Both),
+    ("bytes", Versions::Both),
+    ("callable", Versions::Both),
+    ("chr", Versions::Both),
+    ("classmethod", Versions::Both),
+    ("cmp", Versions::Py2),
+    ("coerce", Versions::Py2),
+    ("compile", Versions::Both),
+    ("complex", Versions::Both),
+    ("copyright", Versions::Both),
+    ("credits", Versions::Both),
+    ("delattr", Versions::Both),
+    ("dict", Versions::Both),
+    ("dir", Versions::Both),
+    ("divmod", Versions::Both),
+    ("enumerate", Versions::Both),
+    ("eval", Versions::Both),
+    ("exec", Versions::Py3),
+    ("execfile", Versions::Py2),
+    ("exit", Versions::Both),
+    ("file", Versions::Py2),
+    ("filter", Versions::Both),
+    ("float", Versions::Both),
+    ("format", Versions::Both),
+    ("frozenset", Versions::Both),
+    ("getattr", Versions::Both),
+    ("globals", Versions::Both),
+    ("hasattr", Versions::Both),
+    ("hash", Versions::Both),
+    ("help", Versions::Both),
+    ("hex", Versions::Both),
+    ("id", Versions::Both),
+    ("input", Versions::Both),
+    ("int", Versions::Both),
+    ("intern", Versions::Py2),
+    ("isinstance", Versions::Both),
+    ("issubclass", Versions::Both),
+    ("iter", Versions::Both),
+    ("len", Versions::Both),
+    ("license", Versions::Both),
+    ("list", Versions::Both),
+    ("locals", Versions::Both),
+    ("long", Versions::Py2),
+    ("map", Versions::Both),
+    ("max", Versions::Both),
+    ("memoryview", Versions::Both),
+    ("min", Versions::Both),
+    ("next", Versions::Both),
+    ("object", Versions::Both),
+    ("oct", Versions::Both),
+    ("open", Versions::Both),
+    ("ord", Versions::Both),
+    ("pow", Versions::Both),
+    ("print", Versions::Both),
+    ("property", Versions::Both),
+    ("quit", Versions::Both),
+    ("range", Versions::Both),
+    ("raw_input", Versions::Py2),
+    ("reduce", Versions::Py2),
+    ("reload", Versions::Py2),
+    ("repr", Versions::Both),
+    ("reversed", Versions::Both),
+    ("round", Versions::Both),
+    ("set", Versions::Both),
+    ("setattr", Versions::Both),
+    ("slice", Versions::Both),
+    ("sorted", Versions::Both),
+    ("staticmethod", Versions::Both),
+    ("str", Versions::Both),
+    ("sum", Versions::Both),
+    ("super", Versions::Both),
+    ("tuple", Versions::Both),
+    ("type", Versions::Both),
+    ("unichr", Versions::Py2),
+    ("unicode", Versions::Py2),
+    ("vars", Versions::Both),
+    ("xrange", Versions::Py2),
+    ("zip", Versions::Both),
+];
+
+/// Whether `name` is a builtin in Python 2 or Python 3.
+pub fn is_builtin_name(name: &str) -> bool {
+    BUILTIN_NAMES.binary_search_by(|(n, _)| n.cmp(&name)).is_ok()
+}
+
+/// Whether `name` is a builtin in the given Python version on every
+/// platform (`WindowsError` is not).
+pub fn is_builtin_in(name: &str, version: PythonVersion) -> bool {
+    match BUILTIN_NAMES.binary_search_by(|(n, _)| n.cmp(&name)) {
+        Ok(i) => matches!(
+            (BUILTIN_NAMES[i].1, version),
+            (Versions::Both, _) | (Versions::Py2, PythonVersion::Two) | (Versions::Py3, PythonVersion::Three)
+        ),
+        Err(_) => false,
+    }
+}
 
 /// One builtin class.
 #[derive(Debug, Clone, Copy)]
@@ -404,6 +615,12 @@ mod tests {
         assert_eq!(lookup("ValueError", "args"), Some("BaseException"));
         assert_eq!(lookup("list", "__hash__"), Some("object"));
         assert!(is_unhashable("list") && !is_unhashable("tuple"));
+        assert!(BUILTIN_NAMES.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
+        assert!(is_builtin_name("len") && is_builtin_name("unicode") && !is_builtin_name("self"));
+        assert!(is_builtin_in("unicode", PythonVersion::Two) && !is_builtin_in("unicode", PythonVersion::Three));
+        assert!(is_builtin_in("ascii", PythonVersion::Three) && !is_builtin_in("ascii", PythonVersion::Two));
+        assert!(is_builtin_in("len", PythonVersion::Two) && is_builtin_in("len", PythonVersion::Three));
+        assert!(is_builtin_name("WindowsError") && !is_builtin_in("WindowsError", PythonVersion::Three));
         assert!(is_exception("IOError") && !is_exception("dict"));
         assert!(declares("enumerate", "__next__"));
         assert!(is_ordering_method("__ge__") && !is_ordering_method("__eq__"));

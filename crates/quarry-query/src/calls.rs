@@ -3,12 +3,14 @@
 //! local variable holding `super(...)`), and plain names of module-level
 //! functions and classes.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{method_class, parameter_names};
+use crate::ast::method_class;
 use crate::classes::{ClassId, Classes, Lookup};
 use crate::context::FileContext;
 use crate::methods::own_nodes;
+use crate::parameters::parameter_names;
 use quarry_syntax::ParsedFile;
 
 /// What a reference resolves to.
@@ -47,11 +49,11 @@ pub fn classify_attribute<'f>(
     function: Node<'f>,
     attribute: Node<'f>,
 ) -> Reference {
-    let Some(object) = attribute.child_by_field_name("object") else { return Reference::Opaque };
+    let Some(object) = attribute.field(Field::Object) else { return Reference::Opaque };
     if let Some(after) = super_class(file, classes, defining, function, object) {
         return Reference::Super(after);
     }
-    if object.kind() != "identifier" {
+    if object.py_kind() != Kind::Identifier {
         return Reference::Opaque;
     }
     let name = file.node_text(object);
@@ -69,8 +71,8 @@ pub fn classify_attribute<'f>(
 /// hides any class of that name.
 fn assigns_locally(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
     own_nodes(function).into_iter().any(|n| {
-        matches!(n.kind(), "assignment" | "for_statement" | "with_item")
-            && n.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && file.node_text(l) == name)
+        matches!(n.py_kind(), Kind::Assignment | Kind::ForStatement | Kind::WithItem)
+            && n.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && file.node_text(l) == name)
     })
 }
 
@@ -95,7 +97,7 @@ pub fn resolve_attribute<'f>(
     function: Node<'f>,
     attribute: Node<'f>,
 ) -> Target<'f> {
-    let Some(name) = attribute.child_by_field_name("attribute") else { return Target::Unknown };
+    let Some(name) = attribute.field(Field::Attribute) else { return Target::Unknown };
     let reference = classify_attribute(file, classes, defining, function, attribute);
     resolve_reference(classes, runtime, reference, file.node_text(name))
 }
@@ -119,12 +121,12 @@ fn super_class<'f>(
     function: Node<'f>,
     object: Node<'f>,
 ) -> Option<ClassId> {
-    let call = if object.kind() == "identifier" {
+    let call = if object.py_kind() == Kind::Identifier {
         let variable = file.node_text(object);
         own_nodes(function).into_iter().find_map(|n| {
-            let left = n.child_by_field_name("left")?;
-            let right = n.child_by_field_name("right")?;
-            (n.kind() == "assignment" && file.node_text(left) == variable && is_super_call(file, right))
+            let left = n.field(Field::Left)?;
+            let right = n.field(Field::Right)?;
+            (n.py_kind() == Kind::Assignment && file.node_text(left) == variable && is_super_call(file, right))
                 .then_some(right)
         })?
     } else {
@@ -133,7 +135,7 @@ fn super_class<'f>(
     if !is_super_call(file, call) {
         return None;
     }
-    let first = call.child_by_field_name("arguments").and_then(|a| a.named_child(0));
+    let first = call.field(Field::Arguments).and_then(|a| a.named_child(0));
     match first {
         None => Some(defining),
         Some(arg) => {
@@ -145,10 +147,8 @@ fn super_class<'f>(
 }
 
 fn is_super_call(file: &ParsedFile, node: Node<'_>) -> bool {
-    node.kind() == "call"
-        && node
-            .child_by_field_name("function")
-            .is_some_and(|f| f.kind() == "identifier" && file.node_text(f) == "super")
+    node.py_kind() == Kind::Call
+        && node.field(Field::Function).is_some_and(|f| f.py_kind() == Kind::Identifier && file.node_text(f) == "super")
 }
 
 /// Every target that `function` (a method of `defining`) references by an
@@ -186,7 +186,7 @@ pub fn attribute_references<'f>(
     own_nodes(function)
         .into_iter()
         .filter(|n| {
-            n.kind() == "attribute" && n.child_by_field_name("attribute").map(|a| file.node_text(a)) == Some(name)
+            n.py_kind() == Kind::Attribute && n.field(Field::Attribute).map(|a| file.node_text(a)) == Some(name)
         })
         .map(|n| (n, classify_attribute(file, classes, defining, function, n)))
         .collect()
@@ -208,23 +208,23 @@ pub struct CallTarget<'f> {
 /// `self.m(...)` in a method, `Class.m(...)` and `super(...).m(...)`.
 pub fn resolve_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarget<'f>> {
     let file = cx.file();
-    let callee = call.child_by_field_name("function")?;
-    match callee.kind() {
-        "identifier" => {
+    let callee = call.field(Field::Function)?;
+    match callee.py_kind() {
+        Kind::Identifier => {
             let name = file.node_text(callee);
             let definition = module_definition(cx, name, call)?;
-            (definition.kind() == "function_definition").then_some(CallTarget {
+            (definition.py_kind() == Kind::FunctionDefinition).then_some(CallTarget {
                 function: definition,
                 class: None,
                 bound: false,
             })
         }
-        "attribute" => {
+        Kind::Attribute => {
             let classes = cx.classes();
             let function = enclosing_method(call)?;
             let defining = defining_class(classes, function)?;
-            let object = callee.child_by_field_name("object")?;
-            let through_class = object.kind() == "identifier"
+            let object = callee.field(Field::Object)?;
+            let through_class = object.py_kind() == Kind::Identifier
                 && parameter_names(file, function).first().map(|(n, _)| n.as_str()) != Some(file.node_text(object))
                 && super_class(file, classes, defining, function, object).is_none();
             match resolve_attribute(file, classes, defining, defining, function, callee) {
@@ -245,7 +245,7 @@ pub fn resolve_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarg
 /// Resolves a call `Name(...)` to a class of the file bound only by its
 /// `class` statement at module level and not shadowed where the call is.
 pub fn resolve_class_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<ClassId> {
-    let callee = call.child_by_field_name("function").filter(|f| f.kind() == "identifier")?;
+    let callee = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Identifier)?;
     let definition = module_definition(cx, cx.file().node_text(callee), call)?;
     cx.classes().of_node(definition)
 }
@@ -262,7 +262,7 @@ fn module_definition<'f>(cx: &FileContext<'f>, name: &str, site: Node<'f>) -> Op
     }
     let mut current = site.parent();
     while let Some(n) = current {
-        if matches!(n.kind(), "function_definition" | "lambda" | "class_definition") {
+        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::Lambda | Kind::ClassDefinition) {
             if let Some(scope) = scopes.of_node(n.id()) {
                 if scopes.get(scope).is_local(name) {
                     return None;
@@ -272,7 +272,7 @@ fn module_definition<'f>(cx: &FileContext<'f>, name: &str, site: Node<'f>) -> Op
         current = n.parent();
     }
     let before = bindings.iter().rev().find(|b| b.start_byte < site.start_byte()).or(bindings.last())?;
-    let definitions = cx.nodes("function_definition").iter().chain(cx.nodes("class_definition"));
+    let definitions = cx.nodes(Kind::FunctionDefinition).iter().chain(cx.nodes(Kind::ClassDefinition));
     definitions.copied().find(|d| d.id() == before.binder_id.unwrap_or(usize::MAX))
 }
 
@@ -313,12 +313,12 @@ mod tests {
         let text = "def f(a): pass\nclass K(object):\n    def m(self): f(1)\n    @staticmethod\n    def s(): pass\n    def n(self):\n        self.m()\n        K.m(self)\n        self.s()\nK()\ndef g(f):\n    f(1)\n";
         let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
         let cx = FileContext::new(&file);
-        let calls = cx.nodes("call");
+        let calls = cx.nodes(Kind::Call);
         let targets: Vec<Option<(String, bool)>> = calls
             .iter()
             .map(|c| {
                 resolve_call(&cx, *c)
-                    .map(|t| (file.node_text(t.function.child_by_field_name("name").unwrap()).to_string(), t.bound))
+                    .map(|t| (file.node_text(t.function.field(Field::Name).unwrap()).to_string(), t.bound))
             })
             .collect();
         let some = |n: &str, b: bool| Some((n.to_string(), b));

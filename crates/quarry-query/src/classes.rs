@@ -5,13 +5,14 @@
 //! `self`. Built once per file without recursion; cyclic or inconsistent
 //! hierarchies fall back to a depth-first order.
 
-use quarry_syntax::blocks::TRANSPARENT;
+use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::ast::{decorators, named_children, parameter_names};
+use crate::ast::{decorators, named_children};
 use crate::builtins;
+use crate::parameters::parameter_names;
 use crate::scopes::{BindingKind, Scopes};
 use quarry_syntax::ParsedFile;
 
@@ -82,7 +83,22 @@ pub struct ClassInfo<'f> {
     pub self_stores: Vec<SelfStore<'f>>,
 }
 
+/// Class decorators that return the class they are given, with no methods
+/// added that the class queries reason about.
+const TRANSPARENT_CLASS_DECORATORS: &[&str] = &["total_ordering", "functools.total_ordering"];
+
 impl<'f> ClassInfo<'f> {
+    /// Whether a decorator may replace the class or generate its methods
+    /// (`@attr.s`, `@dataclass`, a project's own decorator): CodeQL does not
+    /// model such classes, so the equality, hashing and ordering queries
+    /// leave them alone.
+    pub fn has_opaque_decorator(&self) -> bool {
+        self.decorators.iter().any(|d| {
+            let name: String = d.split('(').next().unwrap_or_default().split_whitespace().collect();
+            !TRANSPARENT_CLASS_DECORATORS.contains(&name.as_str())
+        })
+    }
+
     /// The last declaration of `name` in the class body.
     pub fn declared(&self, name: &str) -> Option<&Member<'f>> {
         self.members.iter().rev().find(|m| m.name == name)
@@ -126,20 +142,22 @@ impl<'f> Classes<'f> {
         let module_bindings = &scopes.get(0).bindings;
         let mut classes: Vec<ClassInfo<'f>> = Vec::with_capacity(class_nodes.len());
         for &node in class_nodes {
-            let name = node.child_by_field_name("name").map(|n| file.node_text(n).to_string()).unwrap_or_default();
+            let name = node.field(Field::Name).map(|n| file.node_text(n).to_string()).unwrap_or_default();
             let mut bases = Vec::new();
             let mut metaclass = None;
-            if let Some(list) = node.child_by_field_name("superclasses") {
+            if let Some(list) = node.field(Field::Superclasses) {
                 for base in named_children(list) {
-                    match base.kind() {
-                        "keyword_argument" => {
-                            let key = base.child_by_field_name("name").map(|k| file.node_text(k));
+                    match base.py_kind() {
+                        Kind::KeywordArgument => {
+                            let key = base.field(Field::Name).map(|k| file.node_text(k));
                             if key == Some("metaclass") {
-                                metaclass = base.child_by_field_name("value").map(|v| file.node_text(v).to_string());
+                                metaclass = base.field(Field::Value).map(|v| file.node_text(v).to_string());
                             }
                         }
-                        "comment" => {}
-                        "list_splat" | "dictionary_splat" => bases.push(ClassRef::Unknown(file.node_text(base).into())),
+                        Kind::Comment => {}
+                        Kind::ListSplat | Kind::DictionarySplat => {
+                            bases.push(ClassRef::Unknown(file.node_text(base).into()))
+                        }
                         _ => bases.push(resolve_base(file, base, node, &classes, module_bindings)),
                     }
                 }
@@ -287,7 +305,7 @@ impl<'f> Classes<'f> {
 fn scope_encloses(node: Node<'_>, site: Node<'_>) -> bool {
     let mut current = node.parent();
     while let Some(n) = current {
-        if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
             return n.start_byte() <= site.start_byte() && site.end_byte() <= n.end_byte();
         }
         current = n.parent();
@@ -305,7 +323,7 @@ fn resolve_base<'f>(
     module_bindings: &[crate::scopes::NameEvent],
 ) -> ClassRef {
     let text = file.node_text(base).trim();
-    if base.kind() != "identifier" {
+    if base.py_kind() != Kind::Identifier {
         return ClassRef::Unknown(text.to_string());
     }
     let local = earlier
@@ -327,32 +345,33 @@ fn resolve_base<'f>(
 /// The attributes declared directly in a class body.
 fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {
     let mut members = Vec::new();
-    let Some(body) = class.child_by_field_name("body") else { return members };
+    let Some(body) = class.field(Field::Body) else { return members };
     let mut stack: Vec<Node<'f>> = named_children(body).into_iter().rev().collect();
     while let Some(node) = stack.pop() {
-        let node = if node.kind() == "decorated_definition" {
-            node.child_by_field_name("definition").unwrap_or(node)
+        let node = if node.py_kind() == Kind::DecoratedDefinition {
+            node.field(Field::Definition).unwrap_or(node)
         } else {
             node
         };
-        match node.kind() {
-            "function_definition" | "class_definition" => {
-                let kind = if node.kind() == "class_definition" { MemberKind::NestedClass } else { MemberKind::Method };
-                if let Some(name) = node.child_by_field_name("name") {
+        match node.py_kind() {
+            Kind::FunctionDefinition | Kind::ClassDefinition => {
+                let kind =
+                    if node.py_kind() == Kind::ClassDefinition { MemberKind::NestedClass } else { MemberKind::Method };
+                if let Some(name) = node.field(Field::Name) {
                     members.push(Member { name: file.node_text(name).to_string(), kind, node });
                 }
             }
-            "expression_statement" => {
+            Kind::ExpressionStatement => {
                 for child in named_children(node) {
-                    if child.kind() == "assignment" {
+                    if child.py_kind() == Kind::Assignment {
                         assignment_members(file, child, &mut members);
                     }
                 }
             }
-            kind if TRANSPARENT.contains(&kind) => {
+            kind if crate::syntax::TRANSPARENT.contains(&kind) => {
                 let children: Vec<Node<'f>> = named_children(node)
                     .into_iter()
-                    .filter(|c| kind == "block" || TRANSPARENT.contains(&c.kind()))
+                    .filter(|c| kind == Kind::Block || crate::syntax::TRANSPARENT.contains(&c.py_kind()))
                     .collect();
                 stack.extend(children.into_iter().rev());
             }
@@ -369,11 +388,11 @@ fn assignment_members<'f>(file: &ParsedFile, assignment: Node<'f>, members: &mut
     let mut targets = Vec::new();
     let mut value = None;
     while let Some(a) = current {
-        if let Some(left) = a.child_by_field_name("left") {
+        if let Some(left) = a.field(Field::Left) {
             targets.push(left);
         }
-        match a.child_by_field_name("right") {
-            Some(right) if right.kind() == "assignment" => current = Some(right),
+        match a.field(Field::Right) {
+            Some(right) if right.py_kind() == Kind::Assignment => current = Some(right),
             right => {
                 value = right;
                 current = None;
@@ -381,15 +400,15 @@ fn assignment_members<'f>(file: &ParsedFile, assignment: Node<'f>, members: &mut
         }
     }
     for target in targets {
-        let names: Vec<Node<'f>> = if target.kind() == "identifier" {
+        let names: Vec<Node<'f>> = if target.py_kind() == Kind::Identifier {
             vec![target]
-        } else if matches!(target.kind(), "pattern_list" | "tuple_pattern" | "list_pattern") {
-            named_children(target).into_iter().filter(|n| n.kind() == "identifier").collect()
+        } else if matches!(target.py_kind(), Kind::PatternList | Kind::TuplePattern | Kind::ListPattern) {
+            named_children(target).into_iter().filter(|n| n.py_kind() == Kind::Identifier).collect()
         } else {
             Vec::new()
         };
         for name in names {
-            let node = if target.kind() == "identifier" { value.unwrap_or(name) } else { name };
+            let node = if target.py_kind() == Kind::Identifier { value.unwrap_or(name) } else { name };
             members.push(Member { name: file.node_text(name).to_string(), kind: MemberKind::Assignment, node });
         }
     }
@@ -405,21 +424,21 @@ fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'
             continue;
         }
         let Some((receiver, _)) = parameter_names(file, method).into_iter().next() else { continue };
-        let Some(body) = method.child_by_field_name("body") else { continue };
+        let Some(body) = method.field(Field::Body) else { continue };
         let mut stack = vec![body];
         while let Some(node) = stack.pop() {
-            match node.kind() {
-                "function_definition" | "class_definition" | "lambda" | "decorated_definition" => continue,
-                "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
-                    if let Some(left) = node.child_by_field_name("left") {
+            match node.py_kind() {
+                Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda | Kind::DecoratedDefinition => continue,
+                Kind::Assignment | Kind::AugmentedAssignment | Kind::ForStatement | Kind::ForInClause => {
+                    if let Some(left) = node.field(Field::Left) {
                         let mut targets = vec![left];
                         while let Some(t) = targets.pop() {
-                            match t.kind() {
-                                "attribute" => {
-                                    let object = t.child_by_field_name("object");
-                                    let attr = t.child_by_field_name("attribute");
+                            match t.py_kind() {
+                                Kind::Attribute => {
+                                    let object = t.field(Field::Object);
+                                    let attr = t.field(Field::Attribute);
                                     if let (Some(o), Some(a)) = (object, attr) {
-                                        if o.kind() == "identifier" && file.node_text(o) == receiver {
+                                        if o.py_kind() == Kind::Identifier && file.node_text(o) == receiver {
                                             stores.push(SelfStore {
                                                 name: file.node_text(a).to_string(),
                                                 attribute: t,
@@ -428,13 +447,13 @@ fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'
                                         }
                                     }
                                 }
-                                "pattern_list"
-                                | "tuple_pattern"
-                                | "list_pattern"
-                                | "tuple"
-                                | "list"
-                                | "parenthesized_expression"
-                                | "list_splat_pattern" => {
+                                Kind::PatternList
+                                | Kind::TuplePattern
+                                | Kind::ListPattern
+                                | Kind::Tuple
+                                | Kind::List
+                                | Kind::ParenthesizedExpression
+                                | Kind::ListSplatPattern => {
                                     targets.extend(named_children(t));
                                 }
                                 _ => {}

@@ -1,5 +1,6 @@
 //! Everything the queries need about one file, computed once and shared.
 
+use crate::syntax::{Kind, SyntaxNode};
 use std::cell::OnceCell;
 
 use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
@@ -19,7 +20,7 @@ pub struct FileContext<'f> {
     scopes: OnceCell<Scopes>,
     classes: OnceCell<Classes<'f>>,
     imports: OnceCell<Imports<'f>>,
-    nodes_by_kind: OnceCell<Vec<(&'static str, Vec<Node<'f>>)>>,
+    nodes_by_kind: OnceCell<Vec<Vec<Node<'f>>>>,
     parents: OnceCell<quarry_syntax::walk::ParentIndex<'f>>,
     reachability: OnceCell<Reachability>,
     flows: OnceCell<Vec<ScopeFlow<'f>>>,
@@ -69,7 +70,7 @@ impl<'f> FileContext<'f> {
 
     /// The classes of the file with their bases and MROs (computed on first use).
     pub fn classes(&self) -> &Classes<'f> {
-        self.classes.get_or_init(|| Classes::build(self.file, self.nodes("class_definition"), self.scopes()))
+        self.classes.get_or_init(|| Classes::build(self.file, self.nodes(Kind::ClassDefinition), self.scopes()))
     }
 
     /// The module-level imports and the uses of names (computed on first use).
@@ -89,9 +90,9 @@ impl<'f> FileContext<'f> {
     pub fn enclosing_function(&self, node: Node<'f>) -> Option<Node<'f>> {
         let mut current = self.parent(node);
         while let Some(n) = current {
-            match n.kind() {
-                "function_definition" => return Some(n),
-                "class_definition" | "lambda" => return None,
+            match n.py_kind() {
+                Kind::FunctionDefinition => return Some(n),
+                Kind::ClassDefinition | Kind::Lambda => return None,
                 _ => current = self.parent(n),
             }
         }
@@ -115,22 +116,17 @@ impl<'f> FileContext<'f> {
 
     /// Every node of the given kind, in source order. All kinds are indexed
     /// by a single walk the first time any is asked for.
-    pub fn nodes(&self, kind: &str) -> &[Node<'f>] {
+    pub fn nodes(&self, kind: Kind) -> &[Node<'f>] {
         let index = self.nodes_by_kind.get_or_init(|| {
-            let mut index: Vec<(&'static str, Vec<Node<'f>>)> = Vec::new();
+            let mut index: Vec<Vec<Node<'f>>> = vec![Vec::new(); Kind::ALL.len()];
             for node in quarry_syntax::walk::Preorder::new(self.file.root()) {
-                if !node.is_named() {
-                    continue;
-                }
-                let kind = node.kind();
-                match index.iter_mut().find(|(k, _)| *k == kind) {
-                    Some((_, nodes)) => nodes.push(node),
-                    None => index.push((kind, vec![node])),
+                if node.is_named() {
+                    index[node.py_kind() as usize].push(node);
                 }
             }
             index
         });
-        index.iter().find(|(k, _)| *k == kind).map_or(&[], |(_, nodes)| nodes.as_slice())
+        &index[kind as usize]
     }
 
     /// The indices of the blocks holding the given spans, sorted and unique.

@@ -6,7 +6,12 @@ use crate::registry::Query;
 
 /// Runs `query` in the given polarity on one file. Findings are sorted by
 /// their first answer span, and each carries the blocks that hold its spans.
+/// Type stubs (`.pyi`) declare interfaces, not code that runs, and get no
+/// findings, as CodeQL analyses none.
 pub fn run_query(context: &FileContext<'_>, query: &Query, polarity: Polarity) -> Vec<Finding> {
+    if context.file().source().path().extension().is_some_and(|e| e == "pyi") {
+        return Vec::new();
+    }
     let mut findings: Vec<Finding> = (query.find)(context, polarity)
         .into_iter()
         .map(|raw| {

@@ -17,6 +17,7 @@
 //! (the namespace is exported); `del x` counts as a use. Built without
 //! recursion.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use quarry_syntax::{ParsedFile, Span};
@@ -71,14 +72,14 @@ impl<'f> ScopeFlow<'f> {
 pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
     let scopes = cx.scopes();
     let mut by_id: HashMap<usize, Node<'f>> = HashMap::new();
-    for kind in ["function_definition", "class_definition"] {
+    for kind in [Kind::FunctionDefinition, Kind::ClassDefinition] {
         for node in cx.nodes(kind) {
             by_id.insert(node.id(), *node);
         }
     }
     let root = cx.file().root();
     by_id.insert(root.id(), root);
-    let identifiers: HashMap<usize, Node<'f>> = cx.nodes("identifier").iter().map(|n| (n.id(), *n)).collect();
+    let identifiers: HashMap<usize, Node<'f>> = cx.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
     let mut result = Vec::new();
     for (id, scope) in scopes.all().iter().enumerate() {
         if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
@@ -110,7 +111,7 @@ fn analyse_scope<'f>(
     identifiers: &HashMap<usize, Node<'f>>,
 ) -> ScopeFlow<'f> {
     let scope = cx.scopes().get(scope_id);
-    let body = if scope_node.kind() == "module" { Some(scope_node) } else { scope_node.child_by_field_name("body") };
+    let body = if scope_node.py_kind() == Kind::Module { Some(scope_node) } else { scope_node.field(Field::Body) };
     let mut escaping: HashSet<String> = scope.globals.iter().chain(&scope.nonlocals).cloned().collect();
     escaping.extend(free_in_children(cx, scope_id));
     let reads_locals =
@@ -366,19 +367,19 @@ fn free_in_children(cx: &FileContext<'_>, scope: ScopeId) -> HashSet<String> {
 }
 
 /// Node kinds whose evaluation may raise an exception.
-const MAY_RAISE: &[&str] = &[
-    "call",
-    "attribute",
-    "subscript",
-    "binary_operator",
-    "raise_statement",
-    "assert_statement",
-    "import_statement",
-    "import_from_statement",
-    "await",
-    "yield",
-    "comparison_operator",
-    "unary_operator",
+const MAY_RAISE: &[Kind] = &[
+    Kind::Call,
+    Kind::Attribute,
+    Kind::Subscript,
+    Kind::BinaryOperator,
+    Kind::RaiseStatement,
+    Kind::AssertStatement,
+    Kind::ImportStatement,
+    Kind::ImportFromStatement,
+    Kind::Await,
+    Kind::Yield,
+    Kind::ComparisonOperator,
+    Kind::UnaryOperator,
 ];
 
 impl<'t> Graph<'t> {
@@ -389,16 +390,15 @@ impl<'t> Graph<'t> {
             if node.id() == body.id() {
                 continue;
             }
-            let is_clause =
-                matches!(node.kind(), "elif_clause" | "except_clause" | "except_group_clause" | "case_clause");
+            let is_clause = matches!(node.py_kind(), Kind::ElifClause | Kind::ExceptClause | Kind::CaseClause);
             if is_clause || crate::reachability::is_statement(node) {
                 nodes.push(node);
             }
             // A `for` loop's iterable is evaluated once, before the loop.
-            if node.kind() == "for_statement" {
-                nodes.extend(node.child_by_field_name("right"));
+            if node.py_kind() == Kind::ForStatement {
+                nodes.extend(node.field(Field::Right));
             }
-            if matches!(node.kind(), "function_definition" | "class_definition" | "lambda") {
+            if matches!(node.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
                 walk.skip_children();
             }
         }
@@ -429,8 +429,8 @@ impl<'t> Graph<'t> {
     /// Where control enters a statement: a `for` loop is entered through
     /// its iterable, other statements directly.
     fn entry_idx(&self, statement: Node<'_>) -> usize {
-        match statement.kind() {
-            "for_statement" => statement.child_by_field_name("right").map_or(self.idx(statement), |r| self.idx(r)),
+        match statement.py_kind() {
+            Kind::ForStatement => statement.field(Field::Right).map_or(self.idx(statement), |r| self.idx(r)),
             _ => self.idx(statement),
         }
     }
@@ -446,7 +446,7 @@ impl<'t> Graph<'t> {
     fn finally_entry(&self, try_statement: Node<'_>) -> Option<usize> {
         named_children(try_statement)
             .into_iter()
-            .find(|c| c.kind() == "finally_clause")
+            .find(|c| c.py_kind() == Kind::FinallyClause)
             .and_then(clause_block)
             .and_then(|b| self.entry_of_block(b))
     }
@@ -456,10 +456,10 @@ impl<'t> Graph<'t> {
         let mut current = statement;
         for _ in 0..10_000 {
             let mut sibling = current.next_named_sibling();
-            while let Some(s) = sibling.filter(|s| s.kind() == "comment") {
+            while let Some(s) = sibling.filter(|s| s.py_kind() == Kind::Comment) {
                 sibling = s.next_named_sibling();
             }
-            let in_block = current.parent().is_some_and(|p| p.kind() == "block" || p.kind() == "module");
+            let in_block = current.parent().is_some_and(|p| p.py_kind() == Kind::Block || p.py_kind() == Kind::Module);
             if in_block {
                 if let Some(next) = sibling {
                     return self.entry_idx(next);
@@ -469,7 +469,7 @@ impl<'t> Graph<'t> {
             if parent.id() == self.body.id() {
                 return EXIT;
             }
-            let (block, owner) = if parent.kind() == "block" {
+            let (block, owner) = if parent.py_kind() == Kind::Block {
                 match parent.parent() {
                     Some(owner) => (parent, owner),
                     None => return EXIT,
@@ -477,23 +477,23 @@ impl<'t> Graph<'t> {
             } else {
                 (current, parent)
             };
-            match owner.kind() {
-                "for_statement" | "while_statement" => {
-                    if owner.child_by_field_name("body").is_some_and(|b| b.id() == block.id()) {
+            match owner.py_kind() {
+                Kind::ForStatement | Kind::WhileStatement => {
+                    if owner.field(Field::Body).is_some_and(|b| b.id() == block.id()) {
                         return self.idx(owner);
                     }
                     current = owner;
                 }
-                "elif_clause" | "except_clause" | "except_group_clause" | "finally_clause" | "else_clause" => {
+                Kind::ElifClause | Kind::ExceptClause | Kind::FinallyClause | Kind::ElseClause => {
                     let Some(statement) = owner.parent() else { return EXIT };
-                    if statement.kind() == "try_statement" && owner.kind() != "finally_clause" {
+                    if statement.py_kind() == Kind::TryStatement && owner.py_kind() != Kind::FinallyClause {
                         if let Some(finally) = self.finally_entry(statement) {
                             return finally;
                         }
                     }
                     current = statement;
                 }
-                "try_statement" => {
+                Kind::TryStatement => {
                     if let Some(else_block) = crate::reachability::else_clause(owner).and_then(clause_block) {
                         if let Some(entry) = self.entry_of_block(else_block) {
                             return entry;
@@ -504,11 +504,11 @@ impl<'t> Graph<'t> {
                     }
                     current = owner;
                 }
-                "case_clause" => match owner.parent().and_then(|b| b.parent()) {
+                Kind::CaseClause => match owner.parent().and_then(|b| b.parent()) {
                     Some(statement) => current = statement,
                     None => return EXIT,
                 },
-                "function_definition" | "class_definition" | "module" => return EXIT,
+                Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Module => return EXIT,
                 _ => current = owner,
             }
         }
@@ -524,9 +524,9 @@ impl<'t> Graph<'t> {
                 seen = Some(clause.id()) == after.map(|a| a.id());
                 continue;
             }
-            match clause.kind() {
-                "elif_clause" => return self.idx(clause),
-                "else_clause" => return self.entry_or_follow(clause_block(clause), if_statement),
+            match clause.py_kind() {
+                Kind::ElifClause => return self.idx(clause),
+                Kind::ElseClause => return self.entry_or_follow(clause_block(clause), if_statement),
                 _ => {}
             }
         }
@@ -539,28 +539,29 @@ impl<'t> Graph<'t> {
         for node in &self.nodes {
             let node = *node;
             let loop_of_iterable = node.parent().filter(|p| {
-                p.kind() == "for_statement" && p.child_by_field_name("right").is_some_and(|r| r.id() == node.id())
+                p.py_kind() == Kind::ForStatement && p.field(Field::Right).is_some_and(|r| r.id() == node.id())
             });
-            let succ = match node.kind() {
+            let succ = match node.py_kind() {
                 _ if loop_of_iterable.is_some() => loop_of_iterable.map(|l| self.idx(l)).into_iter().collect(),
-                "return_statement" | "raise_statement" => vec![EXIT],
-                "break_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
-                "continue_statement" => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
+                Kind::ReturnStatement | Kind::RaiseStatement => vec![EXIT],
+                Kind::BreakStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
+                Kind::ContinueStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
                 // Branches ruled out by a literal condition get no edge.
-                "if_statement" | "elif_clause" => {
-                    let statement = if node.kind() == "if_statement" { node } else { node.parent().unwrap_or(node) };
-                    let after = (node.kind() == "elif_clause").then_some(node);
-                    let body = self.entry_or_follow(node.child_by_field_name("consequence"), statement);
+                Kind::IfStatement | Kind::ElifClause => {
+                    let statement =
+                        if node.py_kind() == Kind::IfStatement { node } else { node.parent().unwrap_or(node) };
+                    let after = (node.py_kind() == Kind::ElifClause).then_some(node);
+                    let body = self.entry_or_follow(node.field(Field::Consequence), statement);
                     match constant_condition(self.file, node) {
                         Some(true) => vec![body],
                         Some(false) => vec![self.next_alternative(statement, after)],
                         None => vec![body, self.next_alternative(statement, after)],
                     }
                 }
-                "while_statement" | "for_statement" => {
-                    let mut succ = vec![self.entry_or_follow(node.child_by_field_name("body"), node)];
+                Kind::WhileStatement | Kind::ForStatement => {
+                    let mut succ = vec![self.entry_or_follow(node.field(Field::Body), node)];
                     let constant =
-                        if node.kind() == "while_statement" { constant_condition(self.file, node) } else { None };
+                        if node.py_kind() == Kind::WhileStatement { constant_condition(self.file, node) } else { None };
                     if constant == Some(false) {
                         succ.clear();
                     }
@@ -570,20 +571,20 @@ impl<'t> Graph<'t> {
                     }
                     succ
                 }
-                "try_statement" | "with_statement" => {
-                    vec![self.entry_or_follow(node.child_by_field_name("body"), node)]
+                Kind::TryStatement | Kind::WithStatement => {
+                    vec![self.entry_or_follow(node.field(Field::Body), node)]
                 }
-                "except_clause" | "except_group_clause" | "case_clause" => match node.parent() {
+                Kind::ExceptClause | Kind::CaseClause => match node.parent() {
                     Some(_) => vec![self.entry_or_follow(clause_block(node), node)],
                     None => vec![EXIT],
                 },
-                "match_statement" => {
+                Kind::MatchStatement => {
                     let mut succ: Vec<usize> = node
-                        .child_by_field_name("body")
+                        .field(Field::Body)
                         .map(named_children)
                         .unwrap_or_default()
                         .into_iter()
-                        .filter(|c| c.kind() == "case_clause")
+                        .filter(|c| c.py_kind() == Kind::CaseClause)
                         .map(|c| self.idx(c))
                         .collect();
                     succ.push(self.follow(node));
@@ -607,9 +608,9 @@ impl<'t> Graph<'t> {
             if n.id() == self.body.id() {
                 break;
             }
-            if n.kind() == "try_statement" && n.child_by_field_name("body").is_some_and(|b| b.id() == child.id()) {
+            if n.py_kind() == Kind::TryStatement && n.field(Field::Body).is_some_and(|b| b.id() == child.id()) {
                 for clause in named_children(n) {
-                    if matches!(clause.kind(), "except_clause" | "except_group_clause") {
+                    if matches!(clause.py_kind(), Kind::ExceptClause) {
                         targets.push(self.idx(clause));
                     }
                 }
@@ -618,7 +619,7 @@ impl<'t> Graph<'t> {
                 }
             }
             // The context manager may suppress the exception.
-            if n.kind() == "with_statement" && n.child_by_field_name("body").is_some_and(|b| b.id() == child.id()) {
+            if n.py_kind() == Kind::WithStatement && n.field(Field::Body).is_some_and(|b| b.id() == child.id()) {
                 targets.push(self.follow(n));
             }
             child = n;
@@ -630,21 +631,18 @@ impl<'t> Graph<'t> {
 
 /// The first block that belongs to a compound statement or clause (its body).
 fn first_block(node: Node<'_>) -> Option<Node<'_>> {
-    let node = if node.kind() == "decorated_definition" {
-        node.child_by_field_name("definition").unwrap_or(node)
-    } else {
-        node
-    };
-    match node.kind() {
-        "if_statement" | "elif_clause" => node.child_by_field_name("consequence"),
-        "match_statement"
-        | "for_statement"
-        | "while_statement"
-        | "try_statement"
-        | "with_statement"
-        | "function_definition"
-        | "class_definition" => node.child_by_field_name("body"),
-        "except_clause" | "except_group_clause" | "case_clause" => clause_block(node),
+    let node =
+        if node.py_kind() == Kind::DecoratedDefinition { node.field(Field::Definition).unwrap_or(node) } else { node };
+    match node.py_kind() {
+        Kind::IfStatement | Kind::ElifClause => node.field(Field::Consequence),
+        Kind::MatchStatement
+        | Kind::ForStatement
+        | Kind::WhileStatement
+        | Kind::TryStatement
+        | Kind::WithStatement
+        | Kind::FunctionDefinition
+        | Kind::ClassDefinition => node.field(Field::Body),
+        Kind::ExceptClause | Kind::CaseClause => clause_block(node),
         _ => None,
     }
 }
@@ -653,11 +651,11 @@ fn first_block(node: Node<'_>) -> Option<Node<'_>> {
 fn may_raise(node: Node<'_>) -> bool {
     let mut walk = quarry_syntax::walk::Preorder::new(node);
     while let Some(n) = walk.next() {
-        if n.id() != node.id() && (n.kind() == "block" || n.kind() == "lambda") {
+        if n.id() != node.id() && (n.py_kind() == Kind::Block || n.py_kind() == Kind::Lambda) {
             walk.skip_children();
             continue;
         }
-        if MAY_RAISE.contains(&n.kind()) {
+        if MAY_RAISE.contains(&n.py_kind()) {
             return true;
         }
     }
@@ -675,29 +673,30 @@ pub fn is_relevant(def: &FlowDef<'_>) -> bool {
     let Some(parent) = def.node.parent() else { return false };
     match def.kind {
         BindingKind::Definition => {
-            parent.parent().is_none_or(|p| p.kind() != "decorated_definition")
-                && matches!(parent.kind(), "function_definition" | "class_definition")
+            parent.parent().is_none_or(|p| p.py_kind() != Kind::DecoratedDefinition)
+                && matches!(parent.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition)
         }
-        BindingKind::Assign => match parent.kind() {
-            "assignment" => parent.child_by_field_name("type").is_none(),
+        BindingKind::Assign => match parent.py_kind() {
+            Kind::Assignment => parent.field(Field::Type).is_none(),
             kind => is_tuple(kind),
         },
-        BindingKind::LoopTarget | BindingKind::WithTarget => is_tuple(parent.kind()),
+        BindingKind::LoopTarget | BindingKind::WithTarget => is_tuple(parent.py_kind()),
         _ => false,
     }
 }
 
-fn is_tuple(kind: &str) -> bool {
-    matches!(kind, "pattern_list" | "tuple_pattern" | "tuple" | "expression_list")
+fn is_tuple(kind: Kind) -> bool {
+    matches!(kind, Kind::PatternList | Kind::TuplePattern | Kind::Tuple | Kind::ExpressionList)
 }
 
 /// The other names of the tuple target that holds `def` (empty when the
 /// definition is not an element of a tuple).
 pub fn tuple_siblings<'f>(def: &FlowDef<'f>) -> Vec<Node<'f>> {
     match def.node.parent() {
-        Some(parent) if is_tuple(parent.kind()) => {
-            named_children(parent).into_iter().filter(|c| c.kind() == "identifier" && c.id() != def.node.id()).collect()
-        }
+        Some(parent) if is_tuple(parent.py_kind()) => named_children(parent)
+            .into_iter()
+            .filter(|c| c.py_kind() == Kind::Identifier && c.id() != def.node.id())
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -4,6 +4,7 @@
 //! comments, string annotations and epytext `L{name}` references, following
 //! CodeQL's `UnusedImport.ql`.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
 
@@ -47,12 +48,12 @@ pub struct Imports<'f> {
 impl<'f> Imports<'f> {
     /// Collects the imports and uses of a parsed file. `nodes` gives every
     /// node of a kind, as [`crate::FileContext::nodes`] does.
-    pub fn build<'n>(file: &'f ParsedFile, scopes: &Scopes, nodes: impl Fn(&str) -> &'n [Node<'f>]) -> Imports<'f>
+    pub fn build<'n>(file: &'f ParsedFile, scopes: &Scopes, nodes: impl Fn(Kind) -> &'n [Node<'f>]) -> Imports<'f>
     where
         'f: 'n,
     {
         let mut names = Vec::new();
-        for kind in ["import_statement", "import_from_statement"] {
+        for kind in [Kind::ImportStatement, Kind::ImportFromStatement] {
             for &statement in nodes(kind) {
                 if !at_module_level(statement) || never_executed(file, statement) {
                     continue;
@@ -63,14 +64,14 @@ impl<'f> Imports<'f> {
             }
         }
         names.sort_by_key(|n| n.statement.start_byte());
-        let texts = |kind: &str| nodes(kind).iter().map(|n| file.node_text(*n).to_string()).collect::<Vec<_>>();
-        let comments = texts("comment");
+        let texts = |kind: Kind| nodes(kind).iter().map(|n| file.node_text(*n).to_string()).collect::<Vec<_>>();
+        let comments = texts(Kind::Comment);
         let type_comments = comments.iter().filter(|c| c.starts_with("# type:")).cloned().collect();
         Imports {
             names,
-            all: all_names(file, nodes("assignment"), nodes("augmented_assignment"), nodes("call")),
+            all: all_names(file, nodes(Kind::Assignment), nodes(Kind::AugmentedAssignment), nodes(Kind::Call)),
             global_uses: global_uses(scopes),
-            docstrings: nodes("string")
+            docstrings: nodes(Kind::String)
                 .iter()
                 .filter(|s| is_docstring(**s))
                 .map(|s| file.node_text(*s).into())
@@ -115,7 +116,7 @@ impl<'f> Imports<'f> {
 fn at_module_level(node: Node<'_>) -> bool {
     let mut current = node.parent();
     while let Some(n) = current {
-        if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
             return false;
         }
         current = n.parent();
@@ -127,9 +128,9 @@ fn at_module_level(node: Node<'_>) -> bool {
 pub fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
     let mut current = node.parent();
     while let Some(n) = current {
-        if n.kind() == "if_statement" {
-            let condition = n.child_by_field_name("condition").map(|c| file.node_text(c).trim());
-            let consequence = n.child_by_field_name("consequence");
+        if n.py_kind() == Kind::IfStatement {
+            let condition = n.field(Field::Condition).map(|c| file.node_text(c).trim());
+            let consequence = n.field(Field::Consequence);
             let in_consequence =
                 consequence.is_some_and(|c| c.start_byte() <= node.start_byte() && node.end_byte() <= c.end_byte());
             if in_consequence && matches!(condition, Some("False" | "0")) {
@@ -141,60 +142,107 @@ pub fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
     false
 }
 
-/// The names an import statement binds; none for `from m import *` and `__future__`.
-fn bound_names(file: &ParsedFile, statement: Node<'_>) -> Vec<String> {
-    let is_from = statement.kind() == "import_from_statement";
-    let module = statement.child_by_field_name("module_name");
-    if module.is_some_and(|m| file.node_text(m) == "__future__") {
-        return Vec::new();
-    }
-    let mut names = Vec::new();
+/// One name bound by an import statement, read by the one import reader
+/// that scopes, unused imports and qualified-name resolution share.
+#[derive(Debug, Clone)]
+pub struct ImportBinding<'t> {
+    /// The bound name (`a` for `import a.b`, `c` for `from m import b as c`).
+    pub name: String,
+    /// The identifier node that binds it.
+    pub identifier: Node<'t>,
+    /// What it stands for: `a` for `import a.b`, `a.b` for `import a.b as
+    /// c`, `m.b` for `from m import b` (`.m.b` with the dots of a relative
+    /// import).
+    pub qualified: String,
+    /// How many leading dots the module of a `from` import has (0: absolute).
+    pub level: usize,
+}
+
+/// The names an import statement (`import`, `from ... import`, `from
+/// __future__ import`) binds, in order; none for `from m import *`.
+pub fn import_bindings<'t>(file: &ParsedFile, statement: Node<'t>) -> Vec<ImportBinding<'t>> {
+    let dotted = |n: Node<'_>| file.node_text(n).split_whitespace().collect::<String>();
+    let (from, level) = match statement.py_kind() {
+        Kind::ImportStatement => (None, 0),
+        Kind::FutureImportStatement => (Some("__future__".to_string()), 0),
+        Kind::ImportFromStatement => match statement.field(Field::ModuleName) {
+            Some(m) => {
+                let text = dotted(m);
+                let level = text.chars().take_while(|c| *c == '.').count();
+                (Some(text), level)
+            }
+            None => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    let module = statement.field(Field::ModuleName).map(|m| m.id());
+    let mut bindings = Vec::new();
     for child in named_children(statement) {
-        if Some(child.id()) == module.map(|m| m.id()) {
+        if Some(child.id()) == module {
             continue;
         }
-        match child.kind() {
-            "aliased_import" => {
-                if let Some(alias) = child.child_by_field_name("alias") {
-                    names.push(file.node_text(alias).to_string());
-                }
-            }
-            "dotted_name" => {
-                let text = file.node_text(child);
-                let bound = if is_from { text.rsplit('.').next() } else { text.split('.').next() };
-                if let Some(b) = bound {
-                    names.push(b.trim().to_string());
-                }
-            }
-            _ => {}
+        let (path, alias) = match child.py_kind() {
+            Kind::AliasedImport => match (child.field(Field::Name), child.field(Field::Alias)) {
+                (Some(name), Some(alias)) => (name, Some(alias)),
+                _ => continue,
+            },
+            Kind::DottedName => (child, None),
+            _ => continue,
+        };
+        let path_text = dotted(path);
+        let full = match &from {
+            Some(m) if m.ends_with('.') => format!("{m}{path_text}"),
+            Some(m) => format!("{m}.{path_text}"),
+            None => path_text.clone(),
+        };
+        let parts = named_children(path);
+        let (identifier, qualified) = match (alias, &from) {
+            (Some(alias), _) => (Some(alias), full),
+            // `from m import b` binds `b`.
+            (None, Some(_)) => (parts.last().copied(), full),
+            // `import a.b` binds `a`, which stands for module `a`.
+            (None, None) => (parts.first().copied(), path_text.split('.').next().unwrap_or_default().to_string()),
+        };
+        if let Some(identifier) = identifier {
+            bindings.push(ImportBinding { name: file.node_text(identifier).to_string(), identifier, qualified, level });
         }
     }
-    names
+    bindings
+}
+
+/// The names a module-level import binds for CodeQL's unused-import
+/// question: none for `__future__` imports.
+fn bound_names(file: &ParsedFile, statement: Node<'_>) -> Vec<String> {
+    if statement.py_kind() == Kind::FutureImportStatement
+        || statement.field(Field::ModuleName).is_some_and(|m| file.node_text(m) == "__future__")
+    {
+        return Vec::new();
+    }
+    import_bindings(file, statement).into_iter().map(|b| b.name).collect()
 }
 
 /// Reads `__all__` from module-level assignments, `+=` and calls on it.
 fn all_names(file: &ParsedFile, assignments: &[Node<'_>], augmented: &[Node<'_>], calls: &[Node<'_>]) -> AllNames {
     let mut all = AllNames::Absent;
-    let targets_all = |n: &Node<'_>| {
-        n.child_by_field_name("left").is_some_and(|l| file.node_text(l) == "__all__") && at_module_level(*n)
-    };
+    let targets_all =
+        |n: &Node<'_>| n.field(Field::Left).is_some_and(|l| file.node_text(l) == "__all__") && at_module_level(*n);
     let mut statements: Vec<Node<'_>> = assignments.iter().chain(augmented).copied().filter(targets_all).collect();
     statements.sort_by_key(|n| n.start_byte());
     for statement in statements {
-        let listed = statement.child_by_field_name("right").and_then(|r| string_list(file, r));
-        all = match (listed, all, statement.kind()) {
-            (Some(names), AllNames::Listed(mut old), "augmented_assignment") => {
+        let listed = statement.field(Field::Right).and_then(|r| string_list(file, r));
+        all = match (listed, all, statement.py_kind()) {
+            (Some(names), AllNames::Listed(mut old), Kind::AugmentedAssignment) => {
                 old.extend(names);
                 AllNames::Listed(old)
             }
-            (Some(names), _, "assignment") => AllNames::Listed(names),
+            (Some(names), _, Kind::Assignment) => AllNames::Listed(names),
             _ => AllNames::Opaque,
         };
     }
     let modified = calls.iter().any(|call| {
-        call.child_by_field_name("function")
-            .filter(|f| f.kind() == "attribute")
-            .and_then(|f| f.child_by_field_name("object"))
+        call.field(Field::Function)
+            .filter(|f| f.py_kind() == Kind::Attribute)
+            .and_then(|f| f.field(Field::Object))
             .is_some_and(|o| file.node_text(o) == "__all__")
     });
     if modified && all != AllNames::Absent {
@@ -205,16 +253,16 @@ fn all_names(file: &ParsedFile, assignments: &[Node<'_>], augmented: &[Node<'_>]
 
 /// The values of a list or tuple of plain string literals.
 fn string_list(file: &ParsedFile, node: Node<'_>) -> Option<Vec<String>> {
-    if !matches!(node.kind(), "list" | "tuple") {
+    if !matches!(node.py_kind(), Kind::List | Kind::Tuple) {
         return None;
     }
     named_children(node)
         .into_iter()
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| c.py_kind() != Kind::Comment)
         .map(|c| {
             let text = file.node_text(c);
             let trimmed = text.trim_start_matches(['u', 'U', 'b', 'B', 'r', 'R']);
-            (c.kind() == "string" && trimmed.len() >= 2).then(|| trimmed[1..trimmed.len() - 1].to_string())
+            (c.py_kind() == Kind::String && trimmed.len() >= 2).then(|| trimmed[1..trimmed.len() - 1].to_string())
         })
         .collect()
 }
@@ -248,10 +296,10 @@ fn global_uses(scopes: &Scopes) -> Vec<(String, Span)> {
 /// Whether a string node is a docstring: the first statement of a module,
 /// class or function body.
 fn is_docstring(string: Node<'_>) -> bool {
-    let Some(statement) = string.parent().filter(|p| p.kind() == "expression_statement") else { return false };
+    let Some(statement) = string.parent().filter(|p| p.py_kind() == Kind::ExpressionStatement) else { return false };
     let Some(body) = statement.parent() else { return false };
-    let first = named_children(body).into_iter().find(|c| c.kind() != "comment");
-    first.is_some_and(|f| f.id() == statement.id()) && matches!(body.kind(), "module" | "block")
+    let first = named_children(body).into_iter().find(|c| c.py_kind() != Kind::Comment);
+    first.is_some_and(|f| f.id() == statement.id()) && matches!(body.py_kind(), Kind::Module | Kind::Block)
 }
 
 /// Whether a doctest line (`>>>` or `...`) of the docstring mentions `name`.
@@ -262,16 +310,16 @@ fn in_doctest(docstring: &str, name: &str) -> bool {
 }
 
 /// Strings inside parameter, assignment and return annotations.
-fn string_annotations<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(&str) -> &'n [Node<'f>]) -> Vec<String> {
+fn string_annotations<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(Kind) -> &'n [Node<'f>]) -> Vec<String> {
     let mut annotations = Vec::new();
     let mut roots = Vec::new();
-    for kind in ["typed_parameter", "typed_default_parameter", "assignment"] {
-        roots.extend(nodes(kind).iter().filter_map(|n| n.child_by_field_name("type")));
+    for kind in [Kind::TypedParameter, Kind::TypedDefaultParameter, Kind::Assignment] {
+        roots.extend(nodes(kind).iter().filter_map(|n| n.field(Field::Type)));
     }
-    roots.extend(nodes("function_definition").iter().filter_map(|f| f.child_by_field_name("return_type")));
+    roots.extend(nodes(Kind::FunctionDefinition).iter().filter_map(|f| f.field(Field::ReturnType)));
     for root in roots {
         for node in quarry_syntax::walk::Preorder::new(root) {
-            if node.kind() == "string" {
+            if node.py_kind() == Kind::String {
                 annotations.push(file.node_text(node).to_string());
             }
         }

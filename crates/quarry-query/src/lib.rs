@@ -16,6 +16,7 @@ pub mod finding;
 pub mod flow;
 pub mod imports;
 pub mod methods;
+pub mod parameters;
 pub mod queries;
 pub mod reachability;
 pub mod registry;
@@ -24,6 +25,8 @@ pub mod render;
 pub mod report;
 pub mod scopes;
 pub mod signatures;
+pub mod syntax;
+pub mod syntax_kinds;
 
 pub use context::FileContext;
 pub use engine::run_query;

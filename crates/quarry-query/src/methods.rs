@@ -4,18 +4,23 @@
 //! of a parameter it reads. Walks use explicit stacks and stay inside the
 //! function's own scope.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{named_children, parameter_names, statements};
+use crate::ast::{comparison_pairs, named_children, statements, CmpOp};
+use crate::parameters::parameter_names;
 use quarry_syntax::ParsedFile;
 
 /// The nodes of a function body, not entering nested functions, classes or lambdas.
 pub fn own_nodes<'t>(function: Node<'t>) -> Vec<Node<'t>> {
     let mut nodes = Vec::new();
-    let Some(body) = function.child_by_field_name("body") else { return nodes };
+    let Some(body) = function.field(Field::Body) else { return nodes };
     let mut stack = vec![body];
     while let Some(node) = stack.pop() {
-        if matches!(node.kind(), "function_definition" | "class_definition" | "lambda" | "decorated_definition") {
+        if matches!(
+            node.py_kind(),
+            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda | Kind::DecoratedDefinition
+        ) {
             continue;
         }
         nodes.push(node);
@@ -26,11 +31,11 @@ pub fn own_nodes<'t>(function: Node<'t>) -> Vec<Node<'t>> {
 
 /// Whether the body holds only `pass`, `...` and a docstring.
 pub fn does_nothing(function: Node<'_>) -> bool {
-    let Some(body) = function.child_by_field_name("body") else { return false };
-    statements(body).into_iter().enumerate().all(|(i, s)| match s.kind() {
-        "pass_statement" => true,
-        "expression_statement" => s.named_child(0).is_some_and(|e| {
-            (i == 0 && e.kind() == "string") || (e.kind() == "ellipsis" && s.named_child_count() == 1)
+    let Some(body) = function.field(Field::Body) else { return false };
+    statements(body).into_iter().enumerate().all(|(i, s)| match s.py_kind() {
+        Kind::PassStatement => true,
+        Kind::ExpressionStatement => s.named_child(0).is_some_and(|e| {
+            (i == 0 && e.py_kind() == Kind::String) || (e.py_kind() == Kind::Ellipsis && s.named_child_count() == 1)
         }),
         _ => false,
     })
@@ -38,19 +43,19 @@ pub fn does_nothing(function: Node<'_>) -> bool {
 
 /// Whether the function calls `super(...).<its own name>(...)`.
 pub fn calls_super(file: &ParsedFile, function: Node<'_>) -> bool {
-    let Some(name) = function.child_by_field_name("name").map(|n| file.node_text(n)) else { return false };
+    let Some(name) = function.field(Field::Name).map(|n| file.node_text(n)) else { return false };
     own_nodes(function).into_iter().any(|node| {
-        if node.kind() != "call" {
+        if node.py_kind() != Kind::Call {
             return false;
         }
-        let Some(callee) = node.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+        let Some(callee) = node.field(Field::Function).filter(|f| f.py_kind() == Kind::Attribute) else {
             return false;
         };
-        let attribute = callee.child_by_field_name("attribute").map(|a| file.node_text(a));
-        let object = callee.child_by_field_name("object").filter(|o| o.kind() == "call");
+        let attribute = callee.field(Field::Attribute).map(|a| file.node_text(a));
+        let object = callee.field(Field::Object).filter(|o| o.py_kind() == Kind::Call);
         let is_super = object
-            .and_then(|o| o.child_by_field_name("function"))
-            .is_some_and(|f| f.kind() == "identifier" && file.node_text(f) == "super");
+            .and_then(|o| o.field(Field::Function))
+            .is_some_and(|f| f.py_kind() == Kind::Identifier && file.node_text(f) == "super");
         is_super && attribute == Some(name)
     })
 }
@@ -58,8 +63,8 @@ pub fn calls_super(file: &ParsedFile, function: Node<'_>) -> bool {
 /// Whether every path through the body ends in `raise` (its last statement
 /// is a `raise`), so the function never returns normally.
 pub fn only_raises(function: Node<'_>) -> bool {
-    let Some(body) = function.child_by_field_name("body") else { return false };
-    statements(body).last().is_some_and(|s| s.kind() == "raise_statement")
+    let Some(body) = function.field(Field::Body) else { return false };
+    statements(body).last().is_some_and(|s| s.py_kind() == Kind::RaiseStatement)
 }
 
 /// The names of the first two parameters (`self`, `other`), if present.
@@ -73,12 +78,12 @@ fn first_two(file: &ParsedFile, function: Node<'_>) -> Option<(String, String)> 
 pub fn is_identity_eq(file: &ParsedFile, function: Node<'_>) -> bool {
     let Some((this, other)) = first_two(file, function) else { return false };
     own_nodes(function).into_iter().any(|node| {
-        if node.kind() != "comparison_operator" {
+        if node.py_kind() != Kind::ComparisonOperator {
             return false;
         }
-        let operator = crate::ast::children(node).into_iter().find(|c| !c.is_named()).map(|c| c.kind());
+        let operator = comparison_pairs(node).first().map(|(_, op, _)| *op);
         let operands: Vec<&str> = named_children(node).into_iter().map(|c| file.node_text(c)).collect();
-        operator == Some("is") && operands.contains(&this.as_str()) && operands.contains(&other.as_str())
+        operator == Some(CmpOp::Is) && operands.contains(&this.as_str()) && operands.contains(&other.as_str())
     })
 }
 
@@ -87,11 +92,11 @@ pub fn is_identity_eq(file: &ParsedFile, function: Node<'_>) -> bool {
 pub fn is_generic_eq(file: &ParsedFile, function: Node<'_>) -> bool {
     let Some((this, other)) = first_two(file, function) else { return false };
     own_nodes(function).into_iter().any(|node| {
-        if node.kind() != "comparison_operator" {
+        if node.py_kind() != Kind::ComparisonOperator {
             return false;
         }
-        let operator = crate::ast::children(node).into_iter().find(|c| !c.is_named()).map(|c| c.kind());
-        if !matches!(operator, Some("==" | "!=")) {
+        let operator = comparison_pairs(node).first().map(|(_, op, _)| *op);
+        if !matches!(operator, Some(CmpOp::Eq | CmpOp::NotEq)) {
             return false;
         }
         let operands: Vec<String> =
@@ -106,11 +111,11 @@ pub fn is_generic_eq(file: &ParsedFile, function: Node<'_>) -> bool {
 pub fn reads_receiver_attribute(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
     let Some((receiver, _)) = parameter_names(file, function).into_iter().next() else { return false };
     own_nodes(function).into_iter().any(|node| {
-        node.kind() == "attribute"
+        node.py_kind() == Kind::Attribute
             && node
-                .child_by_field_name("object")
-                .is_some_and(|o| o.kind() == "identifier" && file.node_text(o) == receiver)
-            && node.child_by_field_name("attribute").is_some_and(|a| file.node_text(a) == name)
+                .field(Field::Object)
+                .is_some_and(|o| o.py_kind() == Kind::Identifier && file.node_text(o) == receiver)
+            && node.field(Field::Attribute).is_some_and(|a| file.node_text(a) == name)
     })
 }
 
@@ -122,7 +127,7 @@ mod tests {
     fn functions(text: &str) -> (ParsedFile, Vec<usize>) {
         let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
         let ids = quarry_syntax::walk::Preorder::new(file.root())
-            .filter(|n| n.kind() == "function_definition")
+            .filter(|n| n.py_kind() == Kind::FunctionDefinition)
             .map(|n| n.start_byte())
             .collect();
         (file, ids)
@@ -130,7 +135,7 @@ mod tests {
 
     fn function_at(file: &ParsedFile, start: usize) -> Node<'_> {
         quarry_syntax::walk::Preorder::new(file.root())
-            .find(|n| n.kind() == "function_definition" && n.start_byte() == start)
+            .find(|n| n.py_kind() == Kind::FunctionDefinition && n.start_byte() == start)
             .unwrap()
     }
 

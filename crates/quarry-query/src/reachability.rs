@@ -12,6 +12,8 @@
 //! `else` clause of an infinite `while` loop. Everything is computed bottom-up
 //! over one pre-order listing of the tree, without recursion.
 
+use crate::builtins::{is_builtin_in, PythonVersion};
+use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::{HashMap, HashSet};
 
 use quarry_syntax::ParsedFile;
@@ -28,7 +30,7 @@ pub struct Reachability {
 }
 
 /// Statements that transfer control away unconditionally.
-const JUMPS: &[&str] = &["return_statement", "raise_statement", "break_statement", "continue_statement"];
+const JUMPS: &[Kind] = &[Kind::ReturnStatement, Kind::RaiseStatement, Kind::BreakStatement, Kind::ContinueStatement];
 
 impl Reachability {
     /// Analyses a whole file.
@@ -37,7 +39,7 @@ impl Reachability {
         let nodes: Vec<Node<'_>> = quarry_syntax::walk::Preorder::new(root).filter(|n| n.is_named()).collect();
         let mut loops_with_break = HashSet::new();
         for node in &nodes {
-            if node.kind() == "break_statement" {
+            if node.py_kind() == Kind::BreakStatement {
                 if let Some(target) = loop_of_jump(*node) {
                     loops_with_break.insert(target.id());
                 }
@@ -46,8 +48,8 @@ impl Reachability {
         let bound = bound_names(file, &nodes);
         let silent_tries = nodes
             .iter()
-            .filter(|n| n.kind() == "try_statement")
-            .filter(|n| n.child_by_field_name("body").is_some_and(|b| cannot_raise(file, b, &bound)))
+            .filter(|n| n.py_kind() == Kind::TryStatement)
+            .filter(|n| n.field(Field::Body).is_some_and(|b| cannot_raise(file, b, &bound)))
             .map(|n| n.id())
             .collect();
         let mut reach = Reachability { completes: HashMap::new(), loops_with_break, silent_tries };
@@ -86,7 +88,7 @@ impl Reachability {
         let mut firsts = Vec::new();
         let mut dead: HashSet<usize> = HashSet::new();
         for node in quarry_syntax::walk::Preorder::new(root) {
-            if !(node.kind() == "block" || node.kind() == "module") {
+            if !(node.py_kind() == Kind::Block || node.py_kind() == Kind::Module) {
                 continue;
             }
             let items = statements(node);
@@ -100,17 +102,17 @@ impl Reachability {
             if let Some(dead_first) = self.dead_branch(file, node) {
                 firsts.push(dead_first);
                 dead.extend(statements(node).iter().map(|s| s.id()));
-                if dead_first.kind() == "elif_clause" {
+                if dead_first.py_kind() == Kind::ElifClause {
                     dead.insert(dead_first.id());
                 }
             }
             // The handlers of a `try` whose body cannot raise never run; the
             // first one is reported, the others follow it.
-            if node.parent().is_some_and(|t| t.kind() == "try_statement" && self.silent_tries.contains(&t.id())) {
+            if node.parent().is_some_and(|t| t.py_kind() == Kind::TryStatement && self.silent_tries.contains(&t.id())) {
                 if let Some(try_statement) = node.parent() {
                     let handlers: Vec<Node<'f>> = named_children(try_statement)
                         .into_iter()
-                        .filter(|c| matches!(c.kind(), "except_clause" | "except_group_clause"))
+                        .filter(|c| matches!(c.py_kind(), Kind::ExceptClause))
                         .collect();
                     if let Some(first) = handlers.first() {
                         firsts.push(*first);
@@ -119,9 +121,9 @@ impl Reachability {
                 }
             }
             // The `else` of an infinite `while` never runs.
-            if let Some(owner) = node.parent().filter(|p| p.kind() == "else_clause") {
+            if let Some(owner) = node.parent().filter(|p| p.py_kind() == Kind::ElseClause) {
                 let infinite =
-                    owner.parent().is_some_and(|w| w.kind() == "while_statement" && is_infinite_while(file, w));
+                    owner.parent().is_some_and(|w| w.py_kind() == Kind::WhileStatement && is_infinite_while(file, w));
                 if infinite {
                     if let Some(first) = items.first() {
                         firsts.push(*first);
@@ -154,23 +156,24 @@ impl Reachability {
     fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>) -> Option<Node<'t>> {
         let owner = block.parent()?;
         let first = statements(block).first().copied();
-        match owner.kind() {
-            "if_statement" | "elif_clause" | "while_statement" => {
+        match owner.py_kind() {
+            Kind::IfStatement | Kind::ElifClause | Kind::WhileStatement => {
                 let is_body = owner
-                    .child_by_field_name("consequence")
-                    .or_else(|| owner.child_by_field_name("body"))
+                    .field(Field::Consequence)
+                    .or_else(|| owner.field(Field::Body))
                     .is_some_and(|b| b.id() == block.id());
                 if is_body && constant_condition(file, owner) == Some(false) {
                     return first;
                 }
                 // An `elif` after a condition that is always true.
-                let statement =
-                    owner.parent().filter(|p| owner.kind() == "elif_clause" && p.kind() == "if_statement")?;
+                let statement = owner
+                    .parent()
+                    .filter(|p| owner.py_kind() == Kind::ElifClause && p.py_kind() == Kind::IfStatement)?;
                 let previous = previous_alternative(statement, owner)?;
                 (is_body && constant_condition(file, previous) == Some(true)).then_some(owner)
             }
-            "else_clause" => {
-                let statement = owner.parent().filter(|p| p.kind() == "if_statement")?;
+            Kind::ElseClause => {
+                let statement = owner.parent().filter(|p| p.py_kind() == Kind::IfStatement)?;
                 let previous = previous_alternative(statement, owner)?;
                 (constant_condition(file, previous) == Some(true)).then_some(first).flatten()
             }
@@ -179,33 +182,33 @@ impl Reachability {
     }
 
     fn compute(&self, node: Node<'_>, file: &ParsedFile) -> bool {
-        match node.kind() {
+        match node.py_kind() {
             k if JUMPS.contains(&k) => false,
-            "if_statement" => {
-                let consequence = node.child_by_field_name("consequence").is_none_or(|b| self.block_completes(b));
+            Kind::IfStatement => {
+                let consequence = node.field(Field::Consequence).is_none_or(|b| self.block_completes(b));
                 match constant_condition(file, node) {
                     Some(true) => return consequence,
                     Some(false) => {
                         let mut alternatives = named_children(node)
                             .into_iter()
-                            .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause"))
+                            .filter(|c| matches!(c.py_kind(), Kind::ElifClause | Kind::ElseClause))
                             .peekable();
                         if alternatives.peek().is_none() {
                             return true;
                         }
                         return alternatives.any(|c| clause_block(c).is_none_or(|b| self.block_completes(b)))
-                            || !named_children(node).iter().any(|c| c.kind() == "else_clause");
+                            || !named_children(node).iter().any(|c| c.py_kind() == Kind::ElseClause);
                     }
                     None => {}
                 }
                 let mut any = consequence;
                 let mut has_else = false;
                 for clause in named_children(node) {
-                    match clause.kind() {
-                        "elif_clause" => {
-                            any |= clause.child_by_field_name("consequence").is_none_or(|b| self.block_completes(b));
+                    match clause.py_kind() {
+                        Kind::ElifClause => {
+                            any |= clause.field(Field::Consequence).is_none_or(|b| self.block_completes(b));
                         }
-                        "else_clause" => {
+                        Kind::ElseClause => {
                             has_else = true;
                             any |= clause_block(clause).is_none_or(|b| self.block_completes(b));
                         }
@@ -214,8 +217,8 @@ impl Reachability {
                 }
                 any || !has_else
             }
-            "while_statement" | "for_statement" => {
-                let infinite = node.kind() == "while_statement" && is_infinite_while(file, node);
+            Kind::WhileStatement | Kind::ForStatement => {
+                let infinite = node.py_kind() == Kind::WhileStatement && is_infinite_while(file, node);
                 if self.has_break(node) {
                     return true;
                 }
@@ -227,18 +230,18 @@ impl Reachability {
                     None => true,
                 }
             }
-            "try_statement" => {
-                let mut body = node.child_by_field_name("body").is_none_or(|b| self.block_completes(b));
+            Kind::TryStatement => {
+                let mut body = node.field(Field::Body).is_none_or(|b| self.block_completes(b));
                 let mut handler = false;
                 let mut finally = true;
                 for clause in named_children(node) {
                     let completes = clause_block(clause).is_none_or(|b| self.block_completes(b));
-                    match clause.kind() {
-                        "except_clause" | "except_group_clause" => {
+                    match clause.py_kind() {
+                        Kind::ExceptClause => {
                             handler |= completes && !self.silent_tries.contains(&node.id());
                         }
-                        "else_clause" => body &= completes,
-                        "finally_clause" => finally = completes,
+                        Kind::ElseClause => body &= completes,
+                        Kind::FinallyClause => finally = completes,
                         _ => {}
                     }
                 }
@@ -246,18 +249,19 @@ impl Reachability {
             }
             // A context manager's `__exit__` may swallow an exception raised
             // in the body, so control may continue after any `with`.
-            "with_statement" => true,
-            "match_statement" => {
+            Kind::WithStatement => true,
+            Kind::MatchStatement => {
                 let cases: Vec<Node<'_>> = node
-                    .child_by_field_name("body")
+                    .field(Field::Body)
                     .map(named_children)
                     .unwrap_or_default()
                     .into_iter()
-                    .filter(|c| c.kind() == "case_clause")
+                    .filter(|c| c.py_kind() == Kind::CaseClause)
                     .collect();
                 let wildcard = cases.iter().any(|c| {
-                    c.named_child(0).is_some_and(|p| p.kind() == "case_pattern" && file.node_text(p).trim() == "_")
-                        && c.child_by_field_name("guard").is_none()
+                    c.named_child(0)
+                        .is_some_and(|p| p.py_kind() == Kind::CasePattern && file.node_text(p).trim() == "_")
+                        && c.field(Field::Guard).is_none()
                 });
                 !wildcard || cases.iter().any(|c| clause_block(*c).is_none_or(|b| self.block_completes(b)))
             }
@@ -269,11 +273,11 @@ impl Reachability {
 /// The literal truth value of an `if`, `elif` or `while` condition that is
 /// `True`, `False` or an integer literal.
 pub fn constant_condition(file: &ParsedFile, node: Node<'_>) -> Option<bool> {
-    let condition = crate::ast::strip_parentheses(node.child_by_field_name("condition")?);
-    match condition.kind() {
-        "true" => Some(true),
-        "false" => Some(false),
-        "integer" => Some(file.node_text(condition).chars().any(|c| c.is_ascii_digit() && c != '0')),
+    let condition = crate::ast::strip_parentheses(node.field(Field::Condition)?);
+    match condition.py_kind() {
+        Kind::True => Some(true),
+        Kind::False => Some(false),
+        Kind::Integer => Some(file.node_text(condition).chars().any(|c| c.is_ascii_digit() && c != '0')),
         _ => None,
     }
 }
@@ -286,7 +290,7 @@ fn previous_alternative<'t>(statement: Node<'t>, clause: Node<'t>) -> Option<Nod
         if c.id() == clause.id() {
             return Some(previous);
         }
-        if c.kind() == "elif_clause" {
+        if c.py_kind() == Kind::ElifClause {
             previous = c;
         }
     }
@@ -295,81 +299,10 @@ fn previous_alternative<'t>(statement: Node<'t>, clause: Node<'t>) -> Option<Nod
 
 /// Whether a node is a statement (simple or compound) held by a block or module.
 pub fn is_statement(node: Node<'_>) -> bool {
-    node.parent().is_some_and(|p| p.kind() == "block" || p.kind() == "module")
-        && node.kind() != "comment"
+    node.parent().is_some_and(|p| p.py_kind() == Kind::Block || p.py_kind() == Kind::Module)
+        && node.py_kind() != Kind::Comment
         && node.is_named()
 }
-
-/// Python 3 builtins whose load cannot raise `NameError`.
-const PY3_BUILTINS_FOR_LOADS: &[&str] = &[
-    "ArithmeticError",
-    "AssertionError",
-    "AttributeError",
-    "BaseException",
-    "Exception",
-    "False",
-    "IOError",
-    "ImportError",
-    "IndexError",
-    "KeyError",
-    "LookupError",
-    "NameError",
-    "None",
-    "NotImplemented",
-    "NotImplementedError",
-    "OSError",
-    "RuntimeError",
-    "StopIteration",
-    "True",
-    "TypeError",
-    "ValueError",
-    "abs",
-    "all",
-    "any",
-    "bool",
-    "bytes",
-    "callable",
-    "chr",
-    "dict",
-    "dir",
-    "enumerate",
-    "filter",
-    "float",
-    "format",
-    "frozenset",
-    "getattr",
-    "hasattr",
-    "hash",
-    "id",
-    "int",
-    "isinstance",
-    "issubclass",
-    "iter",
-    "len",
-    "list",
-    "map",
-    "max",
-    "min",
-    "next",
-    "object",
-    "open",
-    "ord",
-    "print",
-    "property",
-    "range",
-    "repr",
-    "reversed",
-    "round",
-    "set",
-    "setattr",
-    "sorted",
-    "str",
-    "sum",
-    "super",
-    "tuple",
-    "type",
-    "zip",
-];
 
 /// Names bound somewhere in the file (assigned, defined, imported, loop or
 /// `with` targets, parameters, declared global).
@@ -377,28 +310,28 @@ fn bound_names<'f>(file: &'f ParsedFile, nodes: &[Node<'_>]) -> HashSet<&'f str>
     let parents = quarry_syntax::walk::ParentIndex::build(file.root());
     nodes
         .iter()
-        .filter(|n| n.kind() == "identifier")
+        .filter(|n| n.py_kind() == Kind::Identifier)
         .filter(|n| {
             parents.parent(**n).is_some_and(|p| {
                 matches!(
-                    p.kind(),
-                    "assignment"
-                        | "augmented_assignment"
-                        | "function_definition"
-                        | "class_definition"
-                        | "aliased_import"
-                        | "dotted_name"
-                        | "pattern_list"
-                        | "tuple_pattern"
-                        | "for_statement"
-                        | "as_pattern_target"
-                        | "global_statement"
-                        | "nonlocal_statement"
-                        | "parameters"
-                        | "default_parameter"
-                        | "typed_parameter"
-                        | "typed_default_parameter"
-                        | "named_expression"
+                    p.py_kind(),
+                    Kind::Assignment
+                        | Kind::AugmentedAssignment
+                        | Kind::FunctionDefinition
+                        | Kind::ClassDefinition
+                        | Kind::AliasedImport
+                        | Kind::DottedName
+                        | Kind::PatternList
+                        | Kind::TuplePattern
+                        | Kind::ForStatement
+                        | Kind::AsPatternTarget
+                        | Kind::GlobalStatement
+                        | Kind::NonlocalStatement
+                        | Kind::Parameters
+                        | Kind::DefaultParameter
+                        | Kind::TypedParameter
+                        | Kind::TypedDefaultParameter
+                        | Kind::NamedExpression
                 )
             })
         })
@@ -415,33 +348,33 @@ fn cannot_raise(file: &ParsedFile, body: Node<'_>, bound: &HashSet<&str>) -> boo
         if !node.is_named() {
             continue;
         }
-        let allowed = match node.kind() {
-            "block"
-            | "pass_statement"
-            | "return_statement"
-            | "expression_statement"
-            | "comment"
-            | "integer"
-            | "float"
-            | "true"
-            | "false"
-            | "none"
-            | "string"
-            | "string_start"
-            | "string_content"
-            | "string_end"
-            | "pattern_list"
-            | "expression_list"
-            | "tuple"
-            | "parenthesized_expression" => true,
-            "assignment" => node.child_by_field_name("type").is_none(),
-            "identifier" => {
+        let allowed = match node.py_kind() {
+            Kind::Block
+            | Kind::PassStatement
+            | Kind::ReturnStatement
+            | Kind::ExpressionStatement
+            | Kind::Comment
+            | Kind::Integer
+            | Kind::Float
+            | Kind::True
+            | Kind::False
+            | Kind::None
+            | Kind::String
+            | Kind::StringStart
+            | Kind::StringContent
+            | Kind::StringEnd
+            | Kind::PatternList
+            | Kind::ExpressionList
+            | Kind::Tuple
+            | Kind::ParenthesizedExpression => true,
+            Kind::Assignment => node.field(Field::Type).is_none(),
+            Kind::Identifier => {
                 let name = file.node_text(node);
                 let is_target = node.parent().is_some_and(|p| {
-                    (p.kind() == "assignment" && p.child_by_field_name("left").is_some_and(|l| l.id() == node.id()))
-                        || p.kind() == "pattern_list"
+                    (p.py_kind() == Kind::Assignment && p.field(Field::Left).is_some_and(|l| l.id() == node.id()))
+                        || p.py_kind() == Kind::PatternList
                 });
-                is_target || (PY3_BUILTINS_FOR_LOADS.contains(&name) && !bound.contains(name))
+                is_target || (is_builtin_in(name, PythonVersion::Three) && !bound.contains(name))
             }
             _ => false,
         };
@@ -455,14 +388,14 @@ fn cannot_raise(file: &ParsedFile, body: Node<'_>, bound: &HashSet<&str>) -> boo
 /// The body block of a clause (`else:`, `except ...:`, `finally:`, `case ...:`).
 pub fn clause_block(clause: Node<'_>) -> Option<Node<'_>> {
     clause
-        .child_by_field_name("body")
-        .or_else(|| clause.child_by_field_name("consequence"))
-        .or_else(|| named_children(clause).into_iter().find(|c| c.kind() == "block"))
+        .field(Field::Body)
+        .or_else(|| clause.field(Field::Consequence))
+        .or_else(|| named_children(clause).into_iter().find(|c| c.py_kind() == Kind::Block))
 }
 
 /// The `else` clause of a loop or `try`.
 pub fn else_clause(node: Node<'_>) -> Option<Node<'_>> {
-    named_children(node).into_iter().find(|c| c.kind() == "else_clause")
+    named_children(node).into_iter().find(|c| c.py_kind() == Kind::ElseClause)
 }
 
 /// Whether a `while` loop's condition is a literal true value (`True`, or
@@ -477,10 +410,10 @@ pub fn loop_of_jump(jump: Node<'_>) -> Option<Node<'_>> {
     let mut child = jump;
     let mut current = jump.parent();
     while let Some(n) = current {
-        match n.kind() {
+        match n.py_kind() {
             // A jump in a loop's `else` clause belongs to an outer loop.
-            "for_statement" | "while_statement" if child.kind() != "else_clause" => return Some(n),
-            "function_definition" | "class_definition" | "lambda" | "module" => return None,
+            Kind::ForStatement | Kind::WhileStatement if child.py_kind() != Kind::ElseClause => return Some(n),
+            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda | Kind::Module => return None,
             _ => {}
         }
         child = n;

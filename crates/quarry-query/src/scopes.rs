@@ -2,6 +2,7 @@
 //! lambda and comprehension scopes; where each name is bound and used;
 //! `global` and `nonlocal` declarations. Built by one iterative walk.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
 
@@ -101,10 +102,36 @@ impl Scope {
     }
 }
 
-/// All scopes of a file; scope 0 is the module.
+/// A binding: the scope that holds it and its index in that scope's
+/// [`Scope::bindings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BindingId {
+    /// The scope.
+    pub scope: ScopeId,
+    /// Index in the scope's bindings.
+    pub index: usize,
+}
+
+/// What a read of a name refers to, by Python's scoping rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    /// A binding of the file: in the reading scope, the nearest binding
+    /// before the read (the first one when none precedes it, as in a loop);
+    /// in an enclosing function or the module, the last binding.
+    Binding(BindingId),
+    /// A builtin (`len`, `unicode`), not bound in the file.
+    Builtin,
+    /// Bound nowhere the read can see (a star import may provide it).
+    Unresolved,
+}
+
+/// All scopes of a file; scope 0 is the module. Every read of a name is
+/// resolved to the binding it refers to.
 #[derive(Debug, Clone)]
 pub struct Scopes {
     scopes: Vec<Scope>,
+    /// Resolution of every use, by the tree-sitter id of its identifier.
+    resolutions: std::collections::HashMap<usize, Resolution>,
 }
 
 impl Scopes {
@@ -126,6 +153,74 @@ impl Scopes {
     /// The scope defined by the node with tree-sitter id `node_id`.
     pub fn of_node(&self, node_id: usize) -> Option<ScopeId> {
         self.scopes.iter().position(|s| s.node_id == node_id)
+    }
+
+    /// A binding.
+    pub fn binding(&self, id: BindingId) -> &NameEvent {
+        &self.scopes[id.scope].bindings[id.index]
+    }
+
+    /// What the read of a name at identifier node `node_id` refers to
+    /// (`None` when the node is not a read).
+    pub fn resolution(&self, node_id: usize) -> Option<Resolution> {
+        self.resolutions.get(&node_id).copied()
+    }
+
+    /// The binding a read refers to, if it is one of the file's.
+    pub fn resolve(&self, node_id: usize) -> Option<&NameEvent> {
+        match self.resolution(node_id)? {
+            Resolution::Binding(id) => Some(self.binding(id)),
+            _ => None,
+        }
+    }
+
+    /// Resolves `name` read at byte `at` in `scope`.
+    pub fn lookup(&self, scope: ScopeId, name: &str, at: usize) -> Resolution {
+        let here = &self.scopes[scope];
+        let declared_global = here.globals.iter().any(|g| g == name);
+        if !declared_global && here.is_local(name) {
+            let mut chosen = None;
+            for (index, b) in here.bindings.iter().enumerate() {
+                if b.name != name || b.kind == Some(BindingKind::Delete) {
+                    continue;
+                }
+                if b.start_byte < at || chosen.is_none() {
+                    chosen = Some(index);
+                }
+            }
+            if let Some(index) = chosen {
+                return Resolution::Binding(BindingId { scope, index });
+            }
+        }
+        let mut current = if declared_global { Some(0) } else { here.parent };
+        while let Some(id) = current {
+            let s = &self.scopes[id];
+            // Class bodies are not visible from the functions nested in them.
+            let visible = s.kind != ScopeKind::Class && (id == 0 || !declared_global);
+            if visible && (s.is_local(name) || (id == 0 && s.bindings.iter().any(|b| b.name == name))) {
+                if let Some(index) =
+                    s.bindings.iter().rposition(|b| b.name == name && b.kind != Some(BindingKind::Delete))
+                {
+                    return Resolution::Binding(BindingId { scope: id, index });
+                }
+            }
+            current = s.parent;
+        }
+        if crate::builtins::is_builtin_name(name) {
+            Resolution::Builtin
+        } else {
+            Resolution::Unresolved
+        }
+    }
+
+    fn resolve_all(&mut self) {
+        let mut resolutions = std::collections::HashMap::new();
+        for (id, scope) in self.scopes.iter().enumerate() {
+            for u in &scope.uses {
+                resolutions.insert(u.node_id, self.lookup(id, &u.name, u.start_byte));
+            }
+        }
+        self.resolutions = resolutions;
     }
 
     /// Whether `name` is read in `scope` or in any scope nested in it that
@@ -154,16 +249,16 @@ struct Builder<'f> {
 }
 
 /// Containers a store target may be nested in (`a, (b, *c) = ...`).
-const PATTERN_CONTAINERS: &[&str] = &[
-    "pattern_list",
-    "tuple_pattern",
-    "list_pattern",
-    "list_splat_pattern",
-    "tuple",
-    "list",
-    "expression_list",
-    "parenthesized_expression",
-    "list_splat",
+const PATTERN_CONTAINERS: &[Kind] = &[
+    Kind::PatternList,
+    Kind::TuplePattern,
+    Kind::ListPattern,
+    Kind::ListSplatPattern,
+    Kind::Tuple,
+    Kind::List,
+    Kind::ExpressionList,
+    Kind::ParenthesizedExpression,
+    Kind::ListSplat,
 ];
 
 impl<'f> Builder<'f> {
@@ -196,48 +291,51 @@ impl<'f> Builder<'f> {
         let mut stack: Vec<(Node<'_>, ScopeId)> = vec![(root, module)];
         while let Some((node, scope)) = stack.pop() {
             let mut push: Vec<(Node<'_>, ScopeId)> = Vec::new();
-            match node.kind() {
-                "function_definition" | "lambda" => {
-                    let kind = if node.kind() == "lambda" { ScopeKind::Lambda } else { ScopeKind::Function };
+            match node.py_kind() {
+                Kind::FunctionDefinition | Kind::Lambda => {
+                    let kind = if node.py_kind() == Kind::Lambda { ScopeKind::Lambda } else { ScopeKind::Function };
                     let inner = self.new_scope(kind, Some(scope), node);
-                    if let Some(name) = node.child_by_field_name("name") {
+                    if let Some(name) = node.field(Field::Name) {
                         self.bind(scope, name, BindingKind::Definition, node);
                     }
-                    if let Some(parameters) = node.child_by_field_name("parameters") {
+                    if let Some(parameters) = node.field(Field::Parameters) {
                         for p in named_children(parameters) {
                             self.parameter(p, scope, inner, &mut push);
                         }
                     }
-                    for field in ["return_type"] {
-                        if let Some(n) = node.child_by_field_name(field) {
+                    for field in [Field::ReturnType] {
+                        if let Some(n) = node.field(field) {
                             push.push((n, scope));
                         }
                     }
-                    if let Some(body) = node.child_by_field_name("body") {
+                    if let Some(body) = node.field(Field::Body) {
                         push.push((body, inner));
                     }
                 }
-                "class_definition" => {
+                Kind::ClassDefinition => {
                     let inner = self.new_scope(ScopeKind::Class, Some(scope), node);
-                    if let Some(name) = node.child_by_field_name("name") {
+                    if let Some(name) = node.field(Field::Name) {
                         self.bind(scope, name, BindingKind::Definition, node);
                     }
-                    if let Some(bases) = node.child_by_field_name("superclasses") {
+                    if let Some(bases) = node.field(Field::Superclasses) {
                         push.push((bases, scope));
                     }
-                    if let Some(body) = node.child_by_field_name("body") {
+                    if let Some(body) = node.field(Field::Body) {
                         push.push((body, inner));
                     }
                 }
-                "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression" => {
+                Kind::ListComprehension
+                | Kind::SetComprehension
+                | Kind::DictionaryComprehension
+                | Kind::GeneratorExpression => {
                     let inner = self.new_scope(ScopeKind::Comprehension, Some(scope), node);
                     let mut first_clause = true;
                     for child in named_children(node) {
-                        if child.kind() == "for_in_clause" {
-                            if let Some(left) = child.child_by_field_name("left") {
+                        if child.py_kind() == Kind::ForInClause {
+                            if let Some(left) = child.field(Field::Left) {
                                 self.targets(left, inner, BindingKind::LoopTarget, child, &mut push);
                             }
-                            if let Some(right) = child.child_by_field_name("right") {
+                            if let Some(right) = child.field(Field::Right) {
                                 push.push((right, if first_clause { scope } else { inner }));
                             }
                             first_clause = false;
@@ -246,79 +344,79 @@ impl<'f> Builder<'f> {
                         }
                     }
                 }
-                "global_statement" | "nonlocal_statement" => {
-                    for id in named_children(node).into_iter().filter(|c| c.kind() == "identifier") {
+                Kind::GlobalStatement | Kind::NonlocalStatement => {
+                    for id in named_children(node).into_iter().filter(|c| c.py_kind() == Kind::Identifier) {
                         let name = self.file.node_text(id).to_string();
-                        if node.kind() == "global_statement" {
+                        if node.py_kind() == Kind::GlobalStatement {
                             self.scopes[scope].globals.push(name);
                         } else {
                             self.scopes[scope].nonlocals.push(name);
                         }
                     }
                 }
-                "assignment" => {
-                    if let Some(left) = node.child_by_field_name("left") {
+                Kind::Assignment => {
+                    if let Some(left) = node.field(Field::Left) {
                         let kind = BindingKind::Assign;
                         // Annotation-only statements (`x: int`) bind nothing.
-                        if node.child_by_field_name("right").is_some() {
+                        if node.field(Field::Right).is_some() {
                             self.targets(left, scope, kind, node, &mut push);
-                        } else if left.kind() != "identifier" {
+                        } else if left.py_kind() != Kind::Identifier {
                             push.push((left, scope));
                         }
                     }
-                    for field in ["type", "right"] {
-                        if let Some(n) = node.child_by_field_name(field) {
+                    for field in [Field::Type, Field::Right] {
+                        if let Some(n) = node.field(field) {
                             push.push((n, scope));
                         }
                     }
                 }
-                "augmented_assignment" => {
-                    if let Some(left) = node.child_by_field_name("left") {
-                        if left.kind() == "identifier" {
+                Kind::AugmentedAssignment => {
+                    if let Some(left) = node.field(Field::Left) {
+                        if left.py_kind() == Kind::Identifier {
                             self.use_name(scope, left);
                             self.bind(scope, left, BindingKind::AugAssign, node);
                         } else {
                             push.push((left, scope));
                         }
                     }
-                    if let Some(right) = node.child_by_field_name("right") {
+                    if let Some(right) = node.field(Field::Right) {
                         push.push((right, scope));
                     }
                 }
-                "for_statement" => {
-                    if let Some(left) = node.child_by_field_name("left") {
+                Kind::ForStatement => {
+                    if let Some(left) = node.field(Field::Left) {
                         self.targets(left, scope, BindingKind::LoopTarget, node, &mut push);
                     }
                     for child in named_children(node) {
-                        if Some(child.id()) != node.child_by_field_name("left").map(|l| l.id()) {
+                        if Some(child.id()) != node.field(Field::Left).map(|l| l.id()) {
                             push.push((child, scope));
                         }
                     }
                 }
-                "named_expression" => {
-                    if let Some(name) = node.child_by_field_name("name") {
+                Kind::NamedExpression => {
+                    if let Some(name) = node.field(Field::Name) {
                         self.bind(scope, name, BindingKind::Walrus, node);
                     }
-                    if let Some(value) = node.child_by_field_name("value") {
+                    if let Some(value) = node.field(Field::Value) {
                         push.push((value, scope));
                     }
                 }
-                "as_pattern" => {
-                    let binder = node.parent().map(|p| p.kind());
-                    let kind = if binder == Some("except_clause") {
+                Kind::AsPattern => {
+                    let binder = node.parent().map(|p| p.py_kind());
+                    let kind = if binder == Some(Kind::ExceptClause) {
                         BindingKind::ExceptTarget
                     } else {
                         BindingKind::WithTarget
                     };
                     for child in named_children(node) {
-                        if child.kind() == "as_pattern_target" {
+                        if child.py_kind() == Kind::AsPatternTarget {
                             self.targets(child, scope, kind, node, &mut push);
                         } else {
                             push.push((child, scope));
                         }
                     }
                 }
-                "except_clause" if self.python2_except_target(node).is_some() => {
+                Kind::ExceptClause if self.python2_except_target(node).is_some() => {
                     let target = self.python2_except_target(node).expect("checked");
                     for child in named_children(node) {
                         if child.id() == target.id() {
@@ -328,13 +426,18 @@ impl<'f> Builder<'f> {
                         }
                     }
                 }
-                "import_statement" | "import_from_statement" | "future_import_statement" => self.import(node, scope),
-                "delete_statement" => {
+                Kind::ImportStatement | Kind::ImportFromStatement | Kind::FutureImportStatement => {
+                    self.import(node, scope)
+                }
+                Kind::DeleteStatement => {
                     for target in named_children(node) {
-                        let targets =
-                            if target.kind() == "expression_list" { named_children(target) } else { vec![target] };
+                        let targets = if target.py_kind() == Kind::ExpressionList {
+                            named_children(target)
+                        } else {
+                            vec![target]
+                        };
                         for t in targets {
-                            if t.kind() == "identifier" {
+                            if t.py_kind() == Kind::Identifier {
                                 self.bind(scope, t, BindingKind::Delete, node);
                             } else {
                                 push.push((t, scope));
@@ -342,46 +445,48 @@ impl<'f> Builder<'f> {
                         }
                     }
                 }
-                "identifier" => self.use_name(scope, node),
-                "attribute" => {
-                    if let Some(object) = node.child_by_field_name("object") {
+                Kind::Identifier => self.use_name(scope, node),
+                Kind::Attribute => {
+                    if let Some(object) = node.field(Field::Object) {
                         push.push((object, scope));
                     }
                 }
-                "keyword_argument" => {
-                    if let Some(value) = node.child_by_field_name("value") {
+                Kind::KeywordArgument => {
+                    if let Some(value) = node.field(Field::Value) {
                         push.push((value, scope));
                     }
                 }
-                "decorated_definition" => push.extend(named_children(node).into_iter().map(|c| (c, scope))),
+                Kind::DecoratedDefinition => push.extend(named_children(node).into_iter().map(|c| (c, scope))),
                 _ => push.extend(named_children(node).into_iter().map(|c| (c, scope))),
             }
             stack.extend(push.into_iter().rev());
         }
-        Scopes { scopes: self.scopes }
+        let mut scopes = Scopes { scopes: self.scopes, resolutions: Default::default() };
+        scopes.resolve_all();
+        scopes
     }
 
     /// `except E, e:` in Python 2 binds `e`; tree-sitter gives it as the
     /// second expression after `except`, separated by a comma.
     fn python2_except_target<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
         let children = crate::ast::children(node);
-        let comma = children.iter().position(|c| c.kind() == ",")?;
-        children.get(comma + 1).copied().filter(|n| n.kind() == "identifier")
+        let comma = children.iter().position(|c| c.py_kind() == Kind::Comma)?;
+        children.get(comma + 1).copied().filter(|n| n.py_kind() == Kind::Identifier)
     }
 
     fn parameter<'t>(&mut self, p: Node<'t>, outer: ScopeId, inner: ScopeId, push: &mut Vec<(Node<'t>, ScopeId)>) {
-        if let Some(id) = crate::ast::parameter_identifier(p) {
+        if let Some(id) = crate::parameters::parameter_identifier(p) {
             self.bind(inner, id, BindingKind::Parameter, p);
-        } else if p.kind() == "tuple_pattern" {
+        } else if p.py_kind() == Kind::TuplePattern {
             self.targets(p, inner, BindingKind::Parameter, p, push);
         }
-        for field in ["value", "type"] {
-            if let Some(n) = p.child_by_field_name(field) {
+        for field in [Field::Value, Field::Type] {
+            if let Some(n) = p.field(field) {
                 push.push((n, outer));
             }
         }
-        if p.kind() == "typed_parameter" {
-            if let Some(t) = p.child_by_field_name("type") {
+        if p.py_kind() == Kind::TypedParameter {
+            if let Some(t) = p.field(Field::Type) {
                 push.push((t, outer));
             }
         }
@@ -399,9 +504,9 @@ impl<'f> Builder<'f> {
     ) {
         let mut stack = vec![target];
         while let Some(node) = stack.pop() {
-            if node.kind() == "identifier" {
+            if node.py_kind() == Kind::Identifier {
                 self.bind(scope, node, kind, binder);
-            } else if PATTERN_CONTAINERS.contains(&node.kind()) || node.kind() == "as_pattern_target" {
+            } else if PATTERN_CONTAINERS.contains(&node.py_kind()) || node.py_kind() == Kind::AsPatternTarget {
                 stack.extend(named_children(node).into_iter().rev());
             } else {
                 push.push((node, scope));
@@ -410,28 +515,8 @@ impl<'f> Builder<'f> {
     }
 
     fn import(&mut self, node: Node<'_>, scope: ScopeId) {
-        let is_from = node.kind() != "import_statement";
-        let module = node.child_by_field_name("module_name").map(|m| m.id());
-        for child in named_children(node) {
-            if Some(child.id()) == module {
-                continue;
-            }
-            match child.kind() {
-                "aliased_import" => {
-                    if let Some(alias) = child.child_by_field_name("alias") {
-                        self.bind(scope, alias, BindingKind::Import, node);
-                    }
-                }
-                "dotted_name" => {
-                    // `import a.b` binds `a`; `from m import b` binds `b`.
-                    let parts = named_children(child);
-                    let bound = if is_from { parts.last() } else { parts.first() };
-                    if let Some(id) = bound {
-                        self.bind(scope, *id, BindingKind::Import, node);
-                    }
-                }
-                _ => {}
-            }
+        for binding in crate::imports::import_bindings(self.file, node) {
+            self.bind(scope, binding.identifier, BindingKind::Import, node);
         }
     }
 
@@ -454,5 +539,44 @@ impl<'f> Builder<'f> {
     fn use_name(&mut self, scope: ScopeId, node: Node<'_>) {
         let event = self.event(node, None, None);
         self.scopes[scope].uses.push(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{Kind, SyntaxNode};
+    use quarry_syntax::{Language, SourceFile};
+
+    /// For every read of `name`, the line of the binding it resolves to
+    /// (`None` for builtins and unresolved names).
+    fn resolved_lines(source: &str, name: &str) -> Vec<Option<usize>> {
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
+        let scopes = Scopes::build(&file);
+        quarry_syntax::walk::Preorder::new(file.root())
+            .filter(|n| n.py_kind() == Kind::Identifier && file.node_text(*n) == name)
+            .filter_map(|n| scopes.resolution(n.id()))
+            .map(|r| match r {
+                Resolution::Binding(id) => Some(scopes.binding(id).span.start.line),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reads_resolve_by_python_scoping() {
+        // A parameter shadows a module-level name of the same text.
+        let source = "app = make()\ndef f(app):\n    app.run()\napp.run()\n";
+        assert_eq!(resolved_lines(source, "app"), vec![Some(1), Some(0)]);
+        // Class bodies are invisible to methods; rebinding picks the nearest earlier binding.
+        let source = "x = 1\nclass C:\n    x = 2\n    y = x\n    def m(self):\n        return x\nx = 3\nz = x\n";
+        assert_eq!(resolved_lines(source, "x"), vec![Some(2), Some(6), Some(6)]);
+        // `global` goes to the module; builtins resolve to no binding.
+        let source = "def g():\n    global n\n    n = len\n    return n\nn = 0\n";
+        assert_eq!(resolved_lines(source, "n"), vec![Some(4)]);
+        assert_eq!(resolved_lines(source, "len"), vec![None]);
+        // Closures see the enclosing function's binding.
+        let source = "def outer():\n    v = 1\n    def inner():\n        return v\n";
+        assert_eq!(resolved_lines(source, "v"), vec![Some(1)]);
     }
 }

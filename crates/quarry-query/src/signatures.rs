@@ -3,9 +3,11 @@
 //! (positional and keyword arguments, `*` and `**` unpacking) and whether a
 //! call's arity fits a signature.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{named_children, parameter_identifier};
+use crate::ast::named_children;
+use crate::parameters::{parameters, ParameterKind};
 use quarry_syntax::ParsedFile;
 
 /// The parameters of a function definition.
@@ -27,29 +29,18 @@ impl Signature {
     /// Reads the signature of a `function_definition` or `lambda`.
     pub fn of(file: &ParsedFile, function: Node<'_>) -> Signature {
         let mut signature = Signature::default();
-        let Some(parameters) = function.child_by_field_name("parameters") else { return signature };
-        let mut keyword_only = false;
-        for p in named_children(parameters) {
-            match p.kind() {
-                "list_splat_pattern" => {
-                    signature.varargs = true;
-                    keyword_only = true;
-                }
-                "keyword_separator" => keyword_only = true,
-                "dictionary_splat_pattern" => signature.kwargs = true,
-                "positional_separator" | "comment" => {}
-                kind => {
-                    let has_default = matches!(kind, "default_parameter" | "typed_default_parameter");
-                    let name = parameter_identifier(p).map(|i| file.node_text(i).to_string()).unwrap_or_default();
-                    if keyword_only {
-                        signature.keyword_only.push((name, has_default));
-                    } else {
-                        if !has_default && signature.required_positional == signature.positional.len() {
-                            signature.required_positional += 1;
-                        }
-                        signature.positional.push(name);
+        for p in parameters(function) {
+            let name = p.identifier.map(|i| file.node_text(i).to_string()).unwrap_or_default();
+            match p.kind {
+                ParameterKind::Positional => {
+                    if !p.has_default() && signature.required_positional == signature.positional.len() {
+                        signature.required_positional += 1;
                     }
+                    signature.positional.push(name);
                 }
+                ParameterKind::VarArgs => signature.varargs = true,
+                ParameterKind::KeywordOnly => signature.keyword_only.push((name, p.has_default())),
+                ParameterKind::KwArgs => signature.kwargs = true,
             }
         }
         signature
@@ -99,20 +90,20 @@ impl CallShape {
     /// Reads the arguments of a `call` node.
     pub fn of(file: &ParsedFile, call: Node<'_>) -> CallShape {
         let mut shape = CallShape::default();
-        let Some(arguments) = call.child_by_field_name("arguments") else { return shape };
-        if arguments.kind() == "generator_expression" {
+        let Some(arguments) = call.field(Field::Arguments) else { return shape };
+        if arguments.py_kind() == Kind::GeneratorExpression {
             shape.positional = 1;
             return shape;
         }
         for argument in named_children(arguments) {
-            match argument.kind() {
-                "list_splat" => shape.star = true,
-                "dictionary_splat" => shape.double_star = true,
-                "keyword_argument" => {
-                    let name = argument.child_by_field_name("name").map(|n| file.node_text(n).to_string());
+            match argument.py_kind() {
+                Kind::ListSplat => shape.star = true,
+                Kind::DictionarySplat => shape.double_star = true,
+                Kind::KeywordArgument => {
+                    let name = argument.field(Field::Name).map(|n| file.node_text(n).to_string());
                     shape.keywords.push(name.unwrap_or_default());
                 }
-                "comment" => {}
+                Kind::Comment => {}
                 _ => shape.positional += 1,
             }
         }
@@ -163,21 +154,21 @@ mod tests {
         ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap()
     }
 
-    fn first<'a>(file: &'a ParsedFile, kind: &str) -> Node<'a> {
-        quarry_syntax::walk::Preorder::new(file.root()).find(|n| n.kind() == kind).unwrap()
+    fn first<'a>(file: &'a ParsedFile, kind: Kind) -> Node<'a> {
+        quarry_syntax::walk::Preorder::new(file.root()).find(|n| n.py_kind() == kind).unwrap()
     }
 
     #[test]
     fn signatures() {
         let file = parse("def f(self, a, b=1, *args, c, d=2, **kw): pass\n");
-        let s = Signature::of(&file, first(&file, "function_definition"));
+        let s = Signature::of(&file, first(&file, Kind::FunctionDefinition));
         assert_eq!(s.positional, ["self", "a", "b"]);
         assert_eq!((s.min_positional(), s.max_positional()), (2, None));
         assert_eq!(s.keyword_only, [("c".to_string(), false), ("d".to_string(), true)]);
         assert!(s.kwargs && s.accepts_keyword("anything"));
         assert_eq!(s.bound().positional, ["a", "b"]);
         let file = parse("def g(a, b=1, *, c): pass\n");
-        let s = Signature::of(&file, first(&file, "function_definition"));
+        let s = Signature::of(&file, first(&file, Kind::FunctionDefinition));
         assert_eq!((s.min_positional(), s.max_positional()), (1, Some(2)));
         assert!(!s.accepts_keyword("z") && s.accepts_keyword("c"));
     }
@@ -185,10 +176,10 @@ mod tests {
     #[test]
     fn arity() {
         let file = parse("def g(a, b=1): pass\ng(1, 2, 3)\n");
-        let s = Signature::of(&file, first(&file, "function_definition"));
+        let s = Signature::of(&file, first(&file, Kind::FunctionDefinition));
         let call = |text: &str| {
             let f = parse(text);
-            let shape = CallShape::of(&f, first(&f, "call"));
+            let shape = CallShape::of(&f, first(&f, Kind::Call));
             shape
         };
         assert_eq!(check_arity(&s, &call("g(1, 2, 3)")), Arity::TooMany(2));

@@ -16,6 +16,7 @@
 //! out; parameters and names from enclosing scopes are their own source. Negative form: `super` calls in methods
 //! whose first argument is the enclosing class, or that have no arguments.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{call_arguments, field_text, innermost_scope, method_class, strip_parentheses};
@@ -44,9 +45,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         return Vec::new();
     }
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
+    for &call in cx.nodes(Kind::Call) {
         let is_super =
-            call.child_by_field_name("function").is_some_and(|f| f.kind() == "identifier" && cx.text(f) == "super");
+            call.field(Field::Function).is_some_and(|f| f.py_kind() == Kind::Identifier && cx.text(f) == "super");
         if !is_super {
             continue;
         }
@@ -56,8 +57,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             continue;
         }
         let Some(class) = method_class(function) else { continue };
-        let class_name = field_text(cx.file(), class, "name").unwrap_or_default();
-        let first = call_arguments(call).into_iter().find(|a| a.kind() != "comment");
+        let class_name = field_text(cx.file(), class, Field::Name).unwrap_or_default();
+        let first = call_arguments(call).into_iter().find(|a| a.py_kind() != Kind::Comment);
         let wrong = first.and_then(|arg| source_name(cx, arg)).filter(|&name| name != class_name);
         let message = match (polarity, wrong, first) {
             (Polarity::Positive, Some(_), _) => format!("First argument to super() should be {class_name}."),
@@ -76,7 +77,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// when it is a parameter or a name not bound in the function's own scope.
 fn source_name<'f>(cx: &FileContext<'f>, argument: Node<'_>) -> Option<&'f str> {
     let argument = strip_parentheses(argument);
-    if argument.kind() != "identifier" {
+    if argument.py_kind() != Kind::Identifier {
         return None;
     }
     let name = cx.text(argument);

@@ -12,6 +12,7 @@
 //! Negative form: handlers of the same shape that are fine — they name a
 //! narrower exception type, or they re-raise.
 
+use crate::syntax::{Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{named_children, statements};
@@ -33,7 +34,7 @@ pub static QUERY: Query = Query {
 };
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
-    cx.nodes("except_clause")
+    cx.nodes(Kind::ExceptClause)
         .iter()
         .filter(|&&clause| {
             let positive = catches_base_exception(cx, clause) && !reraises(clause);
@@ -44,11 +45,12 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 }
 
 fn catches_base_exception(cx: &FileContext<'_>, clause: Node<'_>) -> bool {
-    let handled = named_children(clause).into_iter().find(|c| c.kind() != "block" && c.kind() != "comment");
+    let handled =
+        named_children(clause).into_iter().find(|c| c.py_kind() != Kind::Block && c.py_kind() != Kind::Comment);
     match handled {
         None => true,
         Some(expr) => {
-            let expr = if expr.kind() == "as_pattern" { expr.named_child(0).unwrap_or(expr) } else { expr };
+            let expr = if expr.py_kind() == Kind::AsPattern { expr.named_child(0).unwrap_or(expr) } else { expr };
             matches!(cx.text(expr).trim(), "BaseException" | "builtins.BaseException" | "exceptions.BaseException")
         }
     }
@@ -56,8 +58,8 @@ fn catches_base_exception(cx: &FileContext<'_>, clause: Node<'_>) -> bool {
 
 /// Whether the handler body ends by raising (so the exception is not swallowed).
 fn reraises(clause: Node<'_>) -> bool {
-    let Some(body) = named_children(clause).into_iter().find(|c| c.kind() == "block") else {
+    let Some(body) = named_children(clause).into_iter().find(|c| c.py_kind() == Kind::Block) else {
         return false;
     };
-    statements(body).last().is_some_and(|last| last.kind() == "raise_statement")
+    statements(body).last().is_some_and(|last| last.py_kind() == Kind::RaiseStatement)
 }

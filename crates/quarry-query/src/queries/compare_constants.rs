@@ -12,6 +12,7 @@
 //! out, as CodeQL does. Negative form: comparisons of a constant with a
 //! non-constant operand, and constant comparisons tested by `assert`.
 
+use crate::syntax::{Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{comparison_pairs, is_constant_expression, strip_parentheses};
@@ -34,8 +35,8 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &comparison in cx.nodes("comparison_operator") {
-        let pairs = comparison_pairs(cx.file(), comparison);
+    for &comparison in cx.nodes(Kind::ComparisonOperator) {
+        let pairs = comparison_pairs(comparison);
         let constant_pair = pairs.iter().any(|(l, _, r)| is_constant_expression(*l) && is_constant_expression(*r));
         let asserted = is_assert_test(comparison);
         let (answer, message) = match polarity {
@@ -57,10 +58,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// Whether a comparison is the test of an `assert` (parentheses aside).
 fn is_assert_test(comparison: Node<'_>) -> bool {
     let mut node = comparison;
-    while let Some(parent) = node.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(parent) = node.parent().filter(|p| p.py_kind() == Kind::ParenthesizedExpression) {
         node = parent;
     }
     node.parent().is_some_and(|p| {
-        p.kind() == "assert_statement" && p.named_child(0).is_some_and(|t| strip_parentheses(t).id() == comparison.id())
+        p.py_kind() == Kind::AssertStatement
+            && p.named_child(0).is_some_and(|t| strip_parentheses(t).id() == comparison.id())
     })
 }

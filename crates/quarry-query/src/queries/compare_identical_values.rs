@@ -14,6 +14,7 @@
 //! comparisons of two names or two simple attributes that differ, and the
 //! left-out missing-`self` comparisons.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{comparison_pairs, method_class, strip_parentheses};
@@ -36,8 +37,8 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &comparison in cx.nodes("comparison_operator") {
-        let pairs = comparison_pairs(cx.file(), comparison);
+    for &comparison in cx.nodes(Kind::ComparisonOperator) {
+        let pairs = comparison_pairs(comparison);
         let identical = pairs.iter().any(|(l, _, r)| same_variable(cx, *l, *r));
         let missing_self = identical && pairs.iter().any(|(l, _, _)| maybe_missing_self(cx, *l));
         let (answer, message) = match polarity {
@@ -48,7 +49,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             Polarity::Negative => {
                 let similar = pairs.iter().any(|(l, _, r)| {
                     let (l, r) = (strip_parentheses(*l), strip_parentheses(*r));
-                    (l.kind() == "identifier" && r.kind() == "identifier")
+                    (l.py_kind() == Kind::Identifier && r.py_kind() == Kind::Identifier)
                         || (simple_attribute(l).is_some() && simple_attribute(r).is_some())
                 });
                 ((identical && missing_self) || (!identical && similar), "Compared values are not identical.")
@@ -64,7 +65,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// Whether two operands are the same name, or the same attribute of the same name.
 fn same_variable(cx: &FileContext<'_>, left: Node<'_>, right: Node<'_>) -> bool {
     let (left, right) = (strip_parentheses(left), strip_parentheses(right));
-    if left.kind() == "identifier" && right.kind() == "identifier" {
+    if left.py_kind() == Kind::Identifier && right.py_kind() == Kind::Identifier {
         return cx.text(left) == cx.text(right);
     }
     match (simple_attribute(left), simple_attribute(right)) {
@@ -75,26 +76,26 @@ fn same_variable(cx: &FileContext<'_>, left: Node<'_>, right: Node<'_>) -> bool 
 
 /// For `name.attr`, the object name and the attribute name.
 fn simple_attribute(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
-    if node.kind() != "attribute" {
+    if node.py_kind() != Kind::Attribute {
         return None;
     }
-    let object = strip_parentheses(node.child_by_field_name("object")?);
-    let attribute = node.child_by_field_name("attribute")?;
-    (object.kind() == "identifier").then_some((object, attribute))
+    let object = strip_parentheses(node.field(Field::Object)?);
+    let attribute = node.field(Field::Attribute)?;
+    (object.py_kind() == Kind::Identifier).then_some((object, attribute))
 }
 
 /// Whether `left` is a name inside a method whose class assigns `self.<name>`.
 fn maybe_missing_self(cx: &FileContext<'_>, left: Node<'_>) -> bool {
     let left = strip_parentheses(left);
-    if left.kind() != "identifier" {
+    if left.py_kind() != Kind::Identifier {
         return false;
     }
     let Some(class) = crate::ast::enclosing_function(left).and_then(method_class) else { return false };
     let name = cx.text(left);
-    cx.nodes("attribute").iter().any(|&attribute| {
+    cx.nodes(Kind::Attribute).iter().any(|&attribute| {
         crate::ast::contains(class, attribute)
-            && attribute.child_by_field_name("object").is_some_and(|o| cx.text(o) == "self")
-            && attribute.child_by_field_name("attribute").is_some_and(|a| cx.text(a) == name)
+            && attribute.field(Field::Object).is_some_and(|o| cx.text(o) == "self")
+            && attribute.field(Field::Attribute).is_some_and(|a| cx.text(a) == name)
             && cx.enclosing_function(attribute).and_then(method_class).is_some_and(|c| c.id() == class.id())
     })
 }

@@ -18,9 +18,10 @@
 //! Negative form: `is` comparisons whose operands are not such literals
 //! (`x is None`, `a is b`).
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{children, named_children, strip_parentheses};
+use crate::ast::{comparison_pairs, named_children, strip_parentheses, CmpOp};
 use crate::classes::{Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -41,22 +42,20 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &comparison in cx.nodes("comparison_operator") {
+    for &comparison in cx.nodes(Kind::ComparisonOperator) {
         let operands = named_children(comparison);
-        let operators: Vec<String> =
-            children(comparison).into_iter().filter(|c| !c.is_named()).map(|c| c.kind().to_string()).collect();
-        // `a is b` or `a is not b` (tree-sitter gives `is not` as one token or as `is`, `not`).
-        let is_comparison = operands.len() == 2 && matches!(operators.join(" ").as_str(), "is" | "is not");
-        if !is_comparison {
-            continue;
-        }
+        let pairs = comparison_pairs(comparison);
+        let operator = match pairs.as_slice() {
+            [(_, op @ (CmpOp::Is | CmpOp::IsNot), _)] if operands.len() == 2 => *op,
+            _ => continue,
+        };
         let instances: Vec<Vec<quarry_syntax::Span>> =
             operands.iter().filter_map(|o| instance_with_equality(cx, *o)).collect();
         let wrong = !instances.is_empty() || operands.iter().any(|o| uninterned_literal(cx, *o));
         if wrong != (polarity == Polarity::Positive) {
             continue;
         }
-        let (op, alt) = if operators.len() > 1 || operators[0] != "is" { ("is not", "!=") } else { ("is", "==") };
+        let (op, alt) = if operator == CmpOp::IsNot { ("is not", "!=") } else { ("is", "==") };
         let message = if wrong {
             format!("Values compared using '{op}' when equivalence is not the same as identity. Use '{alt}' instead.")
         } else {
@@ -71,16 +70,16 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// dicts and tuples other than the values CPython interns.
 fn uninterned_literal(cx: &FileContext<'_>, node: Node<'_>) -> bool {
     let node = strip_parentheses(node);
-    match node.kind() {
-        "string" | "concatenated_string" => !interned_string(cx.text(node)),
-        "integer" => cx.text(node).replace('_', "").parse::<i64>().map_or(true, |v| !(-5..=256).contains(&v)),
-        "unary_operator" => {
+    match node.py_kind() {
+        Kind::String | Kind::ConcatenatedString => !interned_string(cx.text(node)),
+        Kind::Integer => cx.text(node).replace('_', "").parse::<i64>().map_or(true, |v| !(-5..=256).contains(&v)),
+        Kind::UnaryOperator => {
             let text: String = cx.text(node).split_whitespace().collect();
-            node.child_by_field_name("argument").is_some_and(|a| a.kind() == "integer" || a.kind() == "float")
+            node.field(Field::Argument).is_some_and(|a| a.py_kind() == Kind::Integer || a.py_kind() == Kind::Float)
                 && text.parse::<i64>().map_or(true, |v| !(-5..=256).contains(&v))
         }
-        "float" | "list" | "dictionary" => true,
-        "tuple" => named_children(node).into_iter().any(|c| c.kind() != "comment"),
+        Kind::Float | Kind::List | Kind::Dictionary => true,
+        Kind::Tuple => named_children(node).into_iter().any(|c| c.py_kind() != Kind::Comment),
         _ => false,
     }
 }
@@ -90,7 +89,7 @@ fn uninterned_literal(cx: &FileContext<'_>, node: Node<'_>) -> bool {
 /// the spans of the class header and of that `__eq__`.
 fn instance_with_equality<'f>(cx: &FileContext<'f>, node: Node<'f>) -> Option<Vec<quarry_syntax::Span>> {
     let node = strip_parentheses(node);
-    if node.kind() != "call" {
+    if node.py_kind() != Kind::Call {
         return None;
     }
     let class = crate::calls::resolve_class_call(cx, node)?;

@@ -19,6 +19,7 @@
 //! `DEBUG` or `settings.DEBUG`), and the constant tests left out because
 //! they make code unreachable.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{is_constant_expression, named_children, strip_parentheses};
@@ -42,16 +43,16 @@ pub static QUERY: Query = Query {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let not_implemented_bound = cx.scopes().all().iter().any(|s| s.bindings.iter().any(|b| b.name == "NotImplemented"));
     let mut tests: Vec<(Node<'_>, Option<Node<'_>>)> = Vec::new();
-    for kind in ["if_statement", "elif_clause"] {
+    for kind in [Kind::IfStatement, Kind::ElifClause] {
         for &statement in cx.nodes(kind) {
-            if let Some(test) = statement.child_by_field_name("condition") {
+            if let Some(test) = statement.field(Field::Condition) {
                 tests.push((test, Some(statement)));
             }
         }
     }
-    for &conditional in cx.nodes("conditional_expression") {
+    for &conditional in cx.nodes(Kind::ConditionalExpression) {
         let operands: Vec<Node<'_>> =
-            named_children(conditional).into_iter().filter(|c| c.kind() != "comment").collect();
+            named_children(conditional).into_iter().filter(|c| c.py_kind() != Kind::Comment).collect();
         if let Some(&test) = operands.get(1) {
             tests.push((test, None));
         }
@@ -60,12 +61,12 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for (test, statement) in tests {
         let bare = strip_parentheses(test);
         let constant = is_constant_expression(test)
-            || (!not_implemented_bound && bare.kind() == "identifier" && cx.text(bare) == "NotImplemented");
+            || (!not_implemented_bound && bare.py_kind() == Kind::Identifier && cx.text(bare) == "NotImplemented");
         let unreachable = statement.is_some_and(|s| makes_code_unreachable(cx, s, bare));
         let (answer, message) = match polarity {
             Polarity::Positive => (constant && !unreachable, "Testing a constant will always give the same result."),
             Polarity::Negative => {
-                let variable_like = !constant && matches!(bare.kind(), "identifier" | "attribute");
+                let variable_like = !constant && matches!(bare.py_kind(), Kind::Identifier | Kind::Attribute);
                 ((constant && unreachable) || variable_like, "The test is not a constant.")
             }
         };
@@ -80,10 +81,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// Whether the constant test of an `if` or `elif` makes its body (always
 /// false) or what follows it (`elif`/`else`, always true) unreachable.
 fn makes_code_unreachable(cx: &FileContext<'_>, statement: Node<'_>, test: Node<'_>) -> bool {
-    let has_alternative = match statement.kind() {
-        "if_statement" => statement.child_by_field_name("alternative").is_some(),
+    let has_alternative = match statement.py_kind() {
+        Kind::IfStatement => statement.field(Field::Alternative).is_some(),
         // An `elif` is followed by the next clause of its `if`, if any.
-        _ => statement.next_named_sibling().is_some_and(|n| matches!(n.kind(), "elif_clause" | "else_clause")),
+        _ => statement.next_named_sibling().is_some_and(|n| matches!(n.py_kind(), Kind::ElifClause | Kind::ElseClause)),
     };
     match evident_truth(cx, test) {
         Some(true) => has_alternative,
@@ -96,10 +97,10 @@ fn makes_code_unreachable(cx: &FileContext<'_>, statement: Node<'_>, test: Node<
 /// extractor knows `True`, `False`, `None`, numbers and plain strings.
 fn evident_truth(cx: &FileContext<'_>, test: Node<'_>) -> Option<bool> {
     let test = strip_parentheses(test);
-    match test.kind() {
-        "true" => Some(true),
-        "false" | "none" => Some(false),
-        "integer" | "float" => {
+    match test.py_kind() {
+        Kind::True => Some(true),
+        Kind::False | Kind::None => Some(false),
+        Kind::Integer | Kind::Float => {
             // A number is false exactly when every digit of its mantissa is zero.
             let text = cx.text(test).to_ascii_lowercase().replace('_', "");
             let text = text.trim_end_matches(['l', 'j']);
@@ -109,14 +110,14 @@ fn evident_truth(cx: &FileContext<'_>, test: Node<'_>) -> Option<bool> {
             };
             Some(mantissa.chars().any(|c| c.is_ascii_alphanumeric() && c != '0'))
         }
-        "string" | "concatenated_string" => {
-            let parts = if test.kind() == "string" { vec![test] } else { named_children(test) };
+        Kind::String | Kind::ConcatenatedString => {
+            let parts = if test.py_kind() == Kind::String { vec![test] } else { named_children(test) };
             let mut empty = true;
-            for part in parts.into_iter().filter(|p| p.kind() == "string") {
+            for part in parts.into_iter().filter(|p| p.py_kind() == Kind::String) {
                 for child in named_children(part) {
-                    match child.kind() {
-                        "interpolation" => return None,
-                        "string_content" | "escape_sequence" => empty = false,
+                    match child.py_kind() {
+                        Kind::Interpolation => return None,
+                        Kind::StringContent | Kind::EscapeSequence => empty = false,
                         _ => {}
                     }
                 }

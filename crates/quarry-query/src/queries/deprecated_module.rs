@@ -15,6 +15,7 @@
 //! Negative form: imports of the replacement modules (`hashlib`, `email`,
 //! `random`, `re`, `fcntl`), and deprecated modules imported as fallbacks.
 
+use crate::syntax::{Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{contains, imported_modules, named_children};
@@ -65,7 +66,7 @@ const REPLACEMENTS: &[&str] = &["fcntl", "re", "random", "email", "hashlib"];
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
-    for kind in ["import_statement", "import_from_statement"] {
+    for kind in [Kind::ImportStatement, Kind::ImportFromStatement] {
         for &statement in cx.nodes(kind) {
             for (module, node) in imported_modules(file, statement) {
                 let deprecated = DEPRECATED.iter().find(|(name, _, _)| *name == module);
@@ -96,18 +97,19 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// Whether `statement` is inside an `except ImportError` handler of the same scope.
 fn in_import_error_handler(cx: &FileContext<'_>, statement: Node<'_>) -> bool {
     let scope = crate::ast::enclosing_function(statement).map(|f| f.id());
-    cx.nodes("except_clause").iter().any(|&clause| {
+    cx.nodes(Kind::ExceptClause).iter().any(|&clause| {
         contains(clause, statement)
             && cx.enclosing_function(clause).map(|f| f.id()) == scope
-            && named_children(clause).into_iter().find(|c| c.kind() != "block" && c.kind() != "comment").is_some_and(
-                |handled| {
-                    let handled = if handled.kind() == "as_pattern" {
+            && named_children(clause)
+                .into_iter()
+                .find(|c| c.py_kind() != Kind::Block && c.py_kind() != Kind::Comment)
+                .is_some_and(|handled| {
+                    let handled = if handled.py_kind() == Kind::AsPattern {
                         handled.named_child(0).unwrap_or(handled)
                     } else {
                         handled
                     };
                     matches!(cx.text(handled), "ImportError" | "exceptions.ImportError" | "builtins.ImportError")
-                },
-            )
+                })
     })
 }

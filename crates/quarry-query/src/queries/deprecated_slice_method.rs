@@ -17,6 +17,7 @@
 //! (`__getitem__`, `__setitem__`, `__delitem__`) that replace them, and
 //! slice methods that override a base's.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{field_text, method_class, named_children};
@@ -47,9 +48,9 @@ const SLICING_BASES: &[&str] =
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
-    for &function in cx.nodes("function_definition") {
+    for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = method_class(function) else { continue };
-        let name = field_text(file, function, "name").unwrap_or_default();
+        let name = field_text(file, function, Field::Name).unwrap_or_default();
         let positive = SLICE_METHODS.contains(&name) && !overrides(cx, class, name);
         let negative = ITEM_METHODS.contains(&name) || (SLICE_METHODS.contains(&name) && overrides(cx, class, name));
         let message = match polarity {
@@ -74,8 +75,8 @@ fn overrides(cx: &FileContext<'_>, class: Node<'_>, method: &str) -> bool {
         if SLICING_BASES.contains(&base.as_str()) {
             return true;
         }
-        for &other in cx.nodes("class_definition") {
-            if field_text(cx.file(), other, "name") != Some(base.as_str()) {
+        for &other in cx.nodes(Kind::ClassDefinition) {
+            if field_text(cx.file(), other, Field::Name) != Some(base.as_str()) {
                 continue;
             }
             if defines_method(cx, other, method) {
@@ -90,17 +91,17 @@ fn overrides(cx: &FileContext<'_>, class: Node<'_>, method: &str) -> bool {
 /// The last dotted component of each base class expression.
 fn base_names(cx: &FileContext<'_>, class: Node<'_>) -> Vec<String> {
     class
-        .child_by_field_name("superclasses")
+        .field(Field::Superclasses)
         .map(named_children)
         .unwrap_or_default()
         .into_iter()
-        .filter(|b| matches!(b.kind(), "identifier" | "attribute"))
+        .filter(|b| matches!(b.py_kind(), Kind::Identifier | Kind::Attribute))
         .map(|b| cx.text(b).rsplit('.').next().unwrap_or_default().trim().to_string())
         .collect()
 }
 
 fn defines_method(cx: &FileContext<'_>, class: Node<'_>, method: &str) -> bool {
-    cx.nodes("function_definition").iter().any(|&f| {
-        method_class(f).is_some_and(|c| c.id() == class.id()) && field_text(cx.file(), f, "name") == Some(method)
+    cx.nodes(Kind::FunctionDefinition).iter().any(|&f| {
+        method_class(f).is_some_and(|c| c.id() == class.id()) && field_text(cx.file(), f, Field::Name) == Some(method)
     })
 }

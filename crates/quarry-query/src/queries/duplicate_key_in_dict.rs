@@ -10,6 +10,7 @@
 //! ignored), numbers by value. Negative form: dict displays with two or more
 //! constant keys, all distinct; their keys are the plausible answers.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::context::FileContext;
@@ -31,11 +32,11 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &dict in cx.nodes("dictionary") {
+    for &dict in cx.nodes(Kind::Dictionary) {
         let keys: Vec<(Node<'_>, String)> = crate::ast::named_children(dict)
             .into_iter()
-            .filter(|c| c.kind() == "pair")
-            .filter_map(|pair| pair.child_by_field_name("key"))
+            .filter(|c| c.py_kind() == Kind::Pair)
+            .filter_map(|pair| pair.field(Field::Key))
             .filter_map(|key| constant_key(cx, key).map(|value| (key, value)))
             .collect();
         let mut duplicates = Vec::new();
@@ -73,10 +74,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// A canonical value for a constant key: `s:text` for strings, `n:value` for numbers.
 fn constant_key(cx: &FileContext<'_>, key: Node<'_>) -> Option<String> {
     let text = cx.text(key);
-    match key.kind() {
-        "string" => {
+    match key.py_kind() {
+        Kind::String => {
             let mut cursor = key.walk();
-            if key.children(&mut cursor).any(|c| c.kind() == "interpolation") {
+            if key.children(&mut cursor).any(|c| c.py_kind() == Kind::Interpolation) {
                 return None;
             }
             let prefix_end = text.find(['\'', '"'])?;
@@ -87,7 +88,7 @@ fn constant_key(cx: &FileContext<'_>, key: Node<'_>) -> Option<String> {
             let kind = if prefix.contains('b') { "b" } else { "s" };
             Some(format!("{kind}:{body}"))
         }
-        "integer" => {
+        Kind::Integer => {
             let digits = text.replace('_', "").to_ascii_lowercase();
             let digits = digits.trim_end_matches('l');
             let value = if let Some(hex) = digits.strip_prefix("0x") {

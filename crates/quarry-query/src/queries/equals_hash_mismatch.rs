@@ -40,6 +40,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for class in cx.classes().all() {
         let Some(hash) = class.declared("__hash__") else { continue };
+        if class.has_opaque_decorator() {
+            continue;
+        }
         if unhashable(cx, class) {
             continue;
         }

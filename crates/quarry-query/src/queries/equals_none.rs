@@ -12,6 +12,7 @@ use crate::ast::{children, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::syntax::{Kind, SyntaxNode};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -33,7 +34,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         Polarity::Negative => &["is", "is not"],
     };
     let mut findings = Vec::new();
-    for &comparison in cx.nodes("comparison_operator") {
+    for &comparison in cx.nodes(Kind::ComparisonOperator) {
         let parts = children(comparison);
         // Operands and operators alternate: a op b op c.
         for (i, op) in parts.iter().enumerate().filter(|(_, n)| !n.is_named()) {
@@ -43,7 +44,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             }
             let left = i.checked_sub(1).and_then(|j| parts.get(j));
             let right = parts.get(i + 1);
-            let is_none = |n: Option<&tree_sitter::Node<'_>>| n.is_some_and(|n| strip_parentheses(*n).kind() == "none");
+            let is_none =
+                |n: Option<&tree_sitter::Node<'_>>| n.is_some_and(|n| strip_parentheses(*n).py_kind() == Kind::None);
             if is_none(left) || is_none(right) {
                 findings.push(RawFinding::answer(
                     cx.location(comparison),

@@ -9,7 +9,9 @@
 //! ```
 //!
 //! The application is a name or `self` attribute assigned `Flask(...)` or
-//! `flask.Flask(...)` in the file, with `Flask` imported from `flask`; its
+//! `flask.Flask(...)` in the file, with `Flask` imported from `flask`; a
+//! name must resolve to that assignment (a parameter `app` of another
+//! function is not the module's `app`); its
 //! `run` method is called directly or through a name bound to `app.run`,
 //! outside `if False:`, with a `debug` keyword that is a true constant, or
 //! a name whose last module-level assignment before the call is one. The
@@ -19,6 +21,7 @@
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::syntax::{Field, Kind, SyntaxNode};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -40,23 +43,26 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     }
     let runners = run_aliases(cx, &apps);
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
-        let Some(callee) = call.child_by_field_name("function") else { continue };
-        let target = match callee.kind() {
-            "attribute" if callee.child_by_field_name("attribute").map(|a| cx.text(a)) == Some("run") => {
-                callee.child_by_field_name("object").map(|o| cx.text(o))
+    for &call in cx.nodes(Kind::Call) {
+        let Some(callee) = call.field(Field::Function) else { continue };
+        let app = match callee.py_kind() {
+            Kind::Attribute if callee.field(Field::Attribute).map(|a| cx.text(a)) == Some("run") => {
+                callee.field(Field::Object).and_then(|o| app_of(cx, &apps, o))
             }
-            "identifier" => runners.iter().find(|(alias, _)| alias == cx.text(callee)).map(|(_, app)| app.as_str()),
+            Kind::Identifier => {
+                let binder = cx.scopes().resolve(callee.id()).and_then(|b| b.binder_id);
+                runners.iter().find(|(alias, _)| Some(*alias) == binder).map(|(_, app)| *app)
+            }
             _ => None,
         };
-        let Some((_, assignment)) = target.and_then(|t| apps.iter().find(|(name, _)| name == t)) else { continue };
+        let Some(app) = app else { continue };
         if crate::imports::never_executed(cx.file(), call) {
             continue;
         }
         let debug = crate::ast::call_arguments(call).into_iter().any(|a| {
-            a.kind() == "keyword_argument"
-                && a.child_by_field_name("name").is_some_and(|n| cx.text(n) == "debug")
-                && a.child_by_field_name("value").is_some_and(|v| truthy(cx, v, call.start_byte()))
+            a.py_kind() == Kind::KeywordArgument
+                && a.field(Field::Name).is_some_and(|n| cx.text(n) == "debug")
+                && a.field(Field::Value).is_some_and(|v| truthy(cx, v, call.start_byte()))
         });
         if debug != (polarity == Polarity::Positive) {
             continue;
@@ -66,7 +72,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         } else {
             "A Flask app is run without debug mode."
         };
-        findings.push(RawFinding::answer(cx.location(call), message).with_context([*assignment]));
+        findings.push(RawFinding::answer(cx.location(call), message).with_context([app.assignment]));
     }
     findings
 }
@@ -75,76 +81,94 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// last module-level assignment of a name before the call.
 fn truthy(cx: &FileContext<'_>, value: tree_sitter::Node<'_>, before: usize) -> bool {
     let value = crate::ast::strip_parentheses(value);
-    match value.kind() {
-        "true" => true,
-        "integer" | "float" => {
+    match value.py_kind() {
+        Kind::True => true,
+        Kind::Integer | Kind::Float => {
             cx.text(value).trim_start_matches(['0', '.', '_']).chars().any(|c| c.is_ascii_digit() && c != '0')
         }
-        "identifier" => {
+        Kind::Identifier => {
             let name = cx.text(value);
-            let assignment = cx.nodes("assignment").iter().rev().find(|a| {
+            let assignment = cx.nodes(Kind::Assignment).iter().rev().find(|a| {
                 a.start_byte() < before
                     && cx.enclosing_function(**a).is_none()
-                    && a.child_by_field_name("left").is_some_and(|l| cx.text(l) == name)
+                    && a.field(Field::Left).is_some_and(|l| cx.text(l) == name)
             });
-            assignment
-                .and_then(|a| a.child_by_field_name("right"))
-                .is_some_and(|r| matches!(r.kind(), "true" | "integer" | "float") && truthy(cx, r, before))
+            assignment.and_then(|a| a.field(Field::Right)).is_some_and(|r| {
+                matches!(r.py_kind(), Kind::True | Kind::Integer | Kind::Float) && truthy(cx, r, before)
+            })
         }
         _ => false,
     }
 }
 
-/// Names bound to an application's `run` method (`runapp = app.run`), with the application.
-fn run_aliases(cx: &FileContext<'_>, apps: &[(String, quarry_syntax::Span)]) -> Vec<(String, String)> {
+/// A Flask application: the name or `self` attribute assigned
+/// `Flask(...)`, the assignment's span and its node id.
+struct App {
+    name: String,
+    assignment: quarry_syntax::Span,
+    assignment_id: usize,
+}
+
+/// The application an expression refers to: a name read resolves to the
+/// application's assignment (a parameter or another function's local of the
+/// same name does not), an attribute (`self.app`) matches by its text.
+fn app_of<'a>(cx: &FileContext<'_>, apps: &'a [App], object: tree_sitter::Node<'_>) -> Option<&'a App> {
+    if object.py_kind() == Kind::Identifier {
+        let binder = cx.scopes().resolve(object.id())?.binder_id?;
+        apps.iter().find(|a| a.assignment_id == binder)
+    } else {
+        apps.iter().find(|a| a.name == cx.text(object))
+    }
+}
+
+/// Assignments of an application's `run` method to a name (`runapp =
+/// app.run`), by node id, with the application.
+fn run_aliases<'a>(cx: &FileContext<'_>, apps: &'a [App]) -> Vec<(usize, &'a App)> {
     let mut aliases = Vec::new();
-    for &assignment in cx.nodes("assignment") {
-        let (Some(left), Some(right)) =
-            (assignment.child_by_field_name("left"), assignment.child_by_field_name("right"))
-        else {
+    for &assignment in cx.nodes(Kind::Assignment) {
+        let (Some(left), Some(right)) = (assignment.field(Field::Left), assignment.field(Field::Right)) else {
             continue;
         };
-        if left.kind() != "identifier" || right.kind() != "attribute" {
+        if left.py_kind() != Kind::Identifier || right.py_kind() != Kind::Attribute {
             continue;
         }
-        let object = right.child_by_field_name("object").map(|o| cx.text(o));
-        let method = right.child_by_field_name("attribute").map(|a| cx.text(a));
-        if let (Some(object), Some("run")) = (object, method) {
-            if apps.iter().any(|(name, _)| name == object) {
-                aliases.push((cx.text(left).to_string(), object.to_string()));
-            }
+        let app = right.field(Field::Object).and_then(|o| app_of(cx, apps, o));
+        let method = right.field(Field::Attribute).map(|a| cx.text(a));
+        if let (Some(app), Some("run")) = (app, method) {
+            aliases.push((assignment.id(), app));
         }
     }
     aliases
 }
 
-/// Names (`app`, `self.app`) assigned a Flask application, with the span
-/// of the assignment.
-fn flask_apps(cx: &FileContext<'_>) -> Vec<(String, quarry_syntax::Span)> {
-    let imported_class = cx.nodes("import_from_statement").iter().any(|i| {
-        i.child_by_field_name("module_name").is_some_and(|m| cx.text(m) == "flask")
+/// Names (`app`, `self.app`) assigned a Flask application.
+fn flask_apps(cx: &FileContext<'_>) -> Vec<App> {
+    let imported_class = cx.nodes(Kind::ImportFromStatement).iter().any(|i| {
+        i.field(Field::ModuleName).is_some_and(|m| cx.text(m) == "flask")
             && crate::ast::named_children(*i)
                 .iter()
                 .skip(1)
                 .any(|n| cx.text(*n).split_whitespace().next() == Some("Flask"))
     });
     let imported_module =
-        cx.nodes("import_statement").iter().any(|i| cx.text(*i).split([' ', ',']).any(|p| p == "flask"));
+        cx.nodes(Kind::ImportStatement).iter().any(|i| cx.text(*i).split([' ', ',']).any(|p| p == "flask"));
     let mut apps = Vec::new();
-    for &assignment in cx.nodes("assignment") {
-        let (Some(left), Some(right)) =
-            (assignment.child_by_field_name("left"), assignment.child_by_field_name("right"))
-        else {
+    for &assignment in cx.nodes(Kind::Assignment) {
+        let (Some(left), Some(right)) = (assignment.field(Field::Left), assignment.field(Field::Right)) else {
             continue;
         };
-        let Some(callee) = right.child_by_field_name("function").filter(|_| right.kind() == "call") else { continue };
+        let Some(callee) = right.field(Field::Function).filter(|_| right.py_kind() == Kind::Call) else { continue };
         let is_flask = match cx.text(callee) {
             "Flask" => imported_class,
             "flask.Flask" => imported_module,
             _ => false,
         };
-        if is_flask && matches!(left.kind(), "identifier" | "attribute") {
-            apps.push((cx.text(left).to_string(), cx.span(assignment)));
+        if is_flask && matches!(left.py_kind(), Kind::Identifier | Kind::Attribute) {
+            apps.push(App {
+                name: cx.text(left).to_string(),
+                assignment: cx.span(assignment),
+                assignment_id: assignment.id(),
+            });
         }
     }
     apps

@@ -14,6 +14,7 @@
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::syntax::{Kind, SyntaxNode};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -30,14 +31,14 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &statement in cx.nodes("global_statement") {
-        let at_module = crate::ast::enclosing_scope(statement).is_some_and(|s| s.kind() == "module");
+    for &statement in cx.nodes(Kind::GlobalStatement) {
+        let at_module = crate::ast::enclosing_scope(statement).is_some_and(|s| s.py_kind() == Kind::Module);
         if at_module != (polarity == Polarity::Positive) {
             continue;
         }
         let names: Vec<&str> = crate::ast::named_children(statement)
             .into_iter()
-            .filter(|c| c.kind() == "identifier")
+            .filter(|c| c.py_kind() == Kind::Identifier)
             .map(|c| cx.text(c))
             .collect();
         // CodeQL reports the statement once per name, at the same location.

@@ -19,6 +19,7 @@
 //! `NotImplemented` is left to its own query. Negative form: the other
 //! `raise` statements with an expression.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{field_text, named_children, strip_parentheses};
@@ -45,11 +46,11 @@ const NON_EXCEPTION_BUILTINS: &[&str] =
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &raise in cx.nodes("raise_statement") {
+    for &raise in cx.nodes(Kind::RaiseStatement) {
         let Some(raised) = raised_expression(raise) else { continue };
         let illegal = illegal_class(cx, raised);
         let is_not_implemented = {
-            let callee = if raised.kind() == "call" { raised.child_by_field_name("function") } else { Some(raised) };
+            let callee = if raised.py_kind() == Kind::Call { raised.field(Field::Function) } else { Some(raised) };
             callee.is_some_and(|c| cx.text(c) == "NotImplemented")
         };
         let message = match (polarity, illegal) {
@@ -66,9 +67,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 
 /// The raised expression: `raise E`, `raise E(...)`, Python 2's `raise E, value`.
 fn raised_expression(raise: Node<'_>) -> Option<Node<'_>> {
-    let cause = raise.child_by_field_name("cause").map(|c| c.id());
-    let mut raised = named_children(raise).into_iter().find(|c| c.kind() != "comment" && Some(c.id()) != cause)?;
-    if raised.kind() == "expression_list" {
+    let cause = raise.field(Field::Cause).map(|c| c.id());
+    let mut raised =
+        named_children(raise).into_iter().find(|c| c.py_kind() != Kind::Comment && Some(c.id()) != cause)?;
+    if raised.py_kind() == Kind::ExpressionList {
         raised = raised.named_child(0)?;
     }
     Some(strip_parentheses(raised))
@@ -76,23 +78,23 @@ fn raised_expression(raise: Node<'_>) -> Option<Node<'_>> {
 
 /// The name of the class of the raised value when it is known to be illegal.
 fn illegal_class(cx: &FileContext<'_>, raised: Node<'_>) -> Option<String> {
-    let literal = match raised.kind() {
-        "string" | "concatenated_string" => Some("str"),
-        "integer" => Some("int"),
-        "float" => Some("float"),
-        "true" | "false" => Some("bool"),
-        "none" => Some("NoneType"),
-        "list" | "list_comprehension" => Some("list"),
-        "dictionary" | "dictionary_comprehension" => Some("dict"),
-        "set" | "set_comprehension" => Some("set"),
+    let literal = match raised.py_kind() {
+        Kind::String | Kind::ConcatenatedString => Some("str"),
+        Kind::Integer => Some("int"),
+        Kind::Float => Some("float"),
+        Kind::True | Kind::False => Some("bool"),
+        Kind::None => Some("NoneType"),
+        Kind::List | Kind::ListComprehension => Some("list"),
+        Kind::Dictionary | Kind::DictionaryComprehension => Some("dict"),
+        Kind::Set | Kind::SetComprehension => Some("set"),
         _ => None,
     };
     if let Some(class) = literal {
         return Some(class.to_string());
     }
-    let name = match raised.kind() {
-        "identifier" => raised,
-        "call" => raised.child_by_field_name("function").filter(|f| f.kind() == "identifier")?,
+    let name = match raised.py_kind() {
+        Kind::Identifier => raised,
+        Kind::Call => raised.field(Field::Function).filter(|f| f.py_kind() == Kind::Identifier)?,
         _ => return None,
     };
     let name = cx.text(name);
@@ -119,24 +121,24 @@ fn is_new_style_non_exception(cx: &FileContext<'_>, name: &str) -> bool {
             continue;
         }
         let definitions: Vec<Node<'_>> = cx
-            .nodes("class_definition")
+            .nodes(Kind::ClassDefinition)
             .iter()
             .copied()
             .filter(|&c| {
-                c.parent().is_some_and(|p| p.kind() == "module")
-                    && field_text(cx.file(), c, "name") == Some(current.as_str())
+                c.parent().is_some_and(|p| p.py_kind() == Kind::Module)
+                    && field_text(cx.file(), c, Field::Name) == Some(current.as_str())
             })
             .collect();
         let [class] = definitions.as_slice() else { return false };
         let bases: Vec<Node<'_>> = class
-            .child_by_field_name("superclasses")
+            .field(Field::Superclasses)
             .map(named_children)
             .unwrap_or_default()
             .into_iter()
-            .filter(|b| b.kind() != "comment")
+            .filter(|b| b.py_kind() != Kind::Comment)
             .collect();
         for base in bases {
-            if base.kind() != "identifier" {
+            if base.py_kind() != Kind::Identifier {
                 // Keyword arguments (a metaclass) or dotted bases: not inferred.
                 return false;
             }

@@ -18,6 +18,7 @@
 //! the string elements that are not unparenthesized implicit
 //! concatenations, one finding per list.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{children, named_children, strip_parentheses};
@@ -40,11 +41,14 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &list in cx.nodes("list") {
-        let elements: Vec<Node<'_>> = named_children(list).into_iter().filter(|e| e.kind() != "comment").collect();
+    for &list in cx.nodes(Kind::List) {
+        let elements: Vec<Node<'_>> =
+            named_children(list).into_iter().filter(|e| e.py_kind() != Kind::Comment).collect();
         let strings: Vec<Node<'_>> = elements.iter().copied().filter(|&e| string_constant(e)).collect();
         let is_answer = |e: Node<'_>| {
-            e.kind() == "concatenated_string" && string_constant(e) && strings.iter().any(|other| other.id() != e.id())
+            e.py_kind() == Kind::ConcatenatedString
+                && string_constant(e)
+                && strings.iter().any(|other| other.id() != e.id())
         };
         match polarity {
             Polarity::Positive => {
@@ -76,15 +80,17 @@ fn string_constant(node: Node<'_>) -> bool {
     let mut pending = vec![node];
     while let Some(node) = pending.pop() {
         let node = strip_parentheses(node);
-        match node.kind() {
-            "string" => {
-                if children(node).iter().any(|c| c.kind() == "interpolation") {
+        match node.py_kind() {
+            Kind::String => {
+                if children(node).iter().any(|c| c.py_kind() == Kind::Interpolation) {
                     return false;
                 }
             }
-            "concatenated_string" => pending.extend(named_children(node).into_iter().filter(|c| c.kind() != "comment")),
-            "binary_operator" if node.child_by_field_name("operator").is_some_and(|o| o.kind() == "+") => {
-                match (node.child_by_field_name("left"), node.child_by_field_name("right")) {
+            Kind::ConcatenatedString => {
+                pending.extend(named_children(node).into_iter().filter(|c| c.py_kind() != Kind::Comment))
+            }
+            Kind::BinaryOperator if node.field(Field::Operator).is_some_and(|o| o.py_kind() == Kind::Plus) => {
+                match (node.field(Field::Left), node.field(Field::Right)) {
                     (Some(left), Some(right)) => pending.extend([left, right]),
                     _ => return false,
                 }

@@ -18,6 +18,7 @@ use crate::ast::{imported_modules, is_common_third_party};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::syntax::Kind;
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -35,13 +36,13 @@ pub static QUERY: Query = Query {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let from_imported: Vec<String> = cx
-        .nodes("import_from_statement")
+        .nodes(Kind::ImportFromStatement)
         .iter()
         .flat_map(|&s| imported_modules(file, s))
         .map(|(name, _)| name)
         .collect();
     let mut findings = Vec::new();
-    for &statement in cx.nodes("import_statement") {
+    for &statement in cx.nodes(Kind::ImportStatement) {
         let modules: Vec<(String, _)> =
             imported_modules(file, statement).into_iter().filter(|(name, _)| !is_common_third_party(name)).collect();
         let both = modules.iter().find(|(name, _)| from_imported.contains(name));

@@ -13,9 +13,10 @@
 //! `assertTrue` and `assertFalse` — with a message, or on something other
 //! than a single comparison.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{call_arguments, comparison_pairs, strip_parentheses};
+use crate::ast::{call_arguments, comparison_pairs, strip_parentheses, CmpOp};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -35,21 +36,21 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
-        let Some(function) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+    for &call in cx.nodes(Kind::Call) {
+        let Some(function) = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Attribute) else {
             continue;
         };
-        let method = function.child_by_field_name("attribute").map(|a| cx.text(a)).unwrap_or_default();
+        let method = function.field(Field::Attribute).map(|a| cx.text(a)).unwrap_or_default();
         if method != "assertTrue" && method != "assertFalse" {
             continue;
         }
         let positional: Vec<Node<'_>> = call_arguments(call)
             .into_iter()
-            .filter(|a| !matches!(a.kind(), "keyword_argument" | "dictionary_splat" | "comment"))
+            .filter(|a| !matches!(a.py_kind(), Kind::KeywordArgument | Kind::DictionarySplat | Kind::Comment))
             .collect();
-        let operator = positional.first().and_then(|&first| single_comparison_operator(cx, first));
+        let operator = positional.first().and_then(|&first| single_comparison_operator(first));
         let imprecise = match &operator {
-            Some(op) => positional.len() == 1 && better_name(method, op).is_some(),
+            Some(op) => positional.len() == 1 && better_name(method, *op).is_some(),
             None => false,
         };
         if imprecise != (polarity == Polarity::Positive) {
@@ -58,7 +59,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         let message = match (&operator, polarity) {
             (Some(op), Polarity::Positive) => format!(
                 "{method}(a {op} b) cannot provide an informative message. Using {}(a, b) instead will give more informative messages.",
-                better_name(method, op).unwrap_or_default()
+                better_name(method, *op).unwrap_or_default()
             ),
             _ => format!("This {method} call is not an assertion on a single comparison without a message."),
         };
@@ -68,32 +69,31 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 }
 
 /// The operator of an expression that is a comparison with exactly one operator.
-fn single_comparison_operator(cx: &FileContext<'_>, argument: Node<'_>) -> Option<String> {
+fn single_comparison_operator(argument: Node<'_>) -> Option<CmpOp> {
     let comparison = strip_parentheses(argument);
-    if comparison.kind() != "comparison_operator" {
+    if comparison.py_kind() != Kind::ComparisonOperator {
         return None;
     }
-    let pairs = comparison_pairs(cx.file(), comparison);
+    let pairs = comparison_pairs(comparison);
     match pairs.as_slice() {
-        [(_, op, _)] => Some(op.clone()),
+        [(_, op, _)] => Some(*op),
         _ => None,
     }
 }
 
 /// The specific assertion that replaces `method` on a comparison with `op`.
-fn better_name(method: &str, op: &str) -> Option<&'static str> {
+fn better_name(method: &str, op: CmpOp) -> Option<&'static str> {
     let (when_true, when_false) = match op {
-        "==" => ("assertEqual", "assertNotEqual"),
-        "!=" | "<>" => ("assertNotEqual", "assertEqual"),
-        "<" => ("assertLess", "assertGreaterEqual"),
-        "<=" => ("assertLessEqual", "assertGreater"),
-        ">" => ("assertGreater", "assertLessEqual"),
-        ">=" => ("assertGreaterEqual", "assertLess"),
-        "in" => ("assertIn", "assertNotIn"),
-        "not in" => ("assertNotIn", "assertIn"),
-        "is" => ("assertIs", "assertIsNot"),
-        "is not" => ("assertIsNot", "assertIs"),
-        _ => return None,
+        CmpOp::Eq => ("assertEqual", "assertNotEqual"),
+        CmpOp::NotEq => ("assertNotEqual", "assertEqual"),
+        CmpOp::Lt => ("assertLess", "assertGreaterEqual"),
+        CmpOp::LtE => ("assertLessEqual", "assertGreater"),
+        CmpOp::Gt => ("assertGreater", "assertLessEqual"),
+        CmpOp::GtE => ("assertGreaterEqual", "assertLess"),
+        CmpOp::In => ("assertIn", "assertNotIn"),
+        CmpOp::NotIn => ("assertNotIn", "assertIn"),
+        CmpOp::Is => ("assertIs", "assertIsNot"),
+        CmpOp::IsNot => ("assertIsNot", "assertIs"),
     };
     Some(if method == "assertTrue" { when_true } else { when_false })
 }

@@ -41,7 +41,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for (id, class) in classes.all().iter().enumerate() {
         let declared: Vec<_> = class.members.iter().filter(|m| is_ordering_method(&m.name)).collect();
-        if declared.is_empty() || !classes.is_fully_known(id) {
+        if declared.is_empty() || !classes.is_fully_known(id) || class.has_opaque_decorator() {
             continue;
         }
         let total = class.decorators.iter().any(|d| *d == "total_ordering" || d.ends_with(".total_ordering"));

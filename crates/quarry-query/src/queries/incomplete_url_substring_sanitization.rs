@@ -19,6 +19,7 @@
 //! Negative form: the safe `startswith`/`endswith` checks, and equality
 //! comparisons (`==`, `!=`) with URL-like strings.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{call_arguments, children, string_literal_value, strip_parentheses};
@@ -41,7 +42,7 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &comparison in cx.nodes("comparison_operator") {
+    for &comparison in cx.nodes(Kind::ComparisonOperator) {
         let parts = children(comparison);
         for (i, op) in parts.iter().enumerate().filter(|(_, n)| !n.is_named()) {
             let op_text: String = cx.text(*op).split_whitespace().collect::<Vec<_>>().join(" ");
@@ -62,11 +63,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             }
         }
     }
-    for &call in cx.nodes("call") {
-        let Some(function) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+    for &call in cx.nodes(Kind::Call) {
+        let Some(function) = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Attribute) else {
             continue;
         };
-        let method = function.child_by_field_name("attribute").map(|a| cx.text(a)).unwrap_or_default();
+        let method = function.field(Field::Attribute).map(|a| cx.text(a)).unwrap_or_default();
         if method != "startswith" && method != "endswith" {
             continue;
         }

@@ -25,6 +25,7 @@
 //! acceptably (`NotImplementedError`, the expected type or a subclass), or
 //! not always.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{callee_text, decorators, field_text, method_class, named_children, strip_parentheses};
@@ -161,11 +162,11 @@ fn no_need_to_raise(name: &str) -> Option<&'static str> {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
-    for &function in cx.nodes("function_definition") {
+    for &function in cx.nodes(Kind::FunctionDefinition) {
         if method_class(function).is_none() {
             continue;
         }
-        let name = field_text(file, function, "name").unwrap_or_default();
+        let name = field_text(file, function, Field::Name).unwrap_or_default();
         if !(name.len() > 4 && name.starts_with("__") && name.ends_with("__")) {
             continue;
         }
@@ -221,12 +222,12 @@ fn is_abstract(cx: &FileContext<'_>, function: Node<'_>) -> bool {
 /// The `raise` statements of the function itself (not of nested scopes).
 fn raise_statements(function: Node<'_>) -> Vec<Node<'_>> {
     let mut raises = Vec::new();
-    let Some(body) = function.child_by_field_name("body") else { return raises };
+    let Some(body) = function.field(Field::Body) else { return raises };
     let mut walk = quarry_syntax::walk::Preorder::new(body);
     while let Some(n) = walk.next() {
-        match n.kind() {
-            "function_definition" | "class_definition" | "lambda" => walk.skip_children(),
-            "raise_statement" => raises.push(n),
+        match n.py_kind() {
+            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => walk.skip_children(),
+            Kind::RaiseStatement => raises.push(n),
             _ => {}
         }
     }
@@ -235,27 +236,27 @@ fn raise_statements(function: Node<'_>) -> Vec<Node<'_>> {
 
 /// The single class the function raises when it can never return normally.
 fn always_raises(cx: &FileContext<'_>, function: Node<'_>, raises: &[Node<'_>]) -> Option<String> {
-    let body = function.child_by_field_name("body")?;
+    let body = function.field(Field::Body)?;
     if cx.reachability().block_completes(body) {
         return None;
     }
     let mut walk = quarry_syntax::walk::Preorder::new(body);
     while let Some(n) = walk.next() {
-        match n.kind() {
-            "function_definition" | "class_definition" | "lambda" => walk.skip_children(),
-            "return_statement" | "yield" => return None,
+        match n.py_kind() {
+            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => walk.skip_children(),
+            Kind::ReturnStatement | Kind::Yield => return None,
             _ => {}
         }
     }
     let mut class: Option<String> = None;
     for raise in raises {
-        let raised = named_children(*raise).into_iter().find(|c| c.kind() != "comment")?;
+        let raised = named_children(*raise).into_iter().find(|c| c.py_kind() != Kind::Comment)?;
         let raised = strip_parentheses(raised);
         let raised =
-            if raised.kind() == "expression_list" { strip_parentheses(raised.named_child(0)?) } else { raised };
-        let name = match raised.kind() {
-            "call" => callee_text(cx.file(), raised)?,
-            "identifier" | "attribute" => cx.text(raised),
+            if raised.py_kind() == Kind::ExpressionList { strip_parentheses(raised.named_child(0)?) } else { raised };
+        let name = match raised.py_kind() {
+            Kind::Call => callee_text(cx.file(), raised)?,
+            Kind::Identifier | Kind::Attribute => cx.text(raised),
             _ => return None,
         };
         match &class {
@@ -282,13 +283,15 @@ fn supertypes(cx: &FileContext<'_>, class: &str) -> Vec<String> {
             }
             continue;
         }
-        let defined =
-            cx.nodes("class_definition").iter().find(|c| field_text(cx.file(), **c, "name") == Some(current.as_str()));
+        let defined = cx
+            .nodes(Kind::ClassDefinition)
+            .iter()
+            .find(|c| field_text(cx.file(), **c, Field::Name) == Some(current.as_str()));
         if let Some(definition) = defined {
             result.push(current.clone());
-            if let Some(bases) = definition.child_by_field_name("superclasses") {
+            if let Some(bases) = definition.field(Field::Superclasses) {
                 for base in named_children(bases) {
-                    if matches!(base.kind(), "identifier" | "attribute") {
+                    if matches!(base.py_kind(), Kind::Identifier | Kind::Attribute) {
                         let text = cx.text(base);
                         frontier.push(text.rsplit('.').next().unwrap_or(text).to_string());
                     }

@@ -22,6 +22,7 @@ use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
 use crate::relevance::linkage_context;
+use crate::syntax::{Field, Kind, SyntaxNode};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -42,13 +43,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for (id, class) in classes.all().iter().enumerate() {
         let Some(init) = class.method("__init__") else { continue };
-        let Some((receiver, _)) = crate::ast::parameter_names(file, init).into_iter().next() else { continue };
-        for call in crate::methods::own_nodes(init).into_iter().filter(|n| n.kind() == "call") {
-            let Some(callee) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+        let Some((receiver, _)) = crate::parameters::parameter_names(file, init).into_iter().next() else { continue };
+        for call in crate::methods::own_nodes(init).into_iter().filter(|n| n.py_kind() == Kind::Call) {
+            let Some(callee) = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Attribute) else {
                 continue;
             };
-            let is_self = callee.child_by_field_name("object").is_some_and(|o| file.node_text(o) == receiver);
-            let Some(name) = callee.child_by_field_name("attribute").map(|a| file.node_text(a)) else { continue };
+            let is_self = callee.field(Field::Object).is_some_and(|o| file.node_text(o) == receiver);
+            let Some(name) = callee.field(Field::Attribute).map(|a| file.node_text(a)) else { continue };
             let Some(overridden) = class.declared(name).filter(|m| m.kind == MemberKind::Method) else { continue };
             if !is_self {
                 continue;

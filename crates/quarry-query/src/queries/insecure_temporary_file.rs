@@ -17,6 +17,7 @@ use crate::ast::{callee_text, import_aliases, resolve_imported};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::syntax::Kind;
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -44,14 +45,14 @@ const SAFE: &[&str] = &[
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let imports: Vec<_> =
-        cx.nodes("import_statement").iter().chain(cx.nodes("import_from_statement")).copied().collect();
+        cx.nodes(Kind::ImportStatement).iter().chain(cx.nodes(Kind::ImportFromStatement)).copied().collect();
     let aliases = import_aliases(cx.file(), &imports);
     let wanted = match polarity {
         Polarity::Positive => INSECURE,
         Polarity::Negative => SAFE,
     };
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
+    for &call in cx.nodes(Kind::Call) {
         let Some(callee) = callee_text(cx.file(), call) else { continue };
         let Some(qualified) = resolve_imported(&aliases, callee) else { continue };
         if !wanted.contains(&qualified.as_str()) {

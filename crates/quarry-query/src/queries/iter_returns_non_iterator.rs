@@ -21,6 +21,7 @@ use crate::classes::{ClassId, Classes, Lookup};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::syntax::{Kind, SyntaxNode};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -43,13 +44,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for class in classes.all() {
         let Some(iter) = class.method("__iter__") else { continue };
         let Some(owner) = defining_class(classes, iter) else { continue };
-        let receiver = crate::ast::parameter_names(file, iter).into_iter().next().map(|(n, _)| n);
+        let receiver = crate::parameters::parameter_names(file, iter).into_iter().next().map(|(n, _)| n);
         let mut returned: Vec<ClassId> = Vec::new();
-        for node in crate::methods::own_nodes(iter).into_iter().filter(|n| n.kind() == "return_statement") {
+        for node in crate::methods::own_nodes(iter).into_iter().filter(|n| n.py_kind() == Kind::ReturnStatement) {
             let Some(value) = node.named_child(0).map(crate::ast::strip_parentheses) else { continue };
-            let class = if value.kind() == "identifier" && receiver.as_deref() == Some(file.node_text(value)) {
+            let class = if value.py_kind() == Kind::Identifier && receiver.as_deref() == Some(file.node_text(value)) {
                 Some(owner)
-            } else if value.kind() == "call" {
+            } else if value.py_kind() == Kind::Call {
                 resolve_class_call(cx, value)
             } else {
                 None

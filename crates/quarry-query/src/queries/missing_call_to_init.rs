@@ -19,6 +19,7 @@
 //! misses. The `__init__` methods along the MRO are relevant. Negative
 //! form: classes whose superclass `__init__` methods are all called.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::{BTreeSet, HashMap};
 
 use tree_sitter::Node;
@@ -152,8 +153,8 @@ fn check<'f>(
 /// Whether the function has a statement other than `pass`.
 fn does_something(function: Node<'_>) -> bool {
     function
-        .child_by_field_name("body")
-        .is_some_and(|b| crate::ast::statements(b).iter().any(|s| s.kind() != "pass_statement"))
+        .field(Field::Body)
+        .is_some_and(|b| crate::ast::statements(b).iter().any(|s| s.py_kind() != Kind::PassStatement))
 }
 
 /// Whether the class or a superclass declares an abstract method or uses `ABCMeta`.

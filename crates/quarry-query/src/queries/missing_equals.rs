@@ -16,7 +16,8 @@
 //! (`self.__dict__ == other.__dict__`) comparison; metaclasses and
 //! `TestCase` subclasses are left out, and so are stores of attributes the
 //! base `__eq__` already reads. All blocks of the class and of the base are
-//! relevant. Negative form: the same situation where the class does
+//! relevant. Classes with a decorator that may generate `__eq__` (`@attr.s`)
+//! are left alone, as CodeQL leaves them. Negative form: the same situation where the class does
 //! override `__eq__` (Figure 10 of the paper).
 
 use quarry_syntax::Span;
@@ -52,7 +53,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
     for (id, class) in classes.all().iter().enumerate() {
-        if class.self_stores.is_empty() || classes.derives_from_builtin(id, "type") {
+        if class.self_stores.is_empty() || classes.derives_from_builtin(id, "type") || class.has_opaque_decorator() {
             continue;
         }
         let declares_eq = class.declares("__eq__");

@@ -22,11 +22,13 @@
 //! Negative form: the same mutations of parameters whose default is not a
 //! mutable literal (`None`, a tuple, a call, ...).
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{named_children, parameter_identifier, strip_parentheses};
+use crate::ast::{named_children, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::parameters::parameter_identifier;
 use crate::registry::{Hops, Query, QueryMeta};
 
 /// The query.
@@ -47,18 +49,18 @@ const MODIFYING_METHODS: &[&str] =
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &function in cx.nodes("function_definition") {
-        let Some(parameters) = function.child_by_field_name("parameters") else { continue };
+    for &function in cx.nodes(Kind::FunctionDefinition) {
+        let Some(parameters) = function.field(Field::Parameters) else { continue };
         for parameter in named_children(parameters) {
-            if !matches!(parameter.kind(), "default_parameter" | "typed_default_parameter") {
+            if !matches!(parameter.py_kind(), Kind::DefaultParameter | Kind::TypedDefaultParameter) {
                 continue;
             }
             let (Some(name), Some(default)) =
-                (parameter_identifier(parameter), parameter.child_by_field_name("value").map(strip_parentheses))
+                (parameter_identifier(parameter), parameter.field(Field::Value).map(strip_parentheses))
             else {
                 continue;
             };
-            let mutable = matches!(default.kind(), "list" | "dictionary");
+            let mutable = matches!(default.py_kind(), Kind::List | Kind::Dictionary);
             if mutable != (polarity == Polarity::Positive) {
                 continue;
             }
@@ -83,7 +85,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// References to `param` in the function's own scope that are mutated,
 /// before the first rebinding of `param`.
 fn mutations<'t>(cx: &FileContext<'t>, function: Node<'t>, param: &str) -> Vec<Node<'t>> {
-    let Some(body) = function.child_by_field_name("body") else { return Vec::new() };
+    let Some(body) = function.field(Field::Body) else { return Vec::new() };
     let scopes = cx.scopes();
     let rebound_at = scopes
         .of_node(function.id())
@@ -99,33 +101,33 @@ fn mutations<'t>(cx: &FileContext<'t>, function: Node<'t>, param: &str) -> Vec<N
     let mut sinks = Vec::new();
     let mut walk = quarry_syntax::walk::Preorder::new(body);
     while let Some(node) = walk.next() {
-        if matches!(node.kind(), "function_definition" | "class_definition" | "lambda") {
+        if matches!(node.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
             walk.skip_children();
             continue;
         }
-        if node.kind() != "identifier" || cx.text(node) != param || node.start_byte() > rebound_at {
+        if node.py_kind() != Kind::Identifier || cx.text(node) != param || node.start_byte() > rebound_at {
             continue;
         }
         let Some(parent) = node.parent() else { continue };
-        let is_object = |field: &str| parent.child_by_field_name(field).is_some_and(|o| o.id() == node.id());
-        let mutated = match parent.kind() {
-            "augmented_assignment" => is_object("left"),
-            "attribute" => {
-                is_object("object")
-                    && parent.child_by_field_name("attribute").is_some_and(|a| MODIFYING_METHODS.contains(&cx.text(a)))
+        let is_object = |field: Field| parent.field(field).is_some_and(|o| o.id() == node.id());
+        let mutated = match parent.py_kind() {
+            Kind::AugmentedAssignment => is_object(Field::Left),
+            Kind::Attribute => {
+                is_object(Field::Object)
+                    && parent.field(Field::Attribute).is_some_and(|a| MODIFYING_METHODS.contains(&cx.text(a)))
                     && parent.parent().is_some_and(|call| {
-                        call.kind() == "call"
-                            && call.child_by_field_name("function").is_some_and(|f| f.id() == parent.id())
+                        call.py_kind() == Kind::Call
+                            && call.field(Field::Function).is_some_and(|f| f.id() == parent.id())
                     })
             }
-            "subscript" => {
-                is_object("value")
-                    && parent.parent().is_some_and(|p| match p.kind() {
-                        "assignment" | "augmented_assignment" => {
-                            p.child_by_field_name("left").is_some_and(|l| l.id() == parent.id())
+            Kind::Subscript => {
+                is_object(Field::Value)
+                    && parent.parent().is_some_and(|p| match p.py_kind() {
+                        Kind::Assignment | Kind::AugmentedAssignment => {
+                            p.field(Field::Left).is_some_and(|l| l.id() == parent.id())
                         }
-                        "delete_statement" => true,
-                        "expression_list" => p.parent().is_some_and(|d| d.kind() == "delete_statement"),
+                        Kind::DeleteStatement => true,
+                        Kind::ExpressionList => p.parent().is_some_and(|d| d.py_kind() == Kind::DeleteStatement),
                         _ => false,
                     })
             }
@@ -147,10 +149,10 @@ fn guarded(cx: &FileContext<'_>, sink: Node<'_>, function: Node<'_>, param: &str
         if n.id() == function.id() {
             return false;
         }
-        if matches!(n.kind(), "if_statement" | "elif_clause")
-            && n.child_by_field_name("consequence").is_some_and(|c| c.id() == child.id())
+        if matches!(n.py_kind(), Kind::IfStatement | Kind::ElifClause)
+            && n.field(Field::Consequence).is_some_and(|c| c.id() == child.id())
         {
-            if let Some(condition) = n.child_by_field_name("condition").map(strip_parentheses) {
+            if let Some(condition) = n.field(Field::Condition).map(strip_parentheses) {
                 let text: String = cx.text(condition).split_whitespace().collect::<Vec<_>>().join(" ");
                 let blocked = if non_empty { text == format!("not {param}") } else { text == param };
                 if blocked {

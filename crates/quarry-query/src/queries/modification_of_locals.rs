@@ -14,9 +14,14 @@
 //! scope (CodeQL follows this through points-to); the answer is the
 //! subscript or the call.
 //!
+//! `locals()` must be the builtin and be called inside a function: at
+//! module level it is the module's namespace, where writes take effect.
+//!
 //! Negative form: reads of the same dictionaries: subscript loads and calls
 //! to non-modifying methods (`get`, `keys`, `items`, `values`, `copy`).
 
+use crate::scopes::Resolution;
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{call_arguments, callee_text, strip_parentheses};
@@ -42,15 +47,15 @@ const READING: &[&str] = &["get", "keys", "items", "values", "copy", "iteritems"
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    if !cx.nodes("call").iter().any(|c| is_locals_call(cx, *c)) {
+    if !cx.nodes(Kind::Call).iter().any(|c| is_locals_call(cx, *c)) {
         return findings;
     }
     let message = match polarity {
         Polarity::Positive => "Modification of the locals() dictionary will have no effect on the local variables.",
         Polarity::Negative => "Read of the locals() dictionary.",
     };
-    for &subscript in cx.nodes("subscript") {
-        let Some(object) = subscript.child_by_field_name("value").map(strip_parentheses) else { continue };
+    for &subscript in cx.nodes(Kind::Subscript) {
+        let Some(object) = subscript.field(Field::Value).map(strip_parentheses) else { continue };
         if !is_locals(cx, object, subscript) {
             continue;
         }
@@ -58,11 +63,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             findings.push(RawFinding::answer(cx.span(subscript), message));
         }
     }
-    for &call in cx.nodes("call") {
-        let Some(function) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+    for &call in cx.nodes(Kind::Call) {
+        let Some(function) = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Attribute) else {
             continue;
         };
-        let Some(method) = function.child_by_field_name("attribute").map(|a| cx.text(a)) else { continue };
+        let Some(method) = function.field(Field::Attribute).map(|a| cx.text(a)) else { continue };
         let wanted = match polarity {
             Polarity::Positive => MODIFYING,
             Polarity::Negative => READING,
@@ -70,7 +75,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if !wanted.contains(&method) {
             continue;
         }
-        let Some(object) = function.child_by_field_name("object").map(strip_parentheses) else { continue };
+        let Some(object) = function.field(Field::Object).map(strip_parentheses) else { continue };
         if is_locals(cx, object, call) {
             findings.push(RawFinding::answer(cx.span(call), message));
         }
@@ -84,31 +89,38 @@ fn is_locals(cx: &FileContext<'_>, object: Node<'_>, at: Node<'_>) -> bool {
     if is_locals_call(cx, object) {
         return true;
     }
-    if object.kind() != "identifier" {
+    if object.py_kind() != Kind::Identifier {
         return false;
     }
     let name = cx.text(object);
     // Cheap test first: is the name ever assigned `locals()`?
-    let ever = cx.nodes("assignment").iter().any(|a| {
-        a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name)
-            && a.child_by_field_name("right").is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
+    let ever = cx.nodes(Kind::Assignment).iter().any(|a| {
+        a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == name)
+            && a.field(Field::Right).is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
     });
     if !ever {
         return false;
     }
     let scope = crate::ast::enclosing_scope(at).map(|s| s.id());
-    cx.nodes("assignment")
+    cx.nodes(Kind::Assignment)
         .iter()
         .filter(|a| a.end_byte() <= at.start_byte())
         .filter(|a| crate::ast::enclosing_scope(**a).map(|s| s.id()) == scope)
-        .filter(|a| a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name))
+        .filter(|a| a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == name))
         .last()
-        .and_then(|a| a.child_by_field_name("right"))
+        .and_then(|a| a.field(Field::Right))
         .is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
 }
 
+/// A call of the builtin `locals()` inside a function: at module level (and
+/// in a class body) `locals()` is the namespace itself, so writes to it work.
 fn is_locals_call(cx: &FileContext<'_>, node: Node<'_>) -> bool {
-    node.kind() == "call" && callee_text(cx.file(), node) == Some("locals") && call_arguments(node).is_empty()
+    node.py_kind() == Kind::Call
+        && callee_text(cx.file(), node) == Some("locals")
+        && call_arguments(node).is_empty()
+        && node.field(Field::Function).is_some_and(|f| cx.scopes().resolution(f.id()) == Some(Resolution::Builtin))
+        && crate::ast::enclosing_scope(node)
+            .is_some_and(|s| matches!(s.py_kind(), Kind::FunctionDefinition | Kind::Lambda))
 }
 
 /// Whether the subscript is written (assignment target, possibly inside a
@@ -117,18 +129,18 @@ fn is_store_or_delete(subscript: Node<'_>) -> bool {
     let mut child = subscript;
     let mut current = subscript.parent();
     while let Some(n) = current {
-        match n.kind() {
-            "assignment" | "augmented_assignment" => {
-                return n.child_by_field_name("left").is_some_and(|l| l.id() == child.id());
+        match n.py_kind() {
+            Kind::Assignment | Kind::AugmentedAssignment => {
+                return n.field(Field::Left).is_some_and(|l| l.id() == child.id());
             }
-            "delete_statement" => return true,
-            "pattern_list"
-            | "tuple_pattern"
-            | "list_pattern"
-            | "expression_list"
-            | "tuple"
-            | "list"
-            | "parenthesized_expression" => {
+            Kind::DeleteStatement => return true,
+            Kind::PatternList
+            | Kind::TuplePattern
+            | Kind::ListPattern
+            | Kind::ExpressionList
+            | Kind::Tuple
+            | Kind::List
+            | Kind::ParenthesizedExpression => {
                 child = n;
                 current = n.parent();
             }

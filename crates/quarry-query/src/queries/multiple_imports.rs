@@ -16,6 +16,7 @@
 //! usually are not, and are left out. Negative form: `import` statements that
 //! are not redundant repeats of another.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{contains, innermost_scope, is_common_third_party, named_children};
@@ -39,7 +40,7 @@ pub static QUERY: Query = Query {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let scopes = cx.scopes();
     let imports: Vec<ImportInfo<'_>> = cx
-        .nodes("import_statement")
+        .nodes(Kind::ImportStatement)
         .iter()
         .map(|&s| ImportInfo {
             statement: s,
@@ -98,9 +99,9 @@ fn aliases(cx: &FileContext<'_>, statement: Node<'_>) -> Vec<(String, String)> {
     named_children(statement)
         .into_iter()
         .filter_map(|n| {
-            let (module, alias) = match n.kind() {
-                "dotted_name" => (n, None),
-                "aliased_import" => (n.child_by_field_name("name")?, n.child_by_field_name("alias")),
+            let (module, alias) = match n.py_kind() {
+                Kind::DottedName => (n, None),
+                Kind::AliasedImport => (n.field(Field::Name)?, n.field(Field::Alias)),
                 _ => return None,
             };
             let module: String = cx.text(module).split_whitespace().collect();

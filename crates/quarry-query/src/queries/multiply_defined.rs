@@ -22,6 +22,7 @@
 //! Negative form: definitions that are overwritten later but whose value is
 //! read first.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::strip_parentheses;
@@ -88,31 +89,31 @@ fn multiply_defined(flow: &ScopeFlow<'_>, def: &FlowDef<'_>) -> bool {
 /// Whether the name is the direct target of an assignment of a simple
 /// literal: `0`, `None`, `True`, `False`, `""`, `[]`, `()`, `{}`.
 fn assigns_simple_literal(cx: &FileContext<'_>, name: Node<'_>) -> bool {
-    let Some(assignment) = name.parent().filter(|p| p.kind() == "assignment") else { return false };
-    if assignment.child_by_field_name("left").map(|l| l.id()) != Some(name.id()) {
+    let Some(assignment) = name.parent().filter(|p| p.py_kind() == Kind::Assignment) else { return false };
+    if assignment.field(Field::Left).map(|l| l.id()) != Some(name.id()) {
         return false;
     }
-    let Some(value) = assignment.child_by_field_name("right") else { return false };
+    let Some(value) = assignment.field(Field::Right) else { return false };
     // `a = b = None` assigns the literal to both names.
     let mut value = value;
-    while value.kind() == "assignment" {
-        match value.child_by_field_name("right") {
+    while value.py_kind() == Kind::Assignment {
+        match value.field(Field::Right) {
             Some(v) => value = v,
             None => return false,
         }
     }
-    let value = if value.kind() == "parenthesized_expression" && value.named_child_count() == 0 {
+    let value = if value.py_kind() == Kind::ParenthesizedExpression && value.named_child_count() == 0 {
         value
     } else {
         strip_parentheses(value)
     };
     let text = cx.text(value);
-    match value.kind() {
-        "integer" => text == "0",
-        "none" | "true" | "false" => true,
-        "list" | "tuple" | "dictionary" => value.named_child_count() == 0,
-        "parenthesized_expression" => value.named_child_count() == 0,
-        "string" => {
+    match value.py_kind() {
+        Kind::Integer => text == "0",
+        Kind::None | Kind::True | Kind::False => true,
+        Kind::List | Kind::Tuple | Kind::Dictionary => value.named_child_count() == 0,
+        Kind::ParenthesizedExpression => value.named_child_count() == 0,
+        Kind::String => {
             let body = text.trim_start_matches(|c: char| c.is_ascii_alphabetic());
             matches!(body, "''" | "\"\"" | "''''''" | "\"\"\"\"\"\"")
         }

@@ -17,6 +17,7 @@
 //! variables, and same-variable nests whose outer loop never reads the
 //! variable outside the inner loop.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{contains, innermost_scope, target_names};
@@ -40,10 +41,10 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let scopes = cx.scopes();
-    let loops = cx.nodes("for_statement");
+    let loops = cx.nodes(Kind::ForStatement);
     let mut findings = Vec::new();
     for &outer in loops {
-        let Some(body) = outer.child_by_field_name("body") else { continue };
+        let Some(body) = outer.field(Field::Body) else { continue };
         let scope = innermost_scope(scopes, outer);
         let outer_names = loop_names(cx, outer);
         for &inner in loops.iter().filter(|&&l| l.id() != outer.id() && contains(body, l)) {
@@ -76,13 +77,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 
 /// The names a `for` statement's target binds.
 fn loop_names<'f>(cx: &FileContext<'f>, for_statement: Node<'_>) -> Vec<&'f str> {
-    for_statement
-        .child_by_field_name("left")
-        .map(target_names)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|n| cx.text(n))
-        .collect()
+    for_statement.field(Field::Left).map(target_names).unwrap_or_default().into_iter().map(|n| cx.text(n)).collect()
 }
 
 /// Whether `name` of `scope` is read inside `outer` but outside `inner`,

@@ -17,6 +17,7 @@
 //! Negative form: calls of names bound once to functions, classes or
 //! instances of callable classes.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::calls::resolve_class_call;
@@ -51,8 +52,8 @@ enum Origin<'f> {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
-        let Some(callee) = call.child_by_field_name("function") else { continue };
+    for &call in cx.nodes(Kind::Call) {
+        let Some(callee) = call.field(Field::Function) else { continue };
         let Some(origin) = origin(cx, callee) else { continue };
         if guarded(cx, call, callee) {
             continue;
@@ -87,13 +88,9 @@ fn guarded(cx: &FileContext<'_>, call: Node<'_>, callee: Node<'_>) -> bool {
     let name = cx.text(callee);
     let mut current = call.parent();
     while let Some(node) = current {
-        if node.kind() == "if_statement" {
-            let condition: String = node
-                .child_by_field_name("condition")
-                .map(|c| cx.text(c))
-                .unwrap_or_default()
-                .split_whitespace()
-                .collect();
+        if node.py_kind() == Kind::IfStatement {
+            let condition: String =
+                node.field(Field::Condition).map(|c| cx.text(c)).unwrap_or_default().split_whitespace().collect();
             let checks = [
                 format!("hasattr({name},\"__call__\")"),
                 format!("hasattr({name},'__call__')"),
@@ -114,12 +111,12 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
     if let Some(origin) = value_origin(cx, callee) {
         return Some(origin);
     }
-    if callee.kind() != "identifier" {
+    if callee.py_kind() != Kind::Identifier {
         return None;
     }
     let name = cx.text(callee);
     if name == "NotImplemented" && !cx.scopes().get(0).bindings.iter().any(|b| b.name == name) {
-        let in_raise = callee.parent().and_then(|c| c.parent()).is_some_and(|p| p.kind() == "raise_statement");
+        let in_raise = callee.parent().and_then(|c| c.parent()).is_some_and(|p| p.py_kind() == Kind::RaiseStatement);
         return (!in_raise).then_some(Origin::Literal(callee));
     }
     let scopes = cx.scopes();
@@ -134,19 +131,19 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
     match binding.kind {
         Some(BindingKind::Definition) => {
             let definition = cx
-                .nodes("function_definition")
+                .nodes(Kind::FunctionDefinition)
                 .iter()
-                .chain(cx.nodes("class_definition"))
+                .chain(cx.nodes(Kind::ClassDefinition))
                 .find(|d| Some(d.id()) == binding.binder_id)?;
             Some(Origin::Callable(*definition))
         }
         Some(BindingKind::Assign) => {
-            let assignment = cx.nodes("assignment").iter().find(|a| Some(a.id()) == binding.binder_id)?;
-            let left = assignment.child_by_field_name("left")?;
-            if left.kind() != "identifier" {
+            let assignment = cx.nodes(Kind::Assignment).iter().find(|a| Some(a.id()) == binding.binder_id)?;
+            let left = assignment.field(Field::Left)?;
+            if left.py_kind() != Kind::Identifier {
                 return None;
             }
-            value_origin(cx, assignment.child_by_field_name("right")?)
+            value_origin(cx, assignment.field(Field::Right)?)
         }
         _ => None,
     }
@@ -156,22 +153,22 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
 /// instantiation of a class of the file.
 fn value_origin<'f>(cx: &FileContext<'f>, value: Node<'f>) -> Option<Origin<'f>> {
     let value = crate::ast::strip_parentheses(value);
-    match value.kind() {
-        "string"
-        | "concatenated_string"
-        | "integer"
-        | "float"
-        | "true"
-        | "false"
-        | "list"
-        | "dictionary"
-        | "set"
-        | "tuple"
-        | "list_comprehension"
-        | "dictionary_comprehension"
-        | "set_comprehension" => Some(Origin::Literal(value)),
-        "lambda" => Some(Origin::Callable(value)),
-        "call" => {
+    match value.py_kind() {
+        Kind::String
+        | Kind::ConcatenatedString
+        | Kind::Integer
+        | Kind::Float
+        | Kind::True
+        | Kind::False
+        | Kind::List
+        | Kind::Dictionary
+        | Kind::Set
+        | Kind::Tuple
+        | Kind::ListComprehension
+        | Kind::DictionaryComprehension
+        | Kind::SetComprehension => Some(Origin::Literal(value)),
+        Kind::Lambda => Some(Origin::Callable(value)),
+        Kind::Call => {
             let class = resolve_class_call(cx, value)?;
             let classes = cx.classes();
             let metaclass = classes.get(class).metaclass.is_some() || classes.derives_from_builtin(class, "type");

@@ -12,10 +12,12 @@
 //! `__init_subclass__`, `__class_getitem__`) and methods of metaclasses are
 //! left out. Negative form: instance methods whose first parameter is `self`.
 
-use crate::ast::{decorators, field_text, method_class, parameter_names};
+use crate::ast::{decorators, field_text, method_class};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::parameters::parameter_names;
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::syntax::{Field, Kind, SyntaxNode};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -35,9 +37,9 @@ const IMPLICIT_CLASS_METHODS: &[&str] = &["__new__", "__init_subclass__", "__cla
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
-    for &function in cx.nodes("function_definition") {
+    for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = method_class(function) else { continue };
-        let name = field_text(file, function, "name").unwrap_or_default();
+        let name = field_text(file, function, Field::Name).unwrap_or_default();
         if IMPLICIT_CLASS_METHODS.contains(&name) {
             continue;
         }
@@ -45,7 +47,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if decorated.iter().any(|d| d.contains("staticmethod") || d.contains("classmethod")) {
             continue;
         }
-        let bases = field_text(file, class, "superclasses").unwrap_or_default();
+        let bases = field_text(file, class, Field::Superclasses).unwrap_or_default();
         if bases
             .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
             .any(|b| b == "type" || b.ends_with("Meta") || b.ends_with("Type"))
@@ -55,9 +57,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         let parameters = parameter_names(file, function);
         let first = parameters.first().map(|(n, _)| n.as_str());
         let first_is_splat = function
-            .child_by_field_name("parameters")
+            .field(Field::Parameters)
             .and_then(|p| p.named_child(0))
-            .is_some_and(|p| p.kind() == "list_splat_pattern");
+            .is_some_and(|p| p.py_kind() == Kind::ListSplatPattern);
         if first_is_splat {
             continue;
         }

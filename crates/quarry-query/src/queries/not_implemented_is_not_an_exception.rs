@@ -13,6 +13,7 @@
 //! the correct `raise NotImplementedError` / `raise NotImplementedError(...)`,
 //! answered the same way.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::strip_parentheses;
@@ -43,7 +44,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     if cx.scopes().all().iter().any(|s| s.bindings.iter().any(|b| b.name == wanted)) {
         return Vec::new();
     }
-    cx.nodes("raise_statement")
+    cx.nodes(Kind::RaiseStatement)
         .iter()
         .filter_map(|&raise| raised_name(raise))
         .filter(|&(name, _)| cx.text(name) == wanted)
@@ -54,15 +55,14 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// The name a raise statement raises, with the raised expression:
 /// `raise X` gives `X` twice, `raise X(...)` gives `X` and the call.
 fn raised_name(raise: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
-    let mut raised = raise.named_child(0).filter(|n| n.kind() != "comment")?;
-    if raise.child_by_field_name("cause").is_some_and(|c| c.id() == raised.id()) {
+    let mut raised = raise.named_child(0).filter(|n| n.py_kind() != Kind::Comment)?;
+    if raise.field(Field::Cause).is_some_and(|c| c.id() == raised.id()) {
         return None;
     }
-    if raised.kind() == "expression_list" {
+    if raised.py_kind() == Kind::ExpressionList {
         raised = raised.named_child(0)?;
     }
     let raised = strip_parentheses(raised);
-    let name =
-        if raised.kind() == "call" { strip_parentheses(raised.child_by_field_name("function")?) } else { raised };
-    (name.kind() == "identifier").then_some((name, raised))
+    let name = if raised.py_kind() == Kind::Call { strip_parentheses(raised.field(Field::Function)?) } else { raised };
+    (name.py_kind() == Kind::Identifier).then_some((name, raised))
 }

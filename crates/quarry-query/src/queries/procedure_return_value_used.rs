@@ -17,6 +17,7 @@
 //! overrides with one returning a value. The callee and the classes linking it are relevant.
 //! Negative form: calls of procedures whose result is discarded.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::calls::resolve_call;
@@ -39,11 +40,11 @@ pub static QUERY: Query = Query {
 };
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
-    if cx.nodes("identifier").iter().any(|i| cx.text(*i) == "mox") {
+    if cx.nodes(Kind::Identifier).iter().any(|i| cx.text(*i) == "mox") {
         return Vec::new();
     }
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
+    for &call in cx.nodes(Kind::Call) {
         let Some(target) = resolve_call(cx, call) else { continue };
         if !is_procedure(target.function) || overridden_by_function(cx, &target) {
             continue;
@@ -72,7 +73,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarget<'_>) -> bool {
     let (Some(class), true) = (target.class, target.bound) else { return false };
     let classes = cx.classes();
-    let name = target.function.child_by_field_name("name").map(|n| cx.text(n)).unwrap_or_default();
+    let name = target.function.field(Field::Name).map(|n| cx.text(n)).unwrap_or_default();
     (0..classes.all().len())
         .filter(|&sub| sub != class && classes.is_subclass(sub, class))
         .filter_map(|sub| classes.get(sub).method(name))
@@ -83,9 +84,9 @@ fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarge
 /// `yield`, and it does not always raise.
 fn is_procedure(function: Node<'_>) -> bool {
     let nodes = own_nodes(function);
-    let returns_value = nodes.iter().any(|n| n.kind() == "return_statement");
-    let generator = nodes.iter().any(|n| matches!(n.kind(), "yield" | "await"));
-    let is_async = crate::ast::children(function).first().is_some_and(|c| c.kind() == "async");
+    let returns_value = nodes.iter().any(|n| n.py_kind() == Kind::ReturnStatement);
+    let generator = nodes.iter().any(|n| matches!(n.py_kind(), Kind::Yield | Kind::Await));
+    let is_async = crate::ast::children(function).first().is_some_and(|c| c.py_kind() == Kind::KwAsync);
     !returns_value && !generator && !is_async && !only_raises(function)
 }
 
@@ -95,17 +96,17 @@ fn is_procedure(function: Node<'_>) -> bool {
 fn is_used(call: Node<'_>) -> bool {
     let mut current = call.parent();
     while let Some(node) = current {
-        match node.kind() {
-            "call" | "attribute" | "subscript" => return true,
-            "expression_statement" => return false,
-            "return_statement" => {
+        match node.py_kind() {
+            Kind::Call | Kind::Attribute | Kind::Subscript => return true,
+            Kind::ExpressionStatement => return false,
+            Kind::ReturnStatement => {
                 let function = crate::ast::enclosing_function(node);
-                let returns =
-                    function.map_or(1, |f| own_nodes(f).iter().filter(|n| n.kind() == "return_statement").count());
+                let returns = function
+                    .map_or(1, |f| own_nodes(f).iter().filter(|n| n.py_kind() == Kind::ReturnStatement).count());
                 return returns != 1;
             }
-            "lambda" => return false,
-            kind if kind.ends_with("statement") || kind.ends_with("clause") || kind == "assignment" => return true,
+            Kind::Lambda => return false,
+            kind if kind.is_statement() || kind.is_clause() || kind == Kind::Assignment => return true,
             _ => {}
         }
         current = node.parent();

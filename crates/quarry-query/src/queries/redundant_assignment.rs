@@ -21,9 +21,11 @@
 //! but are not the same variable or attribute (`self.size = size`), and
 //! self-assignments that the conditions above exempt.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{decorators, field_text, is_builtin_name, method_class, named_children, strip_parentheses};
+use crate::ast::{decorators, field_text, method_class, named_children, strip_parentheses};
+use crate::builtins::is_builtin_name;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -43,17 +45,17 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &statement in cx.nodes("expression_statement") {
-        let Some(assignment) = statement.named_child(0).filter(|a| a.kind() == "assignment") else { continue };
-        if assignment.child_by_field_name("type").is_some() {
+    for &statement in cx.nodes(Kind::ExpressionStatement) {
+        let Some(assignment) = statement.named_child(0).filter(|a| a.py_kind() == Kind::Assignment) else { continue };
+        if assignment.field(Field::Type).is_some() {
             continue;
         }
         // `a = b = v` assigns `v` to every target.
         let mut targets = Vec::new();
         let mut value = Some(assignment);
-        while let Some(v) = value.filter(|v| v.kind() == "assignment") {
-            targets.extend(v.child_by_field_name("left"));
-            value = v.child_by_field_name("right");
+        while let Some(v) = value.filter(|v| v.py_kind() == Kind::Assignment) {
+            targets.extend(v.field(Field::Left));
+            value = v.field(Field::Right);
         }
         let Some(value) = value.map(strip_parentheses) else { continue };
         let mut same_shape = false;
@@ -82,23 +84,21 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 
 /// The final identifier of a name or attribute chain.
 fn last_name<'f>(cx: &FileContext<'f>, node: Node<'_>) -> Option<&'f str> {
-    match node.kind() {
-        "identifier" => Some(cx.text(node)),
-        "attribute" => node.child_by_field_name("attribute").map(|a| cx.text(a)),
+    match node.py_kind() {
+        Kind::Identifier => Some(cx.text(node)),
+        Kind::Attribute => node.field(Field::Attribute).map(|a| cx.text(a)),
         _ => None,
     }
 }
 
 fn same_value(cx: &FileContext<'_>, target: Node<'_>, value: Node<'_>, statement: Node<'_>) -> bool {
-    match (target.kind(), value.kind()) {
-        ("identifier", "identifier") => {
+    match (target.py_kind(), value.py_kind()) {
+        (Kind::Identifier, Kind::Identifier) => {
             let name = cx.text(target);
             name == cx.text(value) && !is_builtin_name(name) && defined_before(cx, name, statement)
         }
-        ("attribute", "attribute") => {
-            let (Some(t_object), Some(v_object)) =
-                (target.child_by_field_name("object"), value.child_by_field_name("object"))
-            else {
+        (Kind::Attribute, Kind::Attribute) => {
+            let (Some(t_object), Some(v_object)) = (target.field(Field::Object), value.field(Field::Object)) else {
                 return false;
             };
             let (t_object, v_object) = (strip_parentheses(t_object), strip_parentheses(v_object));
@@ -115,13 +115,13 @@ fn same_value(cx: &FileContext<'_>, target: Node<'_>, value: Node<'_>, statement
 fn same_path(cx: &FileContext<'_>, a: Node<'_>, b: Node<'_>) -> bool {
     let (mut a, mut b) = (a, b);
     loop {
-        match (a.kind(), b.kind()) {
-            ("identifier", "identifier") => return cx.text(a) == cx.text(b),
-            ("attribute", "attribute") => {
+        match (a.py_kind(), b.py_kind()) {
+            (Kind::Identifier, Kind::Identifier) => return cx.text(a) == cx.text(b),
+            (Kind::Attribute, Kind::Attribute) => {
                 if last_name(cx, a) != last_name(cx, b) {
                     return false;
                 }
-                match (a.child_by_field_name("object"), b.child_by_field_name("object")) {
+                match (a.field(Field::Object), b.field(Field::Object)) {
                     (Some(x), Some(y)) => (a, b) = (strip_parentheses(x), strip_parentheses(y)),
                     _ => return false,
                 }
@@ -132,10 +132,10 @@ fn same_path(cx: &FileContext<'_>, a: Node<'_>, b: Node<'_>) -> bool {
 }
 
 fn root_name<'f>(cx: &FileContext<'f>, mut node: Node<'_>) -> Option<&'f str> {
-    while node.kind() == "attribute" {
-        node = strip_parentheses(node.child_by_field_name("object")?);
+    while node.py_kind() == Kind::Attribute {
+        node = strip_parentheses(node.field(Field::Object)?);
     }
-    (node.kind() == "identifier").then(|| cx.text(node))
+    (node.py_kind() == Kind::Identifier).then(|| cx.text(node))
 }
 
 /// The scope (from [`crate::scopes`]) whose node holds `statement`.
@@ -173,14 +173,14 @@ fn known_object(cx: &FileContext<'_>, object: Node<'_>, statement: Node<'_>) -> 
         Some(Some(crate::scopes::BindingKind::Import)) => true,
         Some(Some(crate::scopes::BindingKind::Assign)) => {
             let Some(binding) = earlier else { return false };
-            cx.nodes("assignment").iter().any(|a| {
-                a.child_by_field_name("left").is_some_and(|l| l.start_byte() == binding.start_byte)
-                    && a.child_by_field_name("right").map(strip_parentheses).is_some_and(|v| {
-                        v.kind() == "call"
+            cx.nodes(Kind::Assignment).iter().any(|a| {
+                a.field(Field::Left).is_some_and(|l| l.start_byte() == binding.start_byte)
+                    && a.field(Field::Right).map(strip_parentheses).is_some_and(|v| {
+                        v.py_kind() == Kind::Call
                             && crate::ast::callee_text(cx.file(), v).is_some_and(|callee| {
-                                cx.nodes("class_definition")
+                                cx.nodes(Kind::ClassDefinition)
                                     .iter()
-                                    .any(|c| field_text(cx.file(), *c, "name") == Some(callee))
+                                    .any(|c| field_text(cx.file(), *c, Field::Name) == Some(callee))
                             })
                     })
             })
@@ -192,21 +192,21 @@ fn known_object(cx: &FileContext<'_>, object: Node<'_>, statement: Node<'_>) -> 
 /// For `self.<attr>`: whether the enclosing class defines `attr` as a
 /// property or defines `__setattr__`.
 fn property_or_setattr(cx: &FileContext<'_>, object: Node<'_>, attribute: &str, statement: Node<'_>) -> bool {
-    if object.kind() != "identifier" || cx.text(object) != "self" {
+    if object.py_kind() != Kind::Identifier || cx.text(object) != "self" {
         return false;
     }
     let Some(class) = crate::ast::enclosing_function(statement).and_then(method_class) else { return false };
-    let Some(body) = class.child_by_field_name("body") else { return false };
+    let Some(body) = class.field(Field::Body) else { return false };
     named_children(body).into_iter().any(|item| {
-        let function = if item.kind() == "decorated_definition" {
-            item.child_by_field_name("definition").unwrap_or(item)
+        let function = if item.py_kind() == Kind::DecoratedDefinition {
+            item.field(Field::Definition).unwrap_or(item)
         } else {
             item
         };
-        if function.kind() != "function_definition" {
+        if function.py_kind() != Kind::FunctionDefinition {
             return false;
         }
-        let name = field_text(cx.file(), function, "name").unwrap_or_default();
+        let name = field_text(cx.file(), function, Field::Name).unwrap_or_default();
         name == "__setattr__"
             || (name == attribute
                 && decorators(cx.file(), function).iter().any(|d| *d == "property" || d.ends_with(".setter")))
@@ -215,7 +215,7 @@ fn property_or_setattr(cx: &FileContext<'_>, object: Node<'_>, attribute: &str, 
 
 fn pyflakes_commented(cx: &FileContext<'_>, statement: Node<'_>) -> bool {
     let line = statement.start_position().row;
-    cx.nodes("comment")
+    cx.nodes(Kind::Comment)
         .iter()
         .any(|c| c.start_position().row == line && cx.text(*c).to_lowercase().contains("pyflakes"))
 }

@@ -31,9 +31,10 @@
 //! comparisons controlled by earlier tests of a shared variable that do not
 //! decide them.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{comparison_pairs, innermost_scope, named_children, statements, strip_parentheses};
+use crate::ast::{comparison_pairs, innermost_scope, named_children, statements, strip_parentheses, CmpOp};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -63,14 +64,14 @@ enum Op {
 }
 
 impl Op {
-    fn parse(text: &str) -> Option<Op> {
-        Some(match text {
-            "==" => Op::Eq,
-            "!=" | "<>" => Op::Ne,
-            "<" => Op::Lt,
-            "<=" => Op::Le,
-            ">" => Op::Gt,
-            ">=" => Op::Ge,
+    fn parse(op: CmpOp) -> Option<Op> {
+        Some(match op {
+            CmpOp::Eq => Op::Eq,
+            CmpOp::NotEq => Op::Ne,
+            CmpOp::Lt => Op::Lt,
+            CmpOp::LtE => Op::Le,
+            CmpOp::Gt => Op::Gt,
+            CmpOp::GtE => Op::Ge,
             _ => return None,
         })
     }
@@ -131,7 +132,7 @@ impl Test<'_> {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &comparison in cx.nodes("comparison_operator") {
+    for &comparison in cx.nodes(Kind::ComparisonOperator) {
         let Some(test) = comparison_test(cx, comparison, true) else { continue };
         let facts: Vec<(Test<'_>, bool)> = controlling_facts(cx, comparison)
             .into_iter()
@@ -169,13 +170,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// The canonical forms of a comparison; a chained comparison gives the forms
 /// of each pair when `chained` allows it, and nothing otherwise.
 fn comparison_test<'t>(cx: &FileContext<'_>, comparison: Node<'t>, chained: bool) -> Option<Test<'t>> {
-    let pairs = comparison_pairs(cx.file(), comparison);
+    let pairs = comparison_pairs(comparison);
     if pairs.len() != 1 && !chained {
         return None;
     }
     let mut forms = Vec::new();
     for (left, op, right) in &pairs {
-        let (Some(op), Some((lv, lk)), Some((rv, rk))) = (Op::parse(op), linear(cx, *left), linear(cx, *right)) else {
+        let (Some(op), Some((lv, lk)), Some((rv, rk))) = (Op::parse(*op), linear(cx, *left), linear(cx, *right)) else {
             continue;
         };
         match (lv, rv) {
@@ -197,21 +198,21 @@ fn comparison_test<'t>(cx: &FileContext<'_>, comparison: Node<'t>, chained: bool
 /// literals, as CodeQL's `Num`.
 fn linear(cx: &FileContext<'_>, node: Node<'_>) -> Option<(Option<String>, f64)> {
     let node = strip_parentheses(node);
-    match node.kind() {
-        "identifier" => Some((Some(cx.text(node).to_string()), 0.0)),
-        "integer" | "float" => Some((None, number(cx.text(node))?)),
-        "binary_operator" => {
-            let operator = node.child_by_field_name("operator")?.kind();
-            let left = strip_parentheses(node.child_by_field_name("left")?);
-            let right = strip_parentheses(node.child_by_field_name("right")?);
+    match node.py_kind() {
+        Kind::Identifier => Some((Some(cx.text(node).to_string()), 0.0)),
+        Kind::Integer | Kind::Float => Some((None, number(cx.text(node))?)),
+        Kind::BinaryOperator => {
+            let operator = node.field(Field::Operator)?.py_kind();
+            let left = strip_parentheses(node.field(Field::Left)?);
+            let right = strip_parentheses(node.field(Field::Right)?);
             let name_number = |name: Node<'_>, num: Node<'_>| {
-                (name.kind() == "identifier" && matches!(num.kind(), "integer" | "float"))
+                (name.py_kind() == Kind::Identifier && matches!(num.py_kind(), Kind::Integer | Kind::Float))
                     .then(|| number(cx.text(num)).map(|n| (cx.text(name).to_string(), n)))
                     .flatten()
             };
             match operator {
-                "+" => name_number(left, right).or_else(|| name_number(right, left)).map(|(v, n)| (Some(v), n)),
-                "-" => name_number(left, right).map(|(v, n)| (Some(v), -n)),
+                Kind::Plus => name_number(left, right).or_else(|| name_number(right, left)).map(|(v, n)| (Some(v), n)),
+                Kind::Minus => name_number(left, right).map(|(v, n)| (Some(v), -n)),
                 _ => None,
             }
         }
@@ -266,40 +267,42 @@ fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Test<'t>,
     let mut conditions: Vec<(Node<'t>, bool)> = Vec::new();
     let mut child = node;
     while let Some(parent) = child.parent() {
-        match parent.kind() {
-            "function_definition" | "lambda" | "class_definition" => break,
-            "boolean_operator" => {
-                let is_right = parent.child_by_field_name("right").is_some_and(|r| r.id() == child.id());
-                if let (true, Some(left)) = (is_right, parent.child_by_field_name("left")) {
-                    let is_and = parent.child_by_field_name("operator").is_some_and(|o| o.kind() == "and");
+        match parent.py_kind() {
+            Kind::FunctionDefinition | Kind::Lambda | Kind::ClassDefinition => break,
+            Kind::BooleanOperator => {
+                let is_right = parent.field(Field::Right).is_some_and(|r| r.id() == child.id());
+                if let (true, Some(left)) = (is_right, parent.field(Field::Left)) {
+                    let is_and = parent.field(Field::Operator).is_some_and(|o| o.py_kind() == Kind::KwAnd);
                     conditions.push((left, is_and));
                 }
             }
-            "if_statement" | "elif_clause" | "while_statement" => {
-                let in_body = ["consequence", "body"]
-                    .iter()
-                    .any(|f| parent.child_by_field_name(f).is_some_and(|b| b.id() == child.id()));
+            Kind::IfStatement | Kind::ElifClause | Kind::WhileStatement => {
+                let in_body = [Field::Consequence, Field::Body]
+                    .into_iter()
+                    .any(|f| parent.field(f).is_some_and(|b| b.id() == child.id()));
                 if in_body {
-                    if let Some(condition) = parent.child_by_field_name("condition") {
+                    if let Some(condition) = parent.field(Field::Condition) {
                         conditions.push((condition, true));
                     }
                 }
-                if parent.kind() == "if_statement" && matches!(child.kind(), "elif_clause" | "else_clause") {
-                    if let Some(condition) = parent.child_by_field_name("condition") {
+                if parent.py_kind() == Kind::IfStatement
+                    && matches!(child.py_kind(), Kind::ElifClause | Kind::ElseClause)
+                {
+                    if let Some(condition) = parent.field(Field::Condition) {
                         conditions.push((condition, false));
                     }
                     for clause in named_children(parent) {
-                        if clause.kind() == "elif_clause" && clause.start_byte() < child.start_byte() {
-                            if let Some(condition) = clause.child_by_field_name("condition") {
+                        if clause.py_kind() == Kind::ElifClause && clause.start_byte() < child.start_byte() {
+                            if let Some(condition) = clause.field(Field::Condition) {
                                 conditions.push((condition, false));
                             }
                         }
                     }
                 }
             }
-            "conditional_expression" => {
+            Kind::ConditionalExpression => {
                 let operands: Vec<Node<'t>> =
-                    named_children(parent).into_iter().filter(|c| c.kind() != "comment").collect();
+                    named_children(parent).into_iter().filter(|c| c.py_kind() != Kind::Comment).collect();
                 if let [then, condition, otherwise] = operands.as_slice() {
                     if then.id() == child.id() {
                         conditions.push((*condition, true));
@@ -308,16 +311,16 @@ fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Test<'t>,
                     }
                 }
             }
-            "block" | "module" => {
+            Kind::Block | Kind::Module => {
                 for statement in statements(parent) {
                     if statement.start_byte() >= child.start_byte() {
                         break;
                     }
-                    if statement.kind() == "if_statement"
-                        && statement.child_by_field_name("alternative").is_none()
-                        && statement.child_by_field_name("consequence").is_some_and(always_leaves)
+                    if statement.py_kind() == Kind::IfStatement
+                        && statement.field(Field::Alternative).is_none()
+                        && statement.field(Field::Consequence).is_some_and(always_leaves)
                     {
-                        if let Some(condition) = statement.child_by_field_name("condition") {
+                        if let Some(condition) = statement.field(Field::Condition) {
                             conditions.push((condition, false));
                         }
                     }
@@ -330,24 +333,24 @@ fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Test<'t>,
     let mut facts = Vec::new();
     while let Some((condition, truth)) = conditions.pop() {
         let condition = strip_parentheses(condition);
-        match condition.kind() {
-            "not_operator" => {
-                if let Some(argument) = condition.child_by_field_name("argument") {
+        match condition.py_kind() {
+            Kind::NotOperator => {
+                if let Some(argument) = condition.field(Field::Argument) {
                     conditions.push((argument, !truth));
                 }
             }
-            "boolean_operator" => {
-                let is_and = condition.child_by_field_name("operator").is_some_and(|o| o.kind() == "and");
+            Kind::BooleanOperator => {
+                let is_and = condition.field(Field::Operator).is_some_and(|o| o.py_kind() == Kind::KwAnd);
                 // `a and b` true makes both true; `a or b` false makes both false.
                 if is_and == truth {
-                    for field in ["left", "right"] {
-                        if let Some(part) = condition.child_by_field_name(field) {
+                    for field in [Field::Left, Field::Right] {
+                        if let Some(part) = condition.field(field) {
                             conditions.push((part, truth));
                         }
                     }
                 }
             }
-            "comparison_operator" => {
+            Kind::ComparisonOperator => {
                 if let Some(fact) = comparison_test(cx, condition, false) {
                     facts.push((fact, truth));
                 }
@@ -362,7 +365,10 @@ fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Test<'t>,
 /// Whether the last statement of a block always leaves it.
 fn always_leaves(block: Node<'_>) -> bool {
     statements(block).last().is_some_and(|s| {
-        matches!(s.kind(), "return_statement" | "raise_statement" | "continue_statement" | "break_statement")
+        matches!(
+            s.py_kind(),
+            Kind::ReturnStatement | Kind::RaiseStatement | Kind::ContinueStatement | Kind::BreakStatement
+        )
     })
 }
 
@@ -375,7 +381,7 @@ fn reassigned_between(cx: &FileContext<'_>, fact: &Test<'_>, test: &Test<'_>) ->
     let mut loops: Vec<(usize, usize)> = Vec::new();
     let mut current = test.node.parent();
     while let Some(n) = current {
-        if matches!(n.kind(), "for_statement" | "while_statement") && n.start_byte() > fact.node.start_byte() {
+        if matches!(n.py_kind(), Kind::ForStatement | Kind::WhileStatement) && n.start_byte() > fact.node.start_byte() {
             loops.push((n.start_byte(), n.end_byte()));
         }
         current = n.parent();
@@ -404,8 +410,8 @@ fn in_other_branch(node: Node<'_>, test: Node<'_>) -> bool {
     while let Some(parent) = child.parent() {
         if crate::ast::contains(parent, test) {
             let test_side = named_children(parent).into_iter().find(|c| crate::ast::contains(*c, test));
-            return parent.kind() == "if_statement"
-                && matches!(child.kind(), "block" | "elif_clause" | "else_clause")
+            return parent.py_kind() == Kind::IfStatement
+                && matches!(child.py_kind(), Kind::Block | Kind::ElifClause | Kind::ElseClause)
                 && test_side.is_some_and(|t| t.id() != child.id());
         }
         child = parent;
@@ -419,9 +425,9 @@ fn outermost_not(comparison: Node<'_>, mut result: bool) -> (Node<'_>, bool) {
     let mut reported = comparison;
     let mut current = comparison;
     while let Some(parent) = current.parent() {
-        match parent.kind() {
-            "parenthesized_expression" => current = parent,
-            "not_operator" => {
+        match parent.py_kind() {
+            Kind::ParenthesizedExpression => current = parent,
+            Kind::NotOperator => {
                 result = !result;
                 reported = parent;
                 current = parent;

@@ -25,6 +25,7 @@
 //! the block with other statements, or close objects not known to be
 //! context managers.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{callee_text, import_aliases, resolve_imported, statements, strip_parentheses};
@@ -69,25 +70,25 @@ const CONTEXT_MANAGER_FACTORIES: &[&str] = &[
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let imports: Vec<_> =
-        cx.nodes("import_statement").iter().chain(cx.nodes("import_from_statement")).copied().collect();
+        cx.nodes(Kind::ImportStatement).iter().chain(cx.nodes(Kind::ImportFromStatement)).copied().collect();
     let aliases = import_aliases(cx.file(), &imports);
     let mut findings = Vec::new();
-    for &clause in cx.nodes("finally_clause") {
+    for &clause in cx.nodes(Kind::FinallyClause) {
         let Some(block) = clause_block(clause) else { continue };
         let items = statements(block);
         for statement in &items {
-            let Some(call) = statement.named_child(0).filter(|c| c.kind() == "call") else { continue };
-            let Some(function) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else {
+            let Some(call) = statement.named_child(0).filter(|c| c.py_kind() == Kind::Call) else { continue };
+            let Some(function) = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Attribute) else {
                 continue;
             };
-            if function.child_by_field_name("attribute").map(|a| cx.text(a)) != Some("close") {
+            if function.field(Field::Attribute).map(|a| cx.text(a)) != Some("close") {
                 continue;
             }
             let class = if items.len() == 1 {
                 function
-                    .child_by_field_name("object")
+                    .field(Field::Object)
                     .map(strip_parentheses)
-                    .filter(|o| o.kind() == "identifier")
+                    .filter(|o| o.py_kind() == Kind::Identifier)
                     .and_then(|o| context_manager_class(cx, &aliases, o, *statement))
             } else {
                 None
@@ -121,14 +122,14 @@ fn context_manager_class(
     let scope = crate::ast::enclosing_scope(statement)?;
     let wanted = cx.text(name);
     let assignment = cx
-        .nodes("assignment")
+        .nodes(Kind::Assignment)
         .iter()
         .filter(|a| a.start_byte() < statement.start_byte())
         .filter(|a| crate::ast::enclosing_scope(**a).is_some_and(|s| s.id() == scope.id()))
-        .filter(|a| a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == wanted))
+        .filter(|a| a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == wanted))
         .last()?;
-    let value = strip_parentheses(assignment.child_by_field_name("right")?);
-    if value.kind() != "call" {
+    let value = strip_parentheses(assignment.field(Field::Right)?);
+    if value.py_kind() != Kind::Call {
         return None;
     }
     let callee = callee_text(cx.file(), value)?;
@@ -150,31 +151,31 @@ fn is_context_manager_class(cx: &FileContext<'_>, name: &str) -> bool {
             continue;
         }
         let Some(class) = cx
-            .nodes("class_definition")
+            .nodes(Kind::ClassDefinition)
             .iter()
-            .find(|c| crate::ast::field_text(cx.file(), **c, "name") == Some(&current))
+            .find(|c| crate::ast::field_text(cx.file(), **c, Field::Name) == Some(&current))
         else {
             continue;
         };
         seen.push(current);
-        if let Some(body) = class.child_by_field_name("body") {
+        if let Some(body) = class.field(Field::Body) {
             methods.extend(
                 crate::ast::named_children(body)
                     .into_iter()
                     .map(|m| {
-                        if m.kind() == "decorated_definition" {
-                            m.child_by_field_name("definition").unwrap_or(m)
+                        if m.py_kind() == Kind::DecoratedDefinition {
+                            m.field(Field::Definition).unwrap_or(m)
                         } else {
                             m
                         }
                     })
-                    .filter(|m| m.kind() == "function_definition")
-                    .filter_map(|m| crate::ast::field_text(cx.file(), m, "name")),
+                    .filter(|m| m.py_kind() == Kind::FunctionDefinition)
+                    .filter_map(|m| crate::ast::field_text(cx.file(), m, Field::Name)),
             );
         }
-        if let Some(bases) = class.child_by_field_name("superclasses") {
+        if let Some(bases) = class.field(Field::Superclasses) {
             for base in crate::ast::named_children(bases) {
-                if base.kind() == "identifier" {
+                if base.py_kind() == Kind::Identifier {
                     pending.push(cx.text(base).to_string());
                 }
             }

@@ -18,6 +18,7 @@
 //! fact for this query, so neither does quarry. Negative form: assert
 //! statements without any such side effect.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::walk::Preorder;
 use tree_sitter::Node;
 
@@ -44,7 +45,7 @@ const SIDE_EFFECT_NAMES: &[&str] =
 const SUBPROCESS_FUNCTIONS: &[&str] = &["call", "check_call", "check_output"];
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
-    let asserts = cx.nodes("assert_statement");
+    let asserts = cx.nodes(Kind::AssertStatement);
     if asserts.is_empty() {
         return Vec::new();
     }
@@ -64,13 +65,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 }
 
 fn probable_side_effect(cx: &FileContext<'_>, node: Node<'_>, subprocess_calls: &[String]) -> bool {
-    match node.kind() {
-        "yield" => !in_comprehension(node),
-        "call" => {
-            let Some(function) = node.child_by_field_name("function").map(strip_parentheses) else { return false };
-            let name = match function.kind() {
-                "identifier" => cx.text(function),
-                "attribute" => function.child_by_field_name("attribute").map(|a| cx.text(a)).unwrap_or_default(),
+    match node.py_kind() {
+        Kind::Yield => !in_comprehension(node),
+        Kind::Call => {
+            let Some(function) = node.field(Field::Function).map(strip_parentheses) else { return false };
+            let name = match function.py_kind() {
+                Kind::Identifier => cx.text(function),
+                Kind::Attribute => function.field(Field::Attribute).map(|a| cx.text(a)).unwrap_or_default(),
                 _ => "",
             };
             let dotted: String = cx.text(function).split_whitespace().collect();
@@ -86,22 +87,22 @@ fn probable_side_effect(cx: &FileContext<'_>, node: Node<'_>, subprocess_calls: 
 fn subprocess_callees(cx: &FileContext<'_>) -> Vec<String> {
     let mut modules = vec!["subprocess".to_string()];
     let mut callees = Vec::new();
-    for &statement in cx.nodes("import_statement") {
-        for alias in named_children(statement).into_iter().filter(|n| n.kind() == "aliased_import") {
-            let module = alias.child_by_field_name("name").map(|n| cx.text(n));
-            if let (Some("subprocess"), Some(name)) = (module, alias.child_by_field_name("alias")) {
+    for &statement in cx.nodes(Kind::ImportStatement) {
+        for alias in named_children(statement).into_iter().filter(|n| n.py_kind() == Kind::AliasedImport) {
+            let module = alias.field(Field::Name).map(|n| cx.text(n));
+            if let (Some("subprocess"), Some(name)) = (module, alias.field(Field::Alias)) {
                 modules.push(cx.text(name).to_string());
             }
         }
     }
-    for &statement in cx.nodes("import_from_statement") {
-        if statement.child_by_field_name("module_name").map(|m| cx.text(m)) != Some("subprocess") {
+    for &statement in cx.nodes(Kind::ImportFromStatement) {
+        if statement.field(Field::ModuleName).map(|m| cx.text(m)) != Some("subprocess") {
             continue;
         }
         let mut cursor = statement.walk();
         for imported in statement.children_by_field_name("name", &mut cursor) {
-            let (name, bound) = match imported.kind() {
-                "aliased_import" => (imported.child_by_field_name("name"), imported.child_by_field_name("alias")),
+            let (name, bound) = match imported.py_kind() {
+                Kind::AliasedImport => (imported.field(Field::Name), imported.field(Field::Alias)),
                 _ => (Some(imported), Some(imported)),
             };
             if let (Some(name), Some(bound)) = (name, bound) {
@@ -120,11 +121,12 @@ fn subprocess_callees(cx: &FileContext<'_>) -> Vec<String> {
 fn in_comprehension(node: Node<'_>) -> bool {
     let mut current = node.parent();
     while let Some(n) = current {
-        match n.kind() {
-            "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression" => {
-                return true
-            }
-            "assert_statement" | "lambda" => return false,
+        match n.py_kind() {
+            Kind::ListComprehension
+            | Kind::SetComprehension
+            | Kind::DictionaryComprehension
+            | Kind::GeneratorExpression => return true,
+            Kind::AssertStatement | Kind::Lambda => return false,
             _ => current = n.parent(),
         }
     }

@@ -18,6 +18,7 @@
 //! the two methods are relevant. Negative form: overriding methods whose
 //! signature is compatible with the overridden one.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::decorators;
@@ -108,12 +109,12 @@ fn is_normal(cx: &FileContext<'_>, function: Node<'_>) -> bool {
 /// Names called anywhere in the file, as `name(...)` or `x.name(...)`.
 fn called_names(cx: &FileContext<'_>) -> Vec<String> {
     let mut names: Vec<String> = cx
-        .nodes("call")
+        .nodes(Kind::Call)
         .iter()
-        .filter_map(|call| call.child_by_field_name("function"))
-        .filter_map(|f| match f.kind() {
-            "identifier" => Some(cx.text(f).to_string()),
-            "attribute" => f.child_by_field_name("attribute").map(|a| cx.text(a).to_string()),
+        .filter_map(|call| call.field(Field::Function))
+        .filter_map(|f| match f.py_kind() {
+            Kind::Identifier => Some(cx.text(f).to_string()),
+            Kind::Attribute => f.field(Field::Attribute).map(|a| cx.text(a).to_string()),
             _ => None,
         })
         .collect();

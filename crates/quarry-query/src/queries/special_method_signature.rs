@@ -23,12 +23,14 @@
 //! Negative form: special methods from the same lists with a correct
 //! signature.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{arity, decorators, field_text, method_class, statements, Arity};
+use crate::ast::{decorators, field_text, method_class, statements};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
+use crate::signatures::Signature;
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -141,40 +143,42 @@ fn required(name: &str) -> Option<usize> {
 
 /// The problem with a special method's signature, and whether the message
 /// shows the parameter counts.
-fn problem(name: &str, a: Arity) -> Option<(String, bool)> {
+fn problem(name: &str, a: &Signature) -> Option<(String, bool)> {
+    let min = a.min_positional();
+    let max = a.max_positional().unwrap_or(usize::MAX);
     match name {
         "__pow__" => {
-            if a.max() < 2 {
+            if max < 2 {
                 Some(("Too few parameters".into(), true))
-            } else if a.min() > 3 {
+            } else if min > 3 {
                 Some(("Too many parameters".into(), true))
-            } else if a.min() < 2 {
-                Some((format!("{} default value(s) will never be used", 2 - a.min()), false))
-            } else if a.min() == 3 {
+            } else if min < 2 {
+                Some((format!("{} default value(s) will never be used", 2 - min), false))
+            } else if min == 3 {
                 Some(("Third parameter to __pow__ should have a default value".into(), false))
             } else {
                 None
             }
         }
         "__get__" => {
-            if a.max() < 3 {
+            if max < 3 {
                 Some(("Too few parameters".into(), true))
-            } else if a.min() > 3 {
+            } else if min > 3 {
                 Some(("Too many parameters".into(), true))
-            } else if a.min() < 2 && !a.varargs {
-                Some((format!("{} default value(s) will never be used", 2 - a.min()), false))
+            } else if min < 2 && !a.varargs {
+                Some((format!("{} default value(s) will never be used", 2 - min), false))
             } else {
                 None
             }
         }
         _ => {
             let required = required(name)?;
-            if required > a.max() {
+            if required > max {
                 Some(("Too few parameters".into(), true))
-            } else if required < a.min() {
+            } else if required < min {
                 Some(("Too many parameters".into(), true))
-            } else if a.min() < required && !a.varargs {
-                Some((format!("{} default values(s) will never be used", required - a.min()), false))
+            } else if min < required && !a.varargs {
+                Some((format!("{} default values(s) will never be used", required - min), false))
             } else {
                 None
             }
@@ -185,30 +189,30 @@ fn problem(name: &str, a: Arity) -> Option<(String, bool)> {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
-    for &function in cx.nodes("function_definition") {
+    for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = method_class(function) else { continue };
-        let name = field_text(file, function, "name").unwrap_or_default();
+        let name = field_text(file, function, Field::Name).unwrap_or_default();
         if !decorators(file, function).is_empty() {
             continue;
         }
         check(cx, polarity, name, function, class, &mut findings);
     }
     // `__add__ = lambda self: ...` and `__add__ = some_function` in a class body.
-    for &class in cx.nodes("class_definition") {
-        let Some(body) = class.child_by_field_name("body") else { continue };
+    for &class in cx.nodes(Kind::ClassDefinition) {
+        let Some(body) = class.field(Field::Body) else { continue };
         for statement in statements(body) {
-            let Some(assignment) = statement.named_child(0).filter(|a| a.kind() == "assignment") else { continue };
-            let (Some(left), Some(right)) =
-                (assignment.child_by_field_name("left"), assignment.child_by_field_name("right"))
-            else {
+            let Some(assignment) = statement.named_child(0).filter(|a| a.py_kind() == Kind::Assignment) else {
                 continue;
             };
-            if left.kind() != "identifier" {
+            let (Some(left), Some(right)) = (assignment.field(Field::Left), assignment.field(Field::Right)) else {
+                continue;
+            };
+            if left.py_kind() != Kind::Identifier {
                 continue;
             }
-            let function = match right.kind() {
-                "lambda" => Some(right),
-                "identifier" => module_function(cx, cx.text(right)),
+            let function = match right.py_kind() {
+                Kind::Lambda => Some(right),
+                Kind::Identifier => module_function(cx, cx.text(right)),
                 _ => None,
             };
             if let Some(function) = function {
@@ -226,10 +230,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 
 /// The undecorated function of that name defined at module level.
 fn module_function<'t>(cx: &FileContext<'t>, name: &str) -> Option<Node<'t>> {
-    cx.nodes("function_definition")
-        .iter()
-        .copied()
-        .find(|f| f.parent().is_some_and(|p| p.kind() == "module") && field_text(cx.file(), *f, "name") == Some(name))
+    cx.nodes(Kind::FunctionDefinition).iter().copied().find(|f| {
+        f.parent().is_some_and(|p| p.py_kind() == Kind::Module) && field_text(cx.file(), *f, Field::Name) == Some(name)
+    })
 }
 
 /// Checks one function (or lambda) bound to special method `name` in `class`.
@@ -244,12 +247,12 @@ fn check(
     if required(name).is_none() && name != "__pow__" && name != "__get__" {
         return;
     }
-    let a = arity(function);
-    let class_name = field_text(cx.file(), class, "name").unwrap_or_default();
-    match (polarity, problem(name, a)) {
+    let a = Signature::of(cx.file(), function);
+    let class_name = field_text(cx.file(), class, Field::Name).unwrap_or_default();
+    match (polarity, problem(name, &a)) {
         (Polarity::Positive, Some((message, show_counts))) => {
             let sizes = if show_counts {
-                let has = match a.min() {
+                let has = match a.min_positional() {
                     0 => "no parameters".to_string(),
                     1 => "1 parameter".to_string(),
                     n => format!("{n} parameters"),

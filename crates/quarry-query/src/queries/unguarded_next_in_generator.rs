@@ -23,6 +23,7 @@
 //! Negative form: the other calls of `next`: with a default, handled, or
 //! outside generators.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{call_arguments, callee_text, named_children, strip_parentheses};
@@ -43,8 +44,8 @@ pub static QUERY: Query = Query {
     find,
 };
 
-const COMPREHENSIONS: &[&str] =
-    &["list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"];
+const COMPREHENSIONS: &[Kind] =
+    &[Kind::ListComprehension, Kind::SetComprehension, Kind::DictionaryComprehension, Kind::GeneratorExpression];
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let scopes = cx.scopes();
@@ -54,7 +55,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         return Vec::new();
     }
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
+    for &call in cx.nodes(Kind::Call) {
         if callee_text(cx.file(), call) != Some("next") {
             continue;
         }
@@ -68,7 +69,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
         let has_default = arguments.len() > 1
             || arguments.iter().any(|a| {
-                a.kind() == "keyword_argument" && a.child_by_field_name("name").is_some_and(|n| cx.text(n) == "default")
+                a.py_kind() == Kind::KeywordArgument && a.field(Field::Name).is_some_and(|n| cx.text(n) == "default")
             });
         let in_generator = function.is_some_and(|f| is_generator(f)) && scope_is_function(call);
         let positive = in_generator
@@ -90,10 +91,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 fn in_comprehension(node: Node<'_>) -> bool {
     let mut current = node.parent();
     while let Some(n) = current {
-        if COMPREHENSIONS.contains(&n.kind()) {
+        if COMPREHENSIONS.contains(&n.py_kind()) {
             return true;
         }
-        if matches!(n.kind(), "function_definition" | "lambda" | "class_definition") {
+        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::Lambda | Kind::ClassDefinition) {
             return false;
         }
         current = n.parent();
@@ -103,18 +104,18 @@ fn in_comprehension(node: Node<'_>) -> bool {
 
 /// Whether the innermost scope of the node is a function (not a lambda).
 fn scope_is_function(node: Node<'_>) -> bool {
-    crate::ast::enclosing_scope(node).is_some_and(|s| s.kind() == "function_definition")
+    crate::ast::enclosing_scope(node).is_some_and(|s| s.py_kind() == Kind::FunctionDefinition)
 }
 
 /// Whether the function itself (not a nested scope) contains `yield`.
 fn is_generator(function: Node<'_>) -> bool {
-    let Some(body) = function.child_by_field_name("body") else { return false };
+    let Some(body) = function.field(Field::Body) else { return false };
     let mut walk = quarry_syntax::walk::Preorder::new(body);
     while let Some(n) = walk.next() {
-        match n.kind() {
-            "function_definition" | "class_definition" | "lambda" => walk.skip_children(),
+        match n.py_kind() {
+            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => walk.skip_children(),
             k if COMPREHENSIONS.contains(&k) => walk.skip_children(),
-            "yield" => return true,
+            Kind::Yield => return true,
             _ => {}
         }
     }
@@ -126,20 +127,21 @@ fn is_generator(function: Node<'_>) -> bool {
 fn stop_iteration_handled(cx: &FileContext<'_>, call: Node<'_>) -> bool {
     let mut current = call.parent();
     while let Some(n) = current {
-        if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
             return false;
         }
-        if n.kind() == "try_statement" {
-            let handled = named_children(n).into_iter().filter(|c| c.kind() == "except_clause").any(|clause| {
-                named_children(clause).into_iter().find(|c| c.kind() != "block" && c.kind() != "comment").is_some_and(
-                    |t| {
-                        let t = if t.kind() == "as_pattern" { t.named_child(0).unwrap_or(t) } else { t };
+        if n.py_kind() == Kind::TryStatement {
+            let handled = named_children(n).into_iter().filter(|c| c.py_kind() == Kind::ExceptClause).any(|clause| {
+                named_children(clause)
+                    .into_iter()
+                    .find(|c| c.py_kind() != Kind::Block && c.py_kind() != Kind::Comment)
+                    .is_some_and(|t| {
+                        let t = if t.py_kind() == Kind::AsPattern { t.named_child(0).unwrap_or(t) } else { t };
                         let t = strip_parentheses(t);
                         // A tuple of handled types counts when it names StopIteration.
-                        let types = if t.kind() == "tuple" { named_children(t) } else { vec![t] };
+                        let types = if t.py_kind() == Kind::Tuple { named_children(t) } else { vec![t] };
                         types.iter().any(|t| matches!(cx.text(*t).trim(), "StopIteration" | "builtins.StopIteration"))
-                    },
-                )
+                    })
             });
             if handled {
                 return true;
@@ -154,28 +156,28 @@ fn stop_iteration_handled(cx: &FileContext<'_>, call: Node<'_>) -> bool {
 /// the body of an `if`/`while` whose condition mentions `seq`.
 fn iter_not_exhausted(cx: &FileContext<'_>, call: Node<'_>, argument: Node<'_>) -> bool {
     let argument = strip_parentheses(argument);
-    if argument.kind() != "identifier" {
+    if argument.py_kind() != Kind::Identifier {
         return false;
     }
     let name = cx.text(argument);
     let scope = crate::ast::enclosing_scope(call).map(|s| s.id());
     let Some(assignment) = cx
-        .nodes("assignment")
+        .nodes(Kind::Assignment)
         .iter()
         .filter(|a| a.end_byte() <= call.start_byte())
         .filter(|a| crate::ast::enclosing_scope(**a).map(|s| s.id()) == scope)
-        .rfind(|a| a.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && cx.text(l) == name))
+        .rfind(|a| a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == name))
         .copied()
     else {
         return false;
     };
     let Some(sequence) = assignment
-        .child_by_field_name("right")
+        .field(Field::Right)
         .map(strip_parentheses)
-        .filter(|v| v.kind() == "call" && callee_text(cx.file(), *v) == Some("iter"))
+        .filter(|v| v.py_kind() == Kind::Call && callee_text(cx.file(), *v) == Some("iter"))
         .and_then(|v| call_arguments(v).first().copied())
         .map(strip_parentheses)
-        .filter(|s| s.kind() == "identifier")
+        .filter(|s| s.py_kind() == Kind::Identifier)
     else {
         return false;
     };
@@ -183,17 +185,17 @@ fn iter_not_exhausted(cx: &FileContext<'_>, call: Node<'_>, argument: Node<'_>) 
     let mut child = assignment;
     let mut current = assignment.parent();
     while let Some(n) = current {
-        if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
             return false;
         }
-        let guarded_body = match n.kind() {
-            "if_statement" | "elif_clause" => n.child_by_field_name("consequence"),
-            "while_statement" => n.child_by_field_name("body"),
+        let guarded_body = match n.py_kind() {
+            Kind::IfStatement | Kind::ElifClause => n.field(Field::Consequence),
+            Kind::WhileStatement => n.field(Field::Body),
             _ => None,
         };
         if guarded_body.is_some_and(|b| b.id() == child.id()) {
-            let mentions = n.child_by_field_name("condition").is_some_and(|c| {
-                quarry_syntax::walk::Preorder::new(c).any(|i| i.kind() == "identifier" && cx.text(i) == sequence)
+            let mentions = n.field(Field::Condition).is_some_and(|c| {
+                quarry_syntax::walk::Preorder::new(c).any(|i| i.py_kind() == Kind::Identifier && cx.text(i) == sequence)
             });
             if mentions {
                 return true;

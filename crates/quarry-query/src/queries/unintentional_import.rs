@@ -19,6 +19,7 @@
 //! so there is no supporting fact. Negative form: `from m import *` of
 //! modules known to define `__all__` or to be builtin.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{is_common_third_party, named_children};
@@ -140,16 +141,16 @@ const RESTRICTED: &[&str] = &[
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &statement in cx.nodes("import_from_statement") {
-        if !named_children(statement).iter().any(|c| c.kind() == "wildcard_import") {
+    for &statement in cx.nodes(Kind::ImportFromStatement) {
+        if !named_children(statement).iter().any(|c| c.py_kind() == Kind::WildcardImport) {
             continue;
         }
-        let Some(module) = statement.child_by_field_name("module_name") else { continue };
+        let Some(module) = statement.field(Field::ModuleName) else { continue };
         let name = module_name(cx, module);
-        if module.kind() == "dotted_name" && is_common_third_party(&name) {
+        if module.py_kind() == Kind::DottedName && is_common_third_party(&name) {
             continue;
         }
-        let restricted = module.kind() == "dotted_name" && RESTRICTED.contains(&name.as_str());
+        let restricted = module.py_kind() == Kind::DottedName && RESTRICTED.contains(&name.as_str());
         let message = match polarity {
             Polarity::Positive if !restricted => {
                 format!(

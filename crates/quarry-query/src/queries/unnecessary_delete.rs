@@ -21,6 +21,7 @@
 //! Negative form: `del name` statements in functions that are not the last
 //! statement (or sit in a loop), which do release a value early.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{named_children, statements};
@@ -44,13 +45,13 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &delete in cx.nodes("delete_statement") {
+    for &delete in cx.nodes(Kind::DeleteStatement) {
         let Some(function) = cx.enclosing_function(delete) else { continue };
         let names: Vec<Node<'_>> = named_children(delete)
             .into_iter()
-            .flat_map(|t| if t.kind() == "expression_list" { named_children(t) } else { vec![t] })
+            .flat_map(|t| if t.py_kind() == Kind::ExpressionList { named_children(t) } else { vec![t] })
             .map(crate::ast::strip_parentheses)
-            .filter(|t| t.kind() == "identifier")
+            .filter(|t| t.py_kind() == Kind::Identifier)
             .collect();
         let positive = last_statement(function).is_some_and(|last| last.id() == delete.id())
             && !inside_loop(delete, function)
@@ -61,7 +62,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if names.is_empty() {
             continue;
         }
-        let function_name = crate::ast::field_text(cx.file(), function, "name").unwrap_or_default();
+        let function_name = crate::ast::field_text(cx.file(), function, Field::Name).unwrap_or_default();
         let deleted: Vec<&str> = names.iter().map(|n| cx.text(*n)).collect();
         let deleted = deleted.join(", ");
         let message = if positive {
@@ -78,24 +79,25 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// The statement a function ends with, looking into the last branch of
 /// compound statements.
 fn last_statement(function: Node<'_>) -> Option<Node<'_>> {
-    let mut current = statements(function.child_by_field_name("body")?).last().copied()?;
+    let mut current = statements(function.field(Field::Body)?).last().copied()?;
     for _ in 0..10_000 {
-        let inner = match current.kind() {
-            "if_statement" => {
-                let last_clause =
-                    named_children(current).into_iter().rfind(|c| matches!(c.kind(), "elif_clause" | "else_clause"));
+        let inner = match current.py_kind() {
+            Kind::IfStatement => {
+                let last_clause = named_children(current)
+                    .into_iter()
+                    .rfind(|c| matches!(c.py_kind(), Kind::ElifClause | Kind::ElseClause));
                 match last_clause {
                     Some(clause) => clause_block(clause),
-                    None => current.child_by_field_name("consequence"),
+                    None => current.field(Field::Consequence),
                 }
             }
-            "with_statement" => current.child_by_field_name("body"),
-            "try_statement" => {
-                let finally = named_children(current).into_iter().find(|c| c.kind() == "finally_clause");
+            Kind::WithStatement => current.field(Field::Body),
+            Kind::TryStatement => {
+                let finally = named_children(current).into_iter().find(|c| c.py_kind() == Kind::FinallyClause);
                 finally
                     .and_then(clause_block)
                     .or_else(|| else_clause(current).and_then(clause_block))
-                    .or_else(|| current.child_by_field_name("body"))
+                    .or_else(|| current.field(Field::Body))
             }
             _ => return Some(current),
         };
@@ -110,7 +112,7 @@ fn inside_loop(node: Node<'_>, function: Node<'_>) -> bool {
         if n.id() == function.id() {
             return false;
         }
-        if matches!(n.kind(), "for_statement" | "while_statement") {
+        if matches!(n.py_kind(), Kind::ForStatement | Kind::WhileStatement) {
             return true;
         }
         current = n.parent();
@@ -119,7 +121,7 @@ fn inside_loop(node: Node<'_>, function: Node<'_>) -> bool {
 }
 
 fn calls_exc_info(cx: &FileContext<'_>, function: Node<'_>) -> bool {
-    cx.nodes("call").iter().any(|call| {
+    cx.nodes(Kind::Call).iter().any(|call| {
         crate::ast::contains(function, *call)
             && cx.enclosing_function(*call).is_some_and(|f| f.id() == function.id())
             && crate::ast::callee_text(cx.file(), *call).is_some_and(|c| c == "sys.exc_info" || c == "exc_info")

@@ -13,6 +13,7 @@
 //! nested loop. Negative form: loops with an `else` clause whose body does
 //! contain a `break`.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::walk::Preorder;
 
 use crate::context::FileContext;
@@ -34,15 +35,15 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for kind in ["for_statement", "while_statement"] {
+    for kind in [Kind::ForStatement, Kind::WhileStatement] {
         for &loop_node in cx.nodes(kind) {
-            if loop_node.child_by_field_name("alternative").is_none() {
+            if loop_node.field(Field::Alternative).is_none() {
                 continue;
             }
-            let Some(body) = loop_node.child_by_field_name("body") else { continue };
-            let has_break = Preorder::new(body).any(|n| n.kind() == "break_statement");
+            let Some(body) = loop_node.field(Field::Body) else { continue };
+            let has_break = Preorder::new(body).any(|n| n.py_kind() == Kind::BreakStatement);
             if has_break == (polarity == Polarity::Negative) {
-                let keyword = if kind == "for_statement" { "for" } else { "while" };
+                let keyword = if kind == Kind::ForStatement { "for" } else { "while" };
                 let message = match polarity {
                     Polarity::Positive => {
                         format!(

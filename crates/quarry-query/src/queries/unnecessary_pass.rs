@@ -14,6 +14,7 @@
 //! statements that are needed — the only statement of their list, or the
 //! one statement after a docstring.
 
+use crate::syntax::{Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::statements;
@@ -36,8 +37,8 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &pass in cx.nodes("pass_statement") {
-        let Some(list) = pass.parent().filter(|p| matches!(p.kind(), "block" | "module")) else { continue };
+    for &pass in cx.nodes(Kind::PassStatement) {
+        let Some(list) = pass.parent().filter(|p| matches!(p.py_kind(), Kind::Block | Kind::Module)) else { continue };
         let items = statements(list);
         let unnecessary = match items.len() {
             0 | 1 => false,
@@ -58,12 +59,12 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// Whether a statement list is the body of a module, class or function and
 /// starts with a string (its docstring).
 fn has_docstring(list: Node<'_>, items: &[Node<'_>]) -> bool {
-    let is_scope_body = list.kind() == "module"
-        || list.parent().is_some_and(|p| matches!(p.kind(), "function_definition" | "class_definition"));
+    let is_scope_body = list.py_kind() == Kind::Module
+        || list.parent().is_some_and(|p| matches!(p.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition));
     is_scope_body
         && items.first().is_some_and(|first| {
-            first.kind() == "expression_statement"
+            first.py_kind() == Kind::ExpressionStatement
                 && first.named_child_count() == 1
-                && first.named_child(0).is_some_and(|e| matches!(e.kind(), "string" | "concatenated_string"))
+                && first.named_child(0).is_some_and(|e| matches!(e.py_kind(), Kind::String | Kind::ConcatenatedString))
         })
 }

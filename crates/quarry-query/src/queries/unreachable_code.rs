@@ -22,6 +22,7 @@
 //! contains a `return`, `raise`, `break` or `continue` but can still
 //! complete, so the statement is reachable.
 
+use crate::syntax::{Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::context::FileContext;
@@ -46,7 +47,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     match polarity {
         Polarity::Positive => {
             let type_hints =
-                cx.nodes("comment").iter().any(|c| cx.text(*c).trim_start_matches('#').trim().starts_with("type:"));
+                cx.nodes(Kind::Comment).iter().any(|c| cx.text(*c).trim_start_matches('#').trim().starts_with("type:"));
             reach
                 .unreachable(cx.file())
                 .into_iter()
@@ -57,7 +58,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
         Polarity::Negative => {
             let mut findings = Vec::new();
-            for kind in ["if_statement", "for_statement", "while_statement", "try_statement", "with_statement"] {
+            for kind in
+                [Kind::IfStatement, Kind::ForStatement, Kind::WhileStatement, Kind::TryStatement, Kind::WithStatement]
+            {
                 for &statement in cx.nodes(kind) {
                     if !crate::reachability::is_statement(statement) || !reach.completes(statement) {
                         continue;
@@ -66,7 +69,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
                         continue;
                     }
                     let mut next = statement.next_named_sibling();
-                    while let Some(n) = next.filter(|n| n.kind() == "comment") {
+                    while let Some(n) = next.filter(|n| n.py_kind() == Kind::Comment) {
                         next = n.next_named_sibling();
                     }
                     if let Some(next) = next {
@@ -84,9 +87,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 fn contains_jump(statement: Node<'_>) -> bool {
     let mut walk = quarry_syntax::walk::Preorder::new(statement);
     while let Some(n) = walk.next() {
-        match n.kind() {
-            "function_definition" | "class_definition" | "lambda" => walk.skip_children(),
-            "return_statement" | "raise_statement" | "break_statement" | "continue_statement" => return true,
+        match n.py_kind() {
+            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => walk.skip_children(),
+            Kind::ReturnStatement | Kind::RaiseStatement | Kind::BreakStatement | Kind::ContinueStatement => {
+                return true
+            }
             _ => {}
         }
     }
@@ -99,20 +104,20 @@ fn unique_yield(cx: &FileContext<'_>, statement: Node<'_>) -> bool {
     let in_scope = |y: &Node<'_>| {
         let mut current = y.parent();
         while let Some(n) = current {
-            match n.kind() {
-                "function_definition" => return n.id() == function.id(),
-                "lambda" | "class_definition" => return false,
+            match n.py_kind() {
+                Kind::FunctionDefinition => return n.id() == function.id(),
+                Kind::Lambda | Kind::ClassDefinition => return false,
                 _ => current = n.parent(),
             }
         }
         false
     };
-    let yields: Vec<&Node<'_>> = cx.nodes("yield").iter().filter(|y| in_scope(y)).collect();
+    let yields: Vec<&Node<'_>> = cx.nodes(Kind::Yield).iter().filter(|y| in_scope(y)).collect();
     yields.len() == 1
         && yields.iter().all(|y| y.start_byte() >= statement.start_byte() && y.end_byte() <= statement.end_byte())
 }
 
 fn is_module_import(statement: Node<'_>) -> bool {
-    matches!(statement.kind(), "import_statement" | "import_from_statement")
+    matches!(statement.py_kind(), Kind::ImportStatement | Kind::ImportFromStatement)
         && crate::ast::enclosing_function(statement).is_none()
 }

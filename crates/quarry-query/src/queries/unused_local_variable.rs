@@ -21,6 +21,7 @@
 //!
 //! Negative form: definitions of the same kinds whose value is read.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::HashSet;
 
 use crate::context::FileContext;
@@ -80,12 +81,12 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// Names declared by an annotation without a value (`x: int`) in the scope.
 fn annotation_only_names<'a>(cx: &'a FileContext<'_>, flow: &ScopeFlow<'_>) -> HashSet<&'a str> {
     let span = cx.scopes().get(flow.scope).span;
-    cx.nodes("assignment")
+    cx.nodes(Kind::Assignment)
         .iter()
         .filter(|a| a.start_byte() >= span.start_byte && a.end_byte() <= span.end_byte)
-        .filter(|a| a.child_by_field_name("right").is_none())
+        .filter(|a| a.field(Field::Right).is_none())
         .filter(|a| cx.enclosing_function(**a).is_some_and(|f| f.start_byte() == span.start_byte))
-        .filter_map(|a| a.child_by_field_name("left").filter(|l| l.kind() == "identifier"))
+        .filter_map(|a| a.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier))
         .map(|l| cx.text(l))
         .collect()
 }

@@ -17,6 +17,7 @@
 //! considered. Negative form: `for` loops over a plain name that the body
 //! does use.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{call_arguments, callee_text, statements, strip_parentheses};
@@ -40,18 +41,18 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    for &for_statement in cx.nodes("for_statement") {
-        let Some(target) = for_statement.child_by_field_name("left") else { continue };
-        if target.kind() != "identifier" {
+    for &for_statement in cx.nodes(Kind::ForStatement) {
+        let Some(target) = for_statement.field(Field::Left) else { continue };
+        if target.py_kind() != Kind::Identifier {
             continue;
         }
-        let Some(body) = for_statement.child_by_field_name("body") else { continue };
+        let Some(body) = for_statement.field(Field::Body) else { continue };
         let name = cx.text(target);
         let accesses = accesses_in(cx, body, name);
         let used = accesses.iter().any(|(_, deleted)| !deleted);
         let deleted = accesses.iter().any(|(_, deleted)| *deleted);
         let excluded = name_acceptable_for_unused(name)
-            || for_statement.child_by_field_name("right").is_some_and(|r| is_range_call(cx, r))
+            || for_statement.field(Field::Right).is_some_and(|r| is_range_call(cx, r))
             || empty_loop(body)
             || one_item_only(body)
             || counting_loop(cx, body)
@@ -81,19 +82,20 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 fn accesses_in<'t>(cx: &FileContext<'_>, body: Node<'t>, name: &str) -> Vec<(Node<'t>, bool)> {
     let mut found = Vec::new();
     for node in quarry_syntax::walk::Preorder::new(body) {
-        if node.kind() != "identifier" || cx.text(node) != name {
+        if node.py_kind() != Kind::Identifier || cx.text(node) != name {
             continue;
         }
         let Some(parent) = node.parent() else { continue };
-        let is_attribute_name = parent.kind() == "attribute"
-            && parent.child_by_field_name("attribute").is_some_and(|a| a.id() == node.id());
-        let is_keyword = parent.kind() == "keyword_argument"
-            && parent.child_by_field_name("name").is_some_and(|a| a.id() == node.id());
+        let is_attribute_name =
+            parent.py_kind() == Kind::Attribute && parent.field(Field::Attribute).is_some_and(|a| a.id() == node.id());
+        let is_keyword =
+            parent.py_kind() == Kind::KeywordArgument && parent.field(Field::Name).is_some_and(|a| a.id() == node.id());
         if is_attribute_name || is_keyword {
             continue;
         }
-        let deleted = parent.kind() == "delete_statement"
-            || (parent.kind() == "expression_list" && parent.parent().is_some_and(|p| p.kind() == "delete_statement"));
+        let deleted = parent.py_kind() == Kind::DeleteStatement
+            || (parent.py_kind() == Kind::ExpressionList
+                && parent.parent().is_some_and(|p| p.py_kind() == Kind::DeleteStatement));
         found.push((node, deleted));
     }
     found
@@ -103,7 +105,7 @@ fn accesses_in<'t>(cx: &FileContext<'_>, body: Node<'t>, name: &str) -> Vec<(Nod
 fn is_range_call(cx: &FileContext<'_>, iterable: Node<'_>) -> bool {
     let mut node = strip_parentheses(iterable);
     for _ in 0..8 {
-        if node.kind() != "call" {
+        if node.py_kind() != Kind::Call {
             return false;
         }
         match callee_text(cx.file(), node) {
@@ -120,33 +122,35 @@ fn is_range_call(cx: &FileContext<'_>, iterable: Node<'_>) -> bool {
 
 fn empty_loop(body: Node<'_>) -> bool {
     let items = statements(body);
-    items.len() == 1 && items[0].kind() == "pass_statement"
+    items.len() == 1 && items[0].py_kind() == Kind::PassStatement
 }
 
 fn one_item_only(body: Node<'_>) -> bool {
-    let has_continue = quarry_syntax::walk::Preorder::new(body).any(|n| n.kind() == "continue_statement");
-    !has_continue && statements(body).last().is_some_and(|s| matches!(s.kind(), "return_statement" | "break_statement"))
+    let has_continue = quarry_syntax::walk::Preorder::new(body).any(|n| n.py_kind() == Kind::ContinueStatement);
+    !has_continue
+        && statements(body).last().is_some_and(|s| matches!(s.py_kind(), Kind::ReturnStatement | Kind::BreakStatement))
 }
 
 /// A body statement `x += <int>` or `x = x + <int>`.
 fn counting_loop(cx: &FileContext<'_>, body: Node<'_>) -> bool {
     statements(body).iter().any(|statement| {
-        let Some(expression) = statement.named_child(0).filter(|_| statement.kind() == "expression_statement") else {
+        let Some(expression) = statement.named_child(0).filter(|_| statement.py_kind() == Kind::ExpressionStatement)
+        else {
             return false;
         };
-        let right = expression.child_by_field_name("right").map(strip_parentheses);
-        match expression.kind() {
-            "augmented_assignment" => right.is_some_and(|r| r.kind() == "integer"),
-            "assignment" => {
-                let Some(left) = expression.child_by_field_name("left").filter(|l| l.kind() == "identifier") else {
+        let right = expression.field(Field::Right).map(strip_parentheses);
+        match expression.py_kind() {
+            Kind::AugmentedAssignment => right.is_some_and(|r| r.py_kind() == Kind::Integer),
+            Kind::Assignment => {
+                let Some(left) = expression.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier) else {
                     return false;
                 };
                 right.is_some_and(|r| {
-                    r.kind() == "binary_operator"
-                        && r.child_by_field_name("operator").is_some_and(|o| cx.text(o) == "+")
-                        && r.child_by_field_name("left")
-                            .is_some_and(|l| l.kind() == "identifier" && cx.text(l) == cx.text(left))
-                        && r.child_by_field_name("right").is_some_and(|v| v.kind() == "integer")
+                    r.py_kind() == Kind::BinaryOperator
+                        && r.field(Field::Operator).is_some_and(|o| cx.text(o) == "+")
+                        && r.field(Field::Left)
+                            .is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == cx.text(left))
+                        && r.field(Field::Right).is_some_and(|v| v.py_kind() == Kind::Integer)
                 })
             }
             _ => false,
@@ -161,8 +165,9 @@ fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>
     if items.len() != 1 {
         return false;
     }
-    let literal = quarry_syntax::walk::Preorder::new(items[0])
-        .any(|n| matches!(n.kind(), "integer" | "float" | "string" | "none" | "true" | "false"));
+    let literal = quarry_syntax::walk::Preorder::new(items[0]).any(|n| {
+        matches!(n.py_kind(), Kind::Integer | Kind::Float | Kind::String | Kind::None | Kind::True | Kind::False)
+    });
     if !literal {
         return false;
     }
@@ -170,9 +175,9 @@ fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>
     let scopes = cx.scopes();
     let Some(scope) = scopes.of_node(function.id()).map(|s| scopes.get(s)) else { return true };
     let loops: Vec<(usize, usize)> = cx
-        .nodes("for_statement")
+        .nodes(Kind::ForStatement)
         .iter()
-        .chain(cx.nodes("while_statement"))
+        .chain(cx.nodes(Kind::WhileStatement))
         .filter(|l| crate::ast::contains(function, **l))
         .map(|l| (l.start_byte(), l.end_byte()))
         .collect();
@@ -184,5 +189,5 @@ fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>
         bindings.len() > 1
             || bindings.iter().any(|b| loops.iter().any(|&(start, end)| start <= b.start_byte && b.start_byte < end))
     };
-    !quarry_syntax::walk::Preorder::new(body).any(|n| n.kind() == "identifier" && varying(cx.text(n)))
+    !quarry_syntax::walk::Preorder::new(body).any(|n| n.py_kind() == Kind::Identifier && varying(cx.text(n)))
 }

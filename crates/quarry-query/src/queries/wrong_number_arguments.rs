@@ -17,6 +17,7 @@
 //! class methods are not judged, and a call that fits a method the callee
 //! overrides is fine. Negative form: resolved calls whose arguments fit.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::decorators;
@@ -44,7 +45,7 @@ pub static QUERY: Query = Query {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
+    for &call in cx.nodes(Kind::Call) {
         let Some(target) = resolve_call(cx, call) else { continue };
         if !judged(cx, target.function) {
             continue;
@@ -78,7 +79,7 @@ fn arity(cx: &FileContext<'_>, target: &CallTarget<'_>, function: Node<'_>, shap
 fn fits_overridden(cx: &FileContext<'_>, target: &CallTarget<'_>, shape: &CallShape) -> bool {
     let Some(class) = target.class else { return false };
     let classes = cx.classes();
-    let name = cx.text(target.function.child_by_field_name("name").unwrap_or(target.function));
+    let name = cx.text(target.function.field(Field::Name).unwrap_or(target.function));
     classes.local_supers(class).into_iter().any(|sup| match classes.lookup(sup, name) {
         Lookup::Local(_, m) if m.kind == MemberKind::Method => arity(cx, target, m.node, shape) == Arity::Fits,
         _ => false,
@@ -89,12 +90,12 @@ fn fits_overridden(cx: &FileContext<'_>, target: &CallTarget<'_>, shape: &CallSh
 /// a decorator other than `staticmethod` and `classmethod`.
 fn judged(cx: &FileContext<'_>, function: Node<'_>) -> bool {
     let file = cx.file();
-    let name = function.child_by_field_name("name").map(|n| file.node_text(n));
+    let name = function.field(Field::Name).map(|n| file.node_text(n));
     let decorated = decorators(file, function);
-    let abstract_body = function.child_by_field_name("body").is_some_and(|b| {
+    let abstract_body = function.field(Field::Body).is_some_and(|b| {
         crate::ast::statements(b)
             .iter()
-            .any(|s| s.kind() == "raise_statement" && file.node_text(*s).contains("NotImplementedError"))
+            .any(|s| s.py_kind() == Kind::RaiseStatement && file.node_text(*s).contains("NotImplementedError"))
     });
     name != Some("__new__") && !abstract_body && decorated.iter().all(|d| *d == "staticmethod" || *d == "classmethod")
 }

@@ -17,6 +17,7 @@
 //! `__init__` and its class's class-level block are relevant. Negative
 //! form: instantiations whose arguments fit.
 
+use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::named_children;
@@ -44,7 +45,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let classes = cx.classes();
     let mut findings = Vec::new();
-    for &call in cx.nodes("call") {
+    for &call in cx.nodes(Kind::Call) {
         let Some(class) = resolve_class_call(cx, call) else { continue };
         if !classes.is_fully_known(class) {
             continue;
@@ -102,10 +103,10 @@ fn arity_problem<'f>(
 /// Elements of `*` arguments that are literal tuples or lists, or names
 /// bound once at module level to one.
 fn literal_star_elements<'f>(cx: &FileContext<'f>, call: Node<'f>) -> usize {
-    let Some(arguments) = call.child_by_field_name("arguments") else { return 0 };
+    let Some(arguments) = call.field(Field::Arguments) else { return 0 };
     named_children(arguments)
         .into_iter()
-        .filter(|a| a.kind() == "list_splat")
+        .filter(|a| a.py_kind() == Kind::ListSplat)
         .filter_map(|a| a.named_child(0))
         .map(|value| literal_sequence(cx, value).map_or(0, |s| named_children(s).len()))
         .sum()
@@ -113,18 +114,18 @@ fn literal_star_elements<'f>(cx: &FileContext<'f>, call: Node<'f>) -> usize {
 
 fn literal_sequence<'f>(cx: &FileContext<'f>, value: Node<'f>) -> Option<Node<'f>> {
     let value = crate::ast::strip_parentheses(value);
-    match value.kind() {
-        "tuple" | "list" => Some(value),
-        "identifier" => {
+    match value.py_kind() {
+        Kind::Tuple | Kind::List => Some(value),
+        Kind::Identifier => {
             let name = cx.text(value);
             let bindings: Vec<_> = cx.scopes().get(0).bindings.iter().filter(|b| b.name == name).collect();
             let [binding] = bindings.as_slice() else { return None };
             let assignment = cx
-                .nodes("assignment")
+                .nodes(Kind::Assignment)
                 .iter()
                 .find(|a| Some(a.id()) == binding.binder_id && a.start_byte() < value.start_byte())?;
-            let right = assignment.child_by_field_name("right")?;
-            matches!(right.kind(), "tuple" | "list").then_some(right)
+            let right = assignment.field(Field::Right)?;
+            matches!(right.py_kind(), Kind::Tuple | Kind::List).then_some(right)
         }
         _ => None,
     }
