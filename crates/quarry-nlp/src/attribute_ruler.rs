@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use fancy_regex::Regex;
+use crate::pyregex::Regex;
 use rmpv::Value;
 
 use crate::doc::Token;

@@ -25,13 +25,28 @@ fn field(s: &str) -> String {
     out
 }
 
+/// Text for a comment line: line breaks become spaces, other control
+/// characters (tab aside) are written as `\u{..}`.
+fn comment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => out.push(' '),
+            '\t' => out.push('\t'),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The doc in CoNLL-U; `id` prefixes the sentence ids (`id-1`, `id-2`, ...).
 pub fn to_conllu(doc: &Doc, id: &str) -> String {
     let mut out = String::new();
     for (k, sent) in doc.sents().into_iter().enumerate() {
         out.push_str(&format!("# sent_id = {id}-{}\n", k + 1));
         let text = doc.span_text(sent.clone());
-        out.push_str(&format!("# text = {}\n", text.replace(['\n', '\r'], " ")));
+        out.push_str(&format!("# text = {}\n", comment(&text)));
         for i in sent.clone() {
             let t = &doc.tokens[i];
             let head = if t.head == i || !sent.contains(&t.head) { 0 } else { t.head - sent.start + 1 };
@@ -89,6 +104,7 @@ mod tests {
         let blocks: Vec<&str> = s.trim_end().split("\n\n").collect();
         assert_eq!(blocks.len(), 2);
         assert!(blocks[0].contains("# text = Go."));
+        assert_eq!(comment("a\u{0}b\nc"), "a\\u{0}b c");
         assert!(blocks[0].contains("1\tGo\tgo\tNOUN\tNN\t_\t0\tROOT\t_\tSpaceAfter=No"));
         assert!(blocks[1].contains("2\t\\n\t\\n\tNOUN\tNN\t_\t3\tdep"));
         assert!(blocks[1].contains("3\tworks\tworks\tNOUN\tNN\t_\t0\tROOT\t_\t_"));

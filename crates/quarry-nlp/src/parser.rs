@@ -105,14 +105,31 @@ impl Parser {
 
     /// Parses one doc from its token vectors (n × input width).
     pub fn parse(&self, tokvecs: &[f32], n: usize) -> Parse {
+        self.decode(&self.precompute(tokvecs, n), n)
+    }
+
+    /// The lower layer's contribution of every token in every context slot
+    /// (n × nF·nO·nP); rows of different docs are independent, so a batch
+    /// is computed at once.
+    pub fn precompute(&self, tokvecs: &[f32], n: usize) -> Vec<f32> {
+        if n == 0 {
+            return Vec::new();
+        }
+        let proj = self.proj.forward(tokvecs, n);
+        let feat = self.n_f * self.n_o * self.n_p;
+        let mut cached = vec![0.0f32; n * feat];
+        matmul_bt(&proj, &self.lower_w, n, self.proj.n_o, feat, &mut cached);
+        cached
+    }
+
+    /// Greedy arc-eager decoding of one doc of `n` tokens from its rows of
+    /// [`Self::precompute`].
+    pub fn decode(&self, cached: &[f32], n: usize) -> Parse {
         if n == 0 {
             return Parse { heads: Vec::new(), deps: Vec::new() };
         }
-        let proj = self.proj.forward(tokvecs, n);
         let slot = self.n_o * self.n_p;
         let feat = self.n_f * slot;
-        let mut cached = vec![0.0f32; n * feat];
-        matmul_bt(&proj, &self.lower_w, n, self.proj.n_o, feat, &mut cached);
         let mut state = State::new(n);
         let mut unmaxed = vec![0.0f32; slot];
         let mut hidden = vec![0.0f32; self.n_o];

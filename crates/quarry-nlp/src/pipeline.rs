@@ -225,67 +225,103 @@ impl Pipeline {
 
     /// Analyses one text.
     pub fn parse(&self, text: &str) -> Result<Doc, NlpError> {
-        let chars = text.chars().count();
-        if chars > MAX_CHARS {
-            return Err(NlpError::Input(format!(
-                "text of {chars} characters is longer than the limit of {MAX_CHARS} (spaCy's max_length); split it"
-            )));
+        self.pipe(&[text]).pop().unwrap_or_else(|| Err(NlpError::Input("no result".into())))
+    }
+
+    /// Analyses many texts; each gets its own result. Texts go through the
+    /// network in batches, which gives each the same result as alone.
+    pub fn pipe(&self, texts: &[&str]) -> Vec<Result<Doc, NlpError>> {
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(BATCH) {
+            out.extend(self.pipe_batch(chunk));
         }
-        let raw = self.tokenizer.tokenize(text);
-        let n = raw.len();
-        let mut tokens: Vec<Token> = raw
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Token {
-                text: text[t.start..t.end].to_string(),
-                whitespace: if t.space { " ".into() } else { String::new() },
-                tag: String::new(),
-                pos: String::new(),
-                morph: String::new(),
-                lemma: String::new(),
-                head: i,
-                dep: String::new(),
-                sent_start: i == 0,
-            })
-            .collect();
+        out
+    }
+
+    fn pipe_batch(&self, texts: &[&str]) -> Vec<Result<Doc, NlpError>> {
+        let mut results: Vec<Result<Doc, NlpError>> = Vec::with_capacity(texts.len());
+        let mut raws = Vec::new();
+        let mut docs: Vec<Doc> = Vec::new();
+        let mut slots = Vec::new();
+        for (k, text) in texts.iter().enumerate() {
+            let chars = text.chars().count();
+            if chars > MAX_CHARS {
+                results.push(Err(NlpError::Input(format!(
+                    "text of {chars} characters is longer than the limit of {MAX_CHARS} (spaCy's max_length); split it"
+                ))));
+                continue;
+            }
+            let raw = self.tokenizer.tokenize(text);
+            let tokens = raw
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Token {
+                    text: text[t.start..t.end].to_string(),
+                    whitespace: if t.space { " ".into() } else { String::new() },
+                    tag: String::new(),
+                    pos: String::new(),
+                    morph: String::new(),
+                    lemma: String::new(),
+                    head: i,
+                    dep: String::new(),
+                    sent_start: i == 0,
+                })
+                .collect();
+            results.push(Ok(Doc::default()));
+            slots.push(k);
+            raws.push(raw);
+            docs.push(Doc { text: text.to_string(), tokens });
+        }
+        let lens: Vec<usize> = docs.iter().map(Doc::len).collect();
+        let total: usize = lens.iter().sum();
         let mut tokvecs: Vec<f32> = Vec::new();
+        let width = self.tok2vec.as_ref().map_or(0, |t| t.width);
         for step in &self.steps {
             match step {
                 Step::Tok2Vec => {
                     if let Some(t2v) = &self.tok2vec {
-                        let views: Vec<TokenView> = raw
+                        let views: Vec<Vec<TokenView>> = raws
                             .iter()
-                            .zip(&tokens)
-                            .map(|(r, t)| TokenView { text: &t.text, norm: r.norm.as_deref(), space: r.space })
+                            .zip(&docs)
+                            .map(|(raw, doc)| {
+                                raw.iter()
+                                    .zip(&doc.tokens)
+                                    .map(|(r, t)| TokenView { text: &t.text, norm: r.norm.as_deref(), space: r.space })
+                                    .collect()
+                            })
                             .collect();
-                        tokvecs = t2v.forward(&views, &self.norms);
+                        tokvecs = t2v.forward_batch(&views, &self.norms);
                     }
                 }
                 Step::Tagger(tagger) => {
-                    if n > 0 {
-                        for (t, tag) in tokens.iter_mut().zip(tagger.predict(&tokvecs, n)) {
+                    if total > 0 && tokvecs.len() == total * width {
+                        let tags = tagger.predict(&tokvecs, total);
+                        for (t, tag) in docs.iter_mut().flat_map(|d| d.tokens.iter_mut()).zip(tags) {
                             t.tag = tagger.labels[tag].clone();
                         }
                     }
                 }
                 Step::Parser(parser) => {
-                    if n > 0 {
-                        let parse = parser.parse(&tokvecs, n);
-                        let mut heads = parse.heads;
-                        let mut deps = parse.deps;
-                        let spaces: Vec<bool> = tokens.iter().map(|t| is_space(&t.text)).collect();
-                        deprojectivize(&mut heads, &mut deps, &spaces);
-                        let (_, _, starts) = edges_and_sentences(&heads);
-                        for (i, t) in tokens.iter_mut().enumerate() {
-                            t.head = heads[i];
-                            t.dep = std::mem::take(&mut deps[i]);
-                            t.sent_start = starts[i];
+                    if total > 0 && tokvecs.len() == total * width {
+                        let cached = parser.precompute(&tokvecs, total);
+                        let feat = cached.len() / total;
+                        let mut offset = 0;
+                        for (doc, &n) in docs.iter_mut().zip(&lens) {
+                            if n > 0 {
+                                let parse = parser.decode(&cached[offset * feat..(offset + n) * feat], n);
+                                set_parse(doc, parse.heads, parse.deps);
+                            }
+                            offset += n;
                         }
                     }
                 }
-                Step::AttributeRuler(ruler) => ruler.apply(&mut tokens),
+                Step::AttributeRuler(ruler) => {
+                    for doc in docs.iter_mut() {
+                        ruler.apply(&mut doc.tokens);
+                    }
+                }
                 Step::Lemmatizer(lem) => {
-                    for t in tokens.iter_mut() {
+                    for t in docs.iter_mut().flat_map(|d| d.tokens.iter_mut()) {
                         if t.lemma.is_empty() {
                             t.lemma = lem.lemmatize(&t.text, &t.pos, &t.morph);
                         }
@@ -293,12 +329,26 @@ impl Pipeline {
                 }
             }
         }
-        Ok(Doc { text: text.to_string(), tokens })
+        for (k, doc) in slots.into_iter().zip(docs) {
+            results[k] = Ok(doc);
+        }
+        results
     }
+}
 
-    /// Analyses many texts; each gets its own result.
-    pub fn pipe(&self, texts: &[&str]) -> Vec<Result<Doc, NlpError>> {
-        texts.iter().map(|t| self.parse(t)).collect()
+/// Texts that go through the network together.
+const BATCH: usize = 256;
+
+/// Puts a parse on a doc: labels deprojectivized, sentence starts from the
+/// final heads.
+fn set_parse(doc: &mut Doc, mut heads: Vec<usize>, mut deps: Vec<String>) {
+    let spaces: Vec<bool> = doc.tokens.iter().map(|t| is_space(&t.text)).collect();
+    deprojectivize(&mut heads, &mut deps, &spaces);
+    let (_, _, starts) = edges_and_sentences(&heads);
+    for (i, t) in doc.tokens.iter_mut().enumerate() {
+        t.head = heads[i];
+        t.dep = std::mem::take(&mut deps[i]);
+        t.sent_start = starts[i];
     }
 }
 

@@ -2,7 +2,75 @@
 //! for Rust. spaCy's patterns use look-behind and look-ahead, so they go to
 //! `fancy-regex`; the few Python spellings it does not take are rewritten.
 
-use fancy_regex::Regex;
+/// A compiled spaCy pattern: the full (look-around) regex, and a plain
+/// regex without the look-arounds that matches wherever the full one can,
+/// checked first because it runs as a fast automaton. Most tokens have no
+/// prefix, suffix or infix, and the automaton says so cheaply.
+#[derive(Debug)]
+pub struct Regex {
+    full: fancy_regex::Regex,
+    pre: Option<regex::Regex>,
+}
+
+/// A match: byte offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Match {
+    start: usize,
+    end: usize,
+}
+
+impl Match {
+    /// Start offset.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// End offset.
+    pub fn end(&self) -> usize {
+        self.end
+    }
+}
+
+impl Regex {
+    fn maybe(&self, s: &str) -> bool {
+        self.pre.as_ref().is_none_or(|p| p.is_match(s))
+    }
+
+    /// Python's `search`; `None` also when the engine gives up.
+    pub fn find(&self, s: &str) -> Result<Option<Match>, String> {
+        if !self.maybe(s) {
+            return Ok(None);
+        }
+        self.full.find(s).map(|m| m.map(|m| Match { start: m.start(), end: m.end() })).map_err(|e| e.to_string())
+    }
+
+    /// Search from byte `pos`, look-behind seeing the text before it.
+    pub fn find_from_pos(&self, s: &str, pos: usize) -> Result<Option<Match>, String> {
+        if !self.maybe(&s[pos..]) {
+            return Ok(None);
+        }
+        self.full
+            .find_from_pos(s, pos)
+            .map(|m| m.map(|m| Match { start: m.start(), end: m.end() }))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Python's `finditer` (matches the engine gives up on are dropped).
+    pub fn find_iter(&self, s: &str) -> Vec<Match> {
+        if !self.maybe(s) {
+            return Vec::new();
+        }
+        self.full.find_iter(s).filter_map(|m| m.ok()).map(|m| Match { start: m.start(), end: m.end() }).collect()
+    }
+
+    /// Whether it matches.
+    pub fn is_match(&self, s: &str) -> Result<bool, String> {
+        if !self.maybe(s) {
+            return Ok(false);
+        }
+        self.full.is_match(s).map_err(|e| e.to_string())
+    }
+}
 
 /// How a pattern is applied: Python's `search` (anywhere) or `match`
 /// (anchored at the start).
@@ -21,7 +89,90 @@ pub fn compile(pattern: &str, mode: Mode) -> Result<Regex, String> {
     if mode == Mode::Match {
         p = format!(r"\A(?:{p})");
     }
-    fancy_regex::RegexBuilder::new(&p).backtrack_limit(1_000_000).build().map_err(|e| e.to_string())
+    let full = fancy_regex::RegexBuilder::new(&p).backtrack_limit(1_000_000).build().map_err(|e| e.to_string())?;
+    let pre = regex::Regex::new(&strip_lookarounds(&p)).ok();
+    Ok(Regex { full, pre })
+}
+
+/// The pattern with every look-around group removed: it matches wherever
+/// the pattern matches (and more).
+fn strip_lookarounds(p: &str) -> String {
+    let chars: Vec<char> = p.chars().collect();
+    let mut out = String::with_capacity(p.len());
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            out.push(c);
+            out.push(chars[i + 1]);
+            i += 2;
+            continue;
+        }
+        if in_class {
+            if c == ']' {
+                in_class = false;
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if c == '[' {
+            in_class = true;
+            out.push(c);
+            i += 1;
+            for lit in ['^', ']'] {
+                if i < chars.len() && chars[i] == lit {
+                    out.push(lit);
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        let look = chars[i..].starts_with(&['(', '?', '='])
+            || chars[i..].starts_with(&['(', '?', '!'])
+            || chars[i..].starts_with(&['(', '?', '<', '='])
+            || chars[i..].starts_with(&['(', '?', '<', '!']);
+        if look {
+            // Skip to the matching close paren.
+            let mut depth = 0;
+            let mut j = i;
+            let mut cls = false;
+            while j < chars.len() {
+                let d = chars[j];
+                if d == '\\' {
+                    j += 2;
+                    continue;
+                }
+                if cls {
+                    if d == ']' {
+                        cls = false;
+                    }
+                } else if d == '[' {
+                    cls = true;
+                    if j + 1 < chars.len() && chars[j + 1] == '^' {
+                        j += 1;
+                    }
+                    if j + 1 < chars.len() && chars[j + 1] == ']' {
+                        j += 1;
+                    }
+                } else if d == '(' {
+                    depth += 1;
+                } else if d == ')' {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            i = j + 1;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
 }
 
 /// Python accepts `(?<=a|bc)` when every branch has a fixed width; the
@@ -122,6 +273,11 @@ mod tests {
         let re = compile(r"(?<=a|bc)\.$", Mode::Search).unwrap();
         assert!(re.is_match("bc.").unwrap());
         assert!(!re.is_match("c.").unwrap());
+    }
+
+    #[test]
+    fn lookarounds_are_stripped_for_the_prefilter() {
+        assert_eq!(strip_lookarounds(r"(?<=[0-9])\+$|(?<=a|b(c))\.(?=[(x])y"), r"\+$|\.y");
     }
 
     #[test]

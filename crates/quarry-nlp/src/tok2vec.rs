@@ -163,13 +163,21 @@ impl Tok2Vec {
 
     /// The vectors of one doc's tokens (tokens × width, row-major).
     pub fn forward(&self, tokens: &[TokenView], norms: &Norms) -> Vec<f32> {
-        let n = tokens.len();
-        if n == 0 {
+        self.forward_batch(&[tokens.to_vec()], norms)
+    }
+
+    /// The vectors of the tokens of several docs, concatenated in order
+    /// (total tokens × width). Docs are laid out as thinc lays them out
+    /// (`depth * window` pad rows before, between and after them), which
+    /// keeps each doc's vectors exactly what they are alone.
+    pub fn forward_batch(&self, docs: &[Vec<TokenView>], norms: &Norms) -> Vec<f32> {
+        let total: usize = docs.iter().map(Vec::len).sum();
+        if total == 0 {
             return Vec::new();
         }
         let concat: usize = self.embeds.iter().map(|e| e.width).sum();
-        let mut x = vec![0.0f32; n * concat];
-        for (t, tok) in tokens.iter().enumerate() {
+        let mut x = vec![0.0f32; total * concat];
+        for (t, tok) in docs.iter().flatten().enumerate() {
             let mut off = 0;
             for (attr, e) in self.attrs.iter().zip(&self.embeds) {
                 let id = attr_id(*attr, tok, norms);
@@ -186,44 +194,68 @@ impl Tok2Vec {
         }
         let mut scratch = Vec::new();
         let mut mixed = Vec::new();
-        self.mix.forward(&x, n, &mut mixed, &mut scratch);
-        // The encoder runs on the doc padded with `depth * window` zero rows
-        // on each side (thinc's with_array padding): pad rows are computed
-        // like tokens and the doc's edges see them. Layer l only needs the
-        // rows within `(depth - l) * window` of the doc, so only those are
-        // computed; rows further out never reach a token.
+        self.mix.forward(&x, total, &mut mixed, &mut scratch);
+        // Pad rows are computed like tokens and the docs' edges see them.
+        // Layer l only needs rows within `(depth - 1 - l) * window` of a
+        // token, so only those are computed; rows further out never reach
+        // a token.
         let w = self.width;
         let depth = self.encoders.len();
         let pad = depth * self.window;
-        let rows = n + 2 * pad;
+        let mut starts = Vec::with_capacity(docs.len());
+        let mut row = pad;
+        for d in docs {
+            starts.push(row);
+            if !d.is_empty() {
+                row += d.len() + pad;
+            }
+        }
+        let rows = row;
         let mut h = vec![0.0f32; rows * w];
-        h[pad * w..(pad + n) * w].copy_from_slice(&mixed);
+        let mut t = 0;
+        for (d, &r) in docs.iter().zip(&starts) {
+            h[r * w..(r + d.len()) * w].copy_from_slice(&mixed[t * w..(t + d.len()) * w]);
+            t += d.len();
+        }
         let span = 2 * self.window + 1;
         let mut win = Vec::new();
         let mut y = Vec::new();
+        let mut needed: Vec<usize> = Vec::new();
         for (l, enc) in self.encoders.iter().enumerate() {
             let reach = (depth - 1 - l) * self.window;
-            let (lo, hi) = (pad - reach, pad + n + reach);
-            let count = hi - lo;
+            needed.clear();
+            for (d, &r) in docs.iter().zip(&starts) {
+                if d.is_empty() {
+                    continue;
+                }
+                let from = (r - reach).max(needed.last().map_or(0, |&x| x + 1));
+                needed.extend(from..r + d.len() + reach);
+            }
             // expand_window: each row sees its `window` neighbours on each
             // side (zeros beyond the ends).
             win.clear();
-            win.resize(count * w * span, 0.0);
-            for r in lo..hi {
+            win.resize(needed.len() * w * span, 0.0);
+            for (i, &r) in needed.iter().enumerate() {
                 for k in 0..span {
                     let src = r as isize + k as isize - self.window as isize;
                     if src >= 0 && (src as usize) < rows {
                         let s = src as usize;
-                        let at = ((r - lo) * span + k) * w;
+                        let at = (i * span + k) * w;
                         win[at..at + w].copy_from_slice(&h[s * w..(s + 1) * w]);
                     }
                 }
             }
-            enc.forward(&win, count, &mut y, &mut scratch);
-            for (a, b) in h[lo * w..hi * w].iter_mut().zip(&y) {
-                *a += b;
+            enc.forward(&win, needed.len(), &mut y, &mut scratch);
+            for (i, &r) in needed.iter().enumerate() {
+                for (a, b) in h[r * w..(r + 1) * w].iter_mut().zip(&y[i * w..(i + 1) * w]) {
+                    *a += b;
+                }
             }
         }
-        h[pad * w..(pad + n) * w].to_vec()
+        let mut out = Vec::with_capacity(total * w);
+        for (d, &r) in docs.iter().zip(&starts) {
+            out.extend_from_slice(&h[r * w..(r + d.len()) * w]);
+        }
+        out
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use fancy_regex::Regex;
+use crate::pyregex::Regex;
 use rmpv::Value;
 use rustc_hash::FxHashMap;
 
@@ -55,7 +55,14 @@ pub struct Tokenizer {
     split_specials: FxHashMap<String, Vec<SplitSpecial>>,
     /// The longest special case, in bytes.
     max_special_len: usize,
+    /// Tokens of spans seen before, offsets relative to the span.
+    cache: std::sync::Mutex<FxHashMap<String, Vec<RawToken>>>,
 }
+
+/// Spans longer than this (bytes) are not cached.
+const CACHED_SPAN_LEN: usize = 64;
+/// The cache is emptied when it holds this many spans.
+const CACHE_ENTRIES: usize = 200_000;
 
 /// Bytes of a string the affix rules look at first.
 const WINDOW: usize = 256;
@@ -96,6 +103,7 @@ impl Tokenizer {
             specials: FxHashMap::default(),
             split_specials: FxHashMap::default(),
             max_special_len: 0,
+            cache: std::sync::Mutex::new(FxHashMap::default()),
         };
         let faster_heuristics = !matches!(get(&v, "faster_heuristics"), Some(Value::Boolean(false)));
         let Some(Value::Map(exceptions)) = get(&v, "exceptions") else {
@@ -210,7 +218,7 @@ impl Tokenizer {
 
     fn find_infix(&self, s: &str) -> Vec<(usize, usize)> {
         match &self.infix {
-            Some(re) => re.find_iter(s).filter_map(|m| m.ok()).map(|m| (m.start(), m.end())).collect(),
+            Some(re) => re.find_iter(s).into_iter().map(|m| (m.start(), m.end())).collect(),
             None => Vec::new(),
         }
     }
@@ -235,7 +243,7 @@ impl Tokenizer {
         for (i, c) in text.char_indices() {
             if py_isspace(c) != in_ws {
                 if start < i {
-                    self.tokenize_span(text, start, i, with_special, &mut out);
+                    self.tokenize_span_cached(text, start, i, with_special, &mut out);
                 }
                 if c == ' ' {
                     if let Some(last) = out.last_mut() {
@@ -249,7 +257,7 @@ impl Tokenizer {
             }
         }
         if start < text.len() {
-            self.tokenize_span(text, start, text.len(), with_special, &mut out);
+            self.tokenize_span_cached(text, start, text.len(), with_special, &mut out);
             if let Some(last) = out.last_mut() {
                 last.space = text.ends_with(' ') && !in_ws;
             }
@@ -267,6 +275,31 @@ impl Tokenizer {
 
     fn plain(start: usize, end: usize) -> RawToken {
         RawToken { start, end, norm: None, space: false }
+    }
+
+    /// [`Self::tokenize_span`] through a cache of span strings (as spaCy's
+    /// tokenizer keeps one): a span's tokens depend on its text alone.
+    fn tokenize_span_cached(&self, text: &str, s0: usize, e0: usize, with_special: bool, out: &mut Vec<RawToken>) {
+        let span = &text[s0..e0];
+        if !with_special || span.len() > CACHED_SPAN_LEN {
+            return self.tokenize_span(text, s0, e0, with_special, out);
+        }
+        if let Ok(cache) = self.cache.lock() {
+            if let Some(toks) = cache.get(span) {
+                out.extend(toks.iter().map(|t| RawToken { start: t.start + s0, end: t.end + s0, ..t.clone() }));
+                return;
+            }
+        }
+        let before = out.len();
+        self.tokenize_span(text, s0, e0, with_special, out);
+        if let Ok(mut cache) = self.cache.lock() {
+            if cache.len() >= CACHE_ENTRIES {
+                cache.clear();
+            }
+            let rel =
+                out[before..].iter().map(|t| RawToken { start: t.start - s0, end: t.end - s0, ..t.clone() }).collect();
+            cache.insert(span.to_string(), rel);
+        }
     }
 
     /// One whitespace-delimited span (spaCy's specials check, then

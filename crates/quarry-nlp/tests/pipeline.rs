@@ -164,3 +164,22 @@ fn unsupported_architecture_and_component_are_refused() {
     let err = Pipeline::load(&dir).expect_err("must fail").to_string();
     assert!(err.contains("entity_linker") && err.contains("tagger"), "{err}");
 }
+
+#[test]
+fn loads_from_the_package_directory_too() {
+    let Some(dir) = model_dir() else { return };
+    let Some(parent) = dir.parent() else { return };
+    if !parent.join("__init__.py").exists() {
+        eprintln!("skipped: {} is not a package directory", parent.display());
+        return;
+    }
+    let p = Pipeline::load(parent).expect("package directory loads");
+    assert_eq!(p.skipped(), ["ner"]);
+    assert_eq!(p.parse("It works.").expect("parse").tokens[1].lemma, "work");
+}
+
+#[test]
+fn pipeline_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Pipeline>();
+}

@@ -73,7 +73,7 @@ fn parse(args: ParseArgs) -> i32 {
     let mut out = BufWriter::new(stdout.lock());
     let mut code = 0;
     let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    if bytes.ends_with(b"\n") {
+    if bytes.ends_with(b"\n") || bytes.is_empty() {
         lines.pop();
     }
     for (no, line) in lines.into_iter().enumerate() {
