@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 pairs.iter().map(|p| (normalise(&p.question), normalise(&p.answer))).collect();
             let missed: Vec<_> =
                 e.pairs.iter().filter(|g| !got.contains(&(normalise(&g.question), normalise(&g.answer)))).collect();
-            if !missed.is_empty() {
+            if !missed.is_empty() || e.pairs.is_empty() {
                 println!("## {}", e.docstring.replace('\n', " | ").chars().take(200).collect::<String>());
                 for g in &missed {
                     println!("   GOLD {} => {}", g.question, g.answer);
