@@ -10,6 +10,7 @@ pub mod evaluate;
 pub mod input;
 pub mod inspect;
 pub mod metrics;
+pub mod nlp;
 pub mod output;
 pub mod parse;
 pub mod predict;
@@ -51,6 +52,9 @@ pub enum Command {
     Encode(encode::EncodeArgs),
     /// Answer queries on Python files with a trained span model.
     Predict(predict::PredictArgs),
+    /// English NLP with spaCy's small English pipeline (e.g. `quarry nlp parse`).
+    #[command(subcommand)]
+    Nlp(nlp::NlpCommand),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -69,5 +73,6 @@ pub fn run(command: Command) -> i32 {
         Command::Evaluate(task) => evaluate::run(task),
         Command::Encode(args) => encode::run(args),
         Command::Predict(args) => predict::run(args),
+        Command::Nlp(cmd) => nlp::run(cmd),
     }
 }

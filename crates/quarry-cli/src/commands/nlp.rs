@@ -1,0 +1,112 @@
+//! `quarry nlp parse --model DIR [--file F] [--format conllu|json]`: runs
+//! spaCy's English pipeline (quarry-nlp) on each input line.
+
+use std::io::{BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+use quarry_nlp::{conllu, Pipeline};
+
+/// `quarry nlp` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum NlpCommand {
+    /// Tokenize, tag, lemmatize and parse English text, one text per line.
+    Parse(ParseArgs),
+}
+
+/// Output formats of `quarry nlp parse`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// CoNLL-U, one block per sentence.
+    Conllu,
+    /// One JSON object (a quarry-nlp `Doc`) per input line.
+    Json,
+}
+
+/// Arguments of `quarry nlp parse`.
+#[derive(Args, Debug)]
+pub struct ParseArgs {
+    /// spaCy model directory (en_core_web_sm 3.8: the folder with config.cfg or the package folder above it).
+    #[arg(long)]
+    model: PathBuf,
+    /// Input file, one text per line (standard input when absent).
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "conllu")]
+    format: Format,
+}
+
+/// Runs a `quarry nlp` subcommand.
+pub fn run(cmd: NlpCommand) -> i32 {
+    match cmd {
+        NlpCommand::Parse(args) => parse(args),
+    }
+}
+
+fn parse(args: ParseArgs) -> i32 {
+    let pipeline = match Pipeline::load(&args.model) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let (name, bytes) = match &args.file {
+        Some(f) => match std::fs::read(f) {
+            Ok(b) => (f.display().to_string(), b),
+            Err(e) => {
+                eprintln!("error: {}: {e}", f.display());
+                return 2;
+            }
+        },
+        None => {
+            let mut b = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut b) {
+                eprintln!("error: <stdin>: {e}");
+                return 2;
+            }
+            ("<stdin>".to_string(), b)
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut code = 0;
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    if bytes.ends_with(b"\n") {
+        lines.pop();
+    }
+    for (no, line) in lines.into_iter().enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let result = match std::str::from_utf8(line) {
+            Ok(text) => pipeline.parse(text).map_err(|e| e.to_string()),
+            Err(e) => Err(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
+        };
+        let written = match result {
+            Ok(doc) => match args.format {
+                Format::Json => {
+                    serde_json::to_string(&doc).map_err(std::io::Error::other).and_then(|s| writeln!(out, "{s}"))
+                }
+                Format::Conllu => out.write_all(conllu::to_conllu(&doc, &(no + 1).to_string()).as_bytes()),
+            },
+            Err(e) => {
+                eprintln!("error: {name}:{}: {e}", no + 1);
+                code = 2;
+                match args.format {
+                    // Keep one JSON line per input line.
+                    Format::Json => writeln!(out, "null"),
+                    Format::Conllu => Ok(()),
+                }
+            }
+        };
+        if let Err(e) = written {
+            eprintln!("error: writing output: {e}");
+            return 2;
+        }
+    }
+    if let Err(e) = out.flush() {
+        eprintln!("error: writing output: {e}");
+        return 2;
+    }
+    code
+}

@@ -1,0 +1,317 @@
+//! The whole pipeline: loading a model directory and turning text into a
+//! [`Doc`], running the components in the config's order.
+
+use std::path::{Path, PathBuf};
+
+use rmpv::Value;
+use rustc_hash::FxHashMap;
+
+use crate::arc_eager::{deprojectivize, edges_and_sentences};
+use crate::attribute_ruler::AttributeRuler;
+use crate::config::{self, Config};
+use crate::doc::{Doc, Token};
+use crate::lemmatizer::{read_lookups, Lemmatizer};
+use crate::lexeme::{is_space, Norms};
+use crate::msgpack::ThincModel;
+use crate::parser::Parser;
+use crate::tagger::Tagger;
+use crate::tok2vec::{Tok2Vec, TokenView};
+use crate::tokenizer::Tokenizer;
+use crate::NlpError;
+
+/// The longest text, in characters, one call analyses (spaCy's default
+/// `nlp.max_length`).
+pub const MAX_CHARS: usize = 1_000_000;
+
+#[derive(Debug)]
+enum Step {
+    Tok2Vec,
+    Tagger(Tagger),
+    Parser(Parser),
+    AttributeRuler(AttributeRuler),
+    Lemmatizer(Lemmatizer),
+}
+
+/// spaCy's English pipeline, loaded from a model directory.
+#[derive(Debug)]
+pub struct Pipeline {
+    dir: PathBuf,
+    tokenizer: Tokenizer,
+    norms: Norms,
+    tok2vec: Option<Tok2Vec>,
+    steps: Vec<Step>,
+    skipped: Vec<String>,
+}
+
+/// Finds the versioned model directory (the one with `config.cfg`) at or
+/// just below `dir`.
+pub fn find_model_dir(dir: &Path) -> Result<PathBuf, NlpError> {
+    if dir.join("config.cfg").is_file() {
+        return Ok(dir.to_path_buf());
+    }
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.join("config.cfg").is_file() {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(NlpError::Missing { path: dir.join("config.cfg") }),
+        _ => Err(NlpError::corrupt(dir, "several model directories below it; name one")),
+    }
+}
+
+impl Pipeline {
+    /// Loads the pipeline from a spaCy model directory: the versioned
+    /// directory holding `config.cfg`, or the package directory above it.
+    pub fn load(dir: &Path) -> Result<Pipeline, NlpError> {
+        let dir = find_model_dir(dir)?;
+        let cfg_path = dir.join("config.cfg");
+        let text = String::from_utf8(crate::msgpack::read_bytes(&cfg_path)?)
+            .map_err(|_| NlpError::corrupt(&cfg_path, "not UTF-8"))?;
+        let cfg = Config::parse(&text, &cfg_path)?;
+        let lang = cfg.get_str("nlp", "lang").unwrap_or_default();
+        if lang != "en" {
+            return Err(NlpError::Unsupported {
+                path: cfg_path,
+                what: "language".into(),
+                name: lang,
+                supported: "en".into(),
+            });
+        }
+        if let Some(t) = cfg.inline_entry("nlp", "tokenizer", "@tokenizers") {
+            if t != "spacy.Tokenizer.v1" {
+                return Err(NlpError::Unsupported {
+                    path: cfg_path,
+                    what: "tokenizer".into(),
+                    name: t,
+                    supported: "spacy.Tokenizer.v1".into(),
+                });
+            }
+        }
+        let pipeline = cfg.get_list("nlp", "pipeline");
+        let disabled = cfg.get_list("nlp", "disabled");
+        if pipeline.is_empty() {
+            return Err(NlpError::corrupt(&cfg_path, "[nlp] pipeline is empty or missing"));
+        }
+        let tokenizer = Tokenizer::load(&dir.join("tokenizer"))?;
+        let mut norm_table = FxHashMap::default();
+        let lookups = dir.join("vocab").join("lookups.bin");
+        if lookups.exists() {
+            for (name, rows) in read_lookups(&lookups)? {
+                if name == "lexeme_norm" {
+                    for (k, v) in rows {
+                        if let Value::String(s) = v {
+                            if let Some(s) = s.into_str() {
+                                norm_table.insert(k, s);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut tok2vec = None;
+        let mut steps = Vec::new();
+        let mut skipped = Vec::new();
+        for name in &pipeline {
+            if disabled.contains(name) {
+                continue;
+            }
+            let section = format!("components.{name}");
+            let factory = cfg.get_str(&section, "factory").unwrap_or_else(|| name.clone());
+            if config::SKIPPED.contains(&factory.as_str()) {
+                skipped.push(name.clone());
+                continue;
+            }
+            if !config::FACTORIES.contains(&factory.as_str()) {
+                return Err(NlpError::Unsupported {
+                    path: cfg_path,
+                    what: "component".into(),
+                    name: factory,
+                    supported: format!("{} (left out: {})", config::FACTORIES.join(", "), config::SKIPPED.join(", ")),
+                });
+            }
+            config::check_architectures(&cfg, &section, &cfg_path)?;
+            let cdir = dir.join(name);
+            match factory.as_str() {
+                "tok2vec" => {
+                    config::require(
+                        &cfg,
+                        &format!("{section}.model.embed"),
+                        "include_static_vectors",
+                        "false",
+                        &cfg_path,
+                    )?;
+                    let m = ThincModel::read(&cdir.join("model"))?;
+                    tok2vec = Some(Tok2Vec::from_model(&m)?);
+                    steps.push(Step::Tok2Vec);
+                }
+                "tagger" => {
+                    listener_only(&cfg, &section, &cfg_path)?;
+                    steps.push(Step::Tagger(Tagger::load(&cdir)?));
+                }
+                "parser" => {
+                    listener_only(&cfg, &section, &cfg_path)?;
+                    let m = format!("{section}.model");
+                    config::require(&cfg, &m, "state_type", "parser", &cfg_path)?;
+                    config::require(&cfg, &m, "extra_state_tokens", "false", &cfg_path)?;
+                    config::require(&cfg, &m, "use_upper", "true", &cfg_path)?;
+                    config::require(&cfg, &section, "learn_tokens", "false", &cfg_path)?;
+                    steps.push(Step::Parser(Parser::load(&cdir)?));
+                }
+                "attribute_ruler" => {
+                    steps.push(Step::AttributeRuler(AttributeRuler::load(&cdir.join("patterns"))?));
+                }
+                "lemmatizer" => {
+                    config::require(&cfg, &section, "mode", "rule", &cfg_path)?;
+                    steps.push(Step::Lemmatizer(Lemmatizer::load(&cdir.join("lookups").join("lookups.bin"))?));
+                }
+                _ => {}
+            }
+        }
+        // The tagger and parser read the shared tok2vec's output.
+        let width = tok2vec.as_ref().map(|t| t.width);
+        for s in &steps {
+            let need = match s {
+                Step::Tagger(t) => Some(t.input_width()),
+                Step::Parser(p) => Some(p.input_width()),
+                _ => None,
+            };
+            if let Some(need) = need {
+                if width != Some(need) {
+                    return Err(NlpError::corrupt(
+                        &cfg_path,
+                        format!("a component reads {need}-wide token vectors but the tok2vec gives {width:?}"),
+                    ));
+                }
+            }
+        }
+        Ok(Pipeline { dir, tokenizer, norms: Norms::new(norm_table), tok2vec, steps, skipped })
+    }
+
+    /// The model directory in use.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Components of the model that quarry does not run (NER).
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
+    }
+
+    /// The tokens of `text`, without any analysis beyond tokenization.
+    pub fn tokenize(&self, text: &str) -> Vec<Token> {
+        self.tokenizer
+            .tokenize(text)
+            .into_iter()
+            .map(|t| Token {
+                text: text[t.start..t.end].to_string(),
+                whitespace: if t.space { " ".into() } else { String::new() },
+                tag: String::new(),
+                pos: String::new(),
+                morph: String::new(),
+                lemma: String::new(),
+                head: 0,
+                dep: String::new(),
+                sent_start: false,
+            })
+            .collect()
+    }
+
+    /// Analyses one text.
+    pub fn parse(&self, text: &str) -> Result<Doc, NlpError> {
+        let chars = text.chars().count();
+        if chars > MAX_CHARS {
+            return Err(NlpError::Input(format!(
+                "text of {chars} characters is longer than the limit of {MAX_CHARS} (spaCy's max_length); split it"
+            )));
+        }
+        let raw = self.tokenizer.tokenize(text);
+        let n = raw.len();
+        let mut tokens: Vec<Token> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Token {
+                text: text[t.start..t.end].to_string(),
+                whitespace: if t.space { " ".into() } else { String::new() },
+                tag: String::new(),
+                pos: String::new(),
+                morph: String::new(),
+                lemma: String::new(),
+                head: i,
+                dep: String::new(),
+                sent_start: i == 0,
+            })
+            .collect();
+        let mut tokvecs: Vec<f32> = Vec::new();
+        for step in &self.steps {
+            match step {
+                Step::Tok2Vec => {
+                    if let Some(t2v) = &self.tok2vec {
+                        let views: Vec<TokenView> = raw
+                            .iter()
+                            .zip(&tokens)
+                            .map(|(r, t)| TokenView { text: &t.text, norm: r.norm.as_deref(), space: r.space })
+                            .collect();
+                        tokvecs = t2v.forward(&views, &self.norms);
+                    }
+                }
+                Step::Tagger(tagger) => {
+                    if n > 0 {
+                        for (t, tag) in tokens.iter_mut().zip(tagger.predict(&tokvecs, n)) {
+                            t.tag = tagger.labels[tag].clone();
+                        }
+                    }
+                }
+                Step::Parser(parser) => {
+                    if n > 0 {
+                        let parse = parser.parse(&tokvecs, n);
+                        let mut heads = parse.heads;
+                        let mut deps = parse.deps;
+                        let spaces: Vec<bool> = tokens.iter().map(|t| is_space(&t.text)).collect();
+                        deprojectivize(&mut heads, &mut deps, &spaces);
+                        let (_, _, starts) = edges_and_sentences(&heads);
+                        for (i, t) in tokens.iter_mut().enumerate() {
+                            t.head = heads[i];
+                            t.dep = std::mem::take(&mut deps[i]);
+                            t.sent_start = starts[i];
+                        }
+                    }
+                }
+                Step::AttributeRuler(ruler) => ruler.apply(&mut tokens),
+                Step::Lemmatizer(lem) => {
+                    for t in tokens.iter_mut() {
+                        if t.lemma.is_empty() {
+                            t.lemma = lem.lemmatize(&t.text, &t.pos, &t.morph);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Doc { text: text.to_string(), tokens })
+    }
+
+    /// Analyses many texts; each gets its own result.
+    pub fn pipe(&self, texts: &[&str]) -> Vec<Result<Doc, NlpError>> {
+        texts.iter().map(|t| self.parse(t)).collect()
+    }
+}
+
+/// Fails unless the component reads the shared tok2vec through a listener.
+fn listener_only(cfg: &Config, section: &str, path: &Path) -> Result<(), NlpError> {
+    let s = format!("{section}.model.tok2vec");
+    match cfg.get_str(&s, "@architectures").as_deref() {
+        Some("spacy.Tok2VecListener.v1") | None => Ok(()),
+        Some(other) => Err(NlpError::Unsupported {
+            path: path.to_path_buf(),
+            what: format!("architecture for [{s}] (components must share the tok2vec)"),
+            name: other.to_string(),
+            supported: "spacy.Tok2VecListener.v1".into(),
+        }),
+    }
+}
