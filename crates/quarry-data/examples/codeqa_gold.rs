@@ -1,36 +1,65 @@
-//! Develops the CodeQA generator against the authors' output with stored
-//! parses, showing what it misses.
+//! Develops and measures the CodeQA generator: scores it against the
+//! authors' output showing what it misses, and times dataset builds, with
+//! quarry-nlp's pipeline or stored parses (e.g. spaCy's).
 //!
 //! ```sh
 //! cargo run -p quarry-data --example codeqa_gold -- texts GOLD.jsonl TEXTS.jsonl
 //! scripts/codeqa/spacy_docs.py TEXTS.jsonl DOCS.jsonl
-//! cargo run -p quarry-data --example codeqa_gold -- score GOLD.jsonl DOCS.jsonl [MAX] [--show]
+//! cargo run -p quarry-data --example codeqa_gold -- score GOLD.jsonl (--parses DOCS.jsonl | --parser MODEL_DIR) [--max 6] [--show]
+//! cargo run --release -p quarry-data --example codeqa_gold -- dataset CORPUS_DIR OUT_DIR --parser MODEL_DIR
 //! ```
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use quarry_data::codeqa::dataset::{build, BuildOptions};
 use quarry_data::codeqa::score::{normalise, read_gold, score};
-use quarry_data::codeqa::{generate, texts_to_parse, Outcome, StoredParses};
+use quarry_data::codeqa::{generate, texts_to_parse, CommentParser, Outcome, StoredParses};
+
+fn option(args: &[String], name: &str) -> Option<String> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+fn parser(args: &[String]) -> Result<Box<dyn CommentParser>, Box<dyn std::error::Error>> {
+    if let Some(dir) = option(args, "--parser") {
+        let start = std::time::Instant::now();
+        let p = quarry_nlp::Pipeline::load(Path::new(&dir))?;
+        eprintln!("model loaded in {:.2}s", start.elapsed().as_secs_f64());
+        return Ok(Box::new(p));
+    }
+    let path = option(args, "--parses").ok_or("give --parser MODEL_DIR or --parses DOCS.jsonl")?;
+    Ok(Box::new(StoredParses::read(Path::new(&path))?))
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let gold = read_gold(Path::new(&args[1]))?;
-    if args[0] == "texts" {
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&args[2])?);
-        for e in &gold {
-            for t in texts_to_parse(&e.docstring) {
-                writeln!(out, "{}", serde_json::json!({ "text": t }))?;
-            }
-        }
-        return Ok(());
+    match args.first().map(String::as_str) {
+        Some("texts") => texts(&args),
+        Some("score") => score_gold(&args),
+        Some("dataset") => dataset(&args),
+        _ => Err("usage: codeqa_gold texts|score|dataset ...".into()),
     }
-    let mut parser = StoredParses::read(Path::new(&args[2]))?;
-    let max = args.get(3).and_then(|m| m.parse().ok()).unwrap_or(6);
+}
+
+fn texts(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let gold = read_gold(Path::new(&args[1]))?;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&args[2])?);
+    for e in &gold {
+        for t in texts_to_parse(&e.docstring) {
+            writeln!(out, "{}", serde_json::json!({ "text": t }))?;
+        }
+    }
+    Ok(())
+}
+
+fn score_gold(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let gold = read_gold(Path::new(&args[1]))?;
+    let mut parser = parser(args)?;
+    let max = option(args, "--max").and_then(|m| m.parse().ok()).unwrap_or(6);
     let show = args.iter().any(|a| a == "--show");
     let comments: Vec<&str> = gold.iter().map(|e| e.docstring.as_str()).collect();
     let start = std::time::Instant::now();
-    let outcomes = generate(&comments, &mut parser, max);
+    let outcomes = generate(&comments, parser.as_mut(), max);
     let secs = start.elapsed().as_secs_f64();
     let mut generated = Vec::new();
     for (e, o) in gold.iter().zip(outcomes) {
@@ -46,7 +75,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 pairs.iter().map(|p| (normalise(&p.question), normalise(&p.answer))).collect();
             let missed: Vec<_> =
                 e.pairs.iter().filter(|g| !got.contains(&(normalise(&g.question), normalise(&g.answer)))).collect();
-            if !missed.is_empty() {
+            if !missed.is_empty() || e.pairs.is_empty() {
                 println!("## {}", e.docstring.replace('\n', " | ").chars().take(200).collect::<String>());
                 for g in &missed {
                     println!("   GOLD {} => {}", g.question, g.answer);
@@ -60,7 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let r = score(&gold, &generated);
     println!(
-        "pairs {}/{} = {:.1}%  questions {:.1}%  answers {:.1}%  yes/no {}/{}  pairs/docstring {:.2}  ({} pairs in {:.3}s)",
+        "pairs {}/{} = {:.1}%  questions {:.1}%  answers {:.1}%  yes/no {}/{}  pairs/docstring {:.2}  ({} pairs in {:.3}s = {:.0} pairs/s)",
         r.pair_hits,
         r.gold_pairs,
         100.0 * r.pair_recall(),
@@ -70,7 +99,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         r.yes_no_gold,
         r.pairs_per_docstring(),
         r.generated_pairs,
-        secs
+        secs,
+        r.generated_pairs as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+fn dataset(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let mut parser = parser(args)?;
+    let options = BuildOptions {
+        corpus: vec![PathBuf::from(&args[1])],
+        language: quarry_syntax::Language::Python,
+        out: PathBuf::from(&args[2]),
+        seed: 0,
+        max_pairs: 6,
+        batch: 256,
+    };
+    let start = std::time::Instant::now();
+    let s = build(&options, parser.as_mut(), &|_, _| {})?;
+    println!(
+        "{} files ({} skipped), {} documented functions, {} pairs generated ({} Yes, {} No), written {:?} in {:.1}s",
+        s.files,
+        s.bad_files.len(),
+        s.functions,
+        s.pairs_generated,
+        s.yes,
+        s.no,
+        s.split_sizes,
+        start.elapsed().as_secs_f64()
     );
     Ok(())
 }

@@ -30,6 +30,33 @@ enum DatasetCommand {
     Codequeries(CodeQueriesArgs),
     /// Add minor syntax errors to examples, keeping every span correct.
     Perturb(PerturbArgs),
+    /// Build a CodeQA dataset: pairs from the docstrings (Python) or Javadoc
+    /// (Java) of a source tree, in the released parallel-file layout.
+    Codeqa(CodeqaBuildArgs),
+}
+
+#[derive(Args)]
+struct CodeqaBuildArgs {
+    /// Source tree (files or directories; searched recursively, honouring .gitignore).
+    #[arg(long, required = true)]
+    corpus: Vec<PathBuf>,
+    /// `python` or `java`.
+    #[arg(long)]
+    lang: String,
+    #[command(flatten)]
+    parser: super::codeqa::ParserArgs,
+    /// Output directory.
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of the Yes/No choice and the split shuffle.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Most pairs per comment.
+    #[arg(long, default_value_t = quarry_data::codeqa::DEFAULT_MAX_PAIRS)]
+    max_pairs: usize,
+    /// Comments parsed per batch.
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
 }
 
 #[derive(Args)]
@@ -99,6 +126,7 @@ pub fn run(args: DatasetArgs) -> i32 {
     match args.command {
         DatasetCommand::Codequeries(args) => codequeries(args),
         DatasetCommand::Perturb(args) => perturb(args),
+        DatasetCommand::Codeqa(args) => codeqa(args),
     }
 }
 
@@ -160,6 +188,58 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
                 summary.files as f64 / seconds.max(1e-9),
                 summary.failed_files.len(),
                 summary.resumed_chunks,
+                args.out.display()
+            );
+            EXIT_OK
+        }
+        Err(e) => report_error(&e.to_string()),
+    }
+}
+
+fn codeqa(args: CodeqaBuildArgs) -> i32 {
+    let language = match super::codeqa::language(&args.lang) {
+        Ok(l) => l,
+        Err(e) => return report_error(&e),
+    };
+    let mut parser = match args.parser.load() {
+        Ok(p) => p,
+        Err(e) => return report_error(&e),
+    };
+    let options = quarry_data::codeqa::dataset::BuildOptions {
+        corpus: args.corpus,
+        language,
+        out: args.out.clone(),
+        seed: args.seed,
+        max_pairs: args.max_pairs,
+        batch: args.batch,
+    };
+    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} comments {wide_bar} {per_sec} eta {eta}") {
+        bar.set_style(style);
+    }
+    let start = std::time::Instant::now();
+    let result = quarry_data::codeqa::dataset::build(&options, parser.as_mut(), &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    match result {
+        Ok(s) => {
+            for bad in &s.bad_files {
+                eprintln!("quarry: error: {bad} (skipped)");
+            }
+            let seconds = start.elapsed().as_secs_f64();
+            eprintln!(
+                "quarry: {} files, {} documented functions, {} pairs generated ({} Yes, {} No, {} comments unparsed); written train {} / dev {} / test {} in {seconds:.1} s; output in {}",
+                s.files,
+                s.functions,
+                s.pairs_generated,
+                s.yes,
+                s.no,
+                s.parse_errors,
+                s.split_sizes[0],
+                s.split_sizes[1],
+                s.split_sizes[2],
                 args.out.display()
             );
             EXIT_OK

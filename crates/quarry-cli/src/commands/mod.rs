@@ -3,6 +3,7 @@
 use clap::Subcommand;
 
 pub mod blocks;
+pub mod codeqa;
 pub mod dataset;
 pub mod diagnostics;
 pub mod encode;
@@ -36,6 +37,8 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Build datasets (CodeQueries) from corpora.
     Dataset(dataset::DatasetArgs),
+    /// CodeQA question–answer pairs from comments, scoring and statistics.
+    Codeqa(codeqa::CodeqaArgs),
     /// Score hypotheses against references (BLEU, ROUGE-L, METEOR, EM, F1).
     Metrics(metrics::MetricsArgs),
     /// INSPECT probing datasets: generate them, check their labels.
@@ -65,6 +68,7 @@ pub fn run(command: Command) -> i32 {
         Command::Parse(args) => parse::run(args),
         Command::Metrics(args) => metrics::run(args),
         Command::Dataset(args) => dataset::run(args),
+        Command::Codeqa(args) => codeqa::run(args),
         Command::Queries(args) => queries::run(args),
         Command::Query(args) => query::run(args),
         Command::Inspect(args) => inspect::run(args),

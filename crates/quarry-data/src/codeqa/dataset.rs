@@ -79,27 +79,9 @@ pub fn build(
     parser: &mut dyn CommentParser,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<BuildSummary, DataError> {
-    let (files, walk_errors) = source_files(&options.corpus, options.language);
-    let mut summary = BuildSummary { files: files.len(), bad_files: walk_errors, ..BuildSummary::default() };
-    let extracted: Vec<Result<Vec<Function>, String>> = files
-        .par_iter()
-        .map(|path| {
-            ParsedFile::load(path, Some(options.language), &LoadOptions::default())
-                .map(|f| functions(&f))
-                .map_err(|e| e.to_string())
-        })
-        .collect();
-    let mut funcs = Vec::new();
-    for (path, r) in files.iter().zip(extracted) {
-        match r {
-            Ok(fs) => funcs.extend(fs),
-            Err(e) => summary.bad_files.push(if e.contains(&path.display().to_string()) {
-                e
-            } else {
-                format!("{}: {e}", path.display())
-            }),
-        }
-    }
+    let found = documented_functions(&options.corpus, options.language);
+    let mut summary = BuildSummary { files: found.files, bad_files: found.bad_files, ..BuildSummary::default() };
+    let funcs: Vec<Function> = found.functions.into_iter().map(|(_, f)| f).collect();
     summary.functions = funcs.len();
     let batch = options.batch.max(1);
     let mut pairs: Vec<Vec<Pair>> = Vec::with_capacity(funcs.len());
@@ -143,6 +125,43 @@ pub fn build(
         w.finish()?;
     }
     Ok(summary)
+}
+
+/// The documented functions of a corpus.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    /// Source files read.
+    pub files: usize,
+    /// Files that could not be read or parsed, with the reason.
+    pub bad_files: Vec<String>,
+    /// Every documented function with its file, in file order.
+    pub functions: Vec<(PathBuf, Function)>,
+}
+
+/// Every documented function (Python docstrings, Java Javadoc) under the
+/// corpus paths, files read in parallel; unreadable files are reported.
+pub fn documented_functions(corpus: &[PathBuf], language: Language) -> Found {
+    let (files, walk_errors) = source_files(corpus, language);
+    let extracted: Vec<Result<Vec<Function>, String>> = files
+        .par_iter()
+        .map(|path| {
+            ParsedFile::load(path, Some(language), &LoadOptions::default())
+                .map(|f| functions(&f))
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let mut found = Found { files: files.len(), bad_files: walk_errors, functions: Vec::new() };
+    for (path, r) in files.iter().zip(extracted) {
+        match r {
+            Ok(fs) => found.functions.extend(fs.into_iter().map(|f| (path.clone(), f))),
+            Err(e) => found.bad_files.push(if e.contains(&path.display().to_string()) {
+                e
+            } else {
+                format!("{}: {e}", path.display())
+            }),
+        }
+    }
+    found
 }
 
 /// Keeps every "No" pair and as many "Yes" pairs, chosen with `rng`.

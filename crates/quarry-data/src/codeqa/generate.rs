@@ -11,7 +11,7 @@ use quarry_nlp::Doc;
 
 use super::filters::keep_answer;
 use super::pair::{Kind, Pair};
-use super::preprocess::{comment_text, with_code_subject};
+use super::preprocess::{comment_text, with_code_subject, with_it_subject};
 use super::roles::{predicates, Predicate};
 use super::variants::{merged, split};
 use super::verb_group::verb_group;
@@ -49,9 +49,15 @@ pub fn wants_code_subject(doc: &Doc) -> bool {
     }
     let Some(t0) = doc.tokens.first() else { return false };
     let capital = t0.text.chars().next().is_some_and(char::is_uppercase);
-    capital
-        && matches!(t0.tag.as_str(), "VBZ" | "VB" | "VBP" | "NNS")
-        && matches!(t0.dep.as_str(), "nsubj" | "nsubjpass" | "compound" | "amod" | "nmod")
+    capital && matches!(t0.tag.as_str(), "VBZ" | "VB" | "VBP" | "NNS") && !doc.is_root(0)
+}
+
+/// True when a subjectless comment opens with a word the parser tagged as
+/// a verb or a plural or proper noun ("Stores …" read as a noun), the
+/// cases where "it …" is tried after "the code …" failed.
+fn starts_like_a_verb(doc: &Doc) -> bool {
+    lacks_subject(doc)
+        && doc.tokens.first().is_some_and(|t| t.tag.starts_with("VB") || matches!(t.tag.as_str(), "NNS" | "NNP"))
 }
 
 /// True when, in the parse of "the code …", "code" is the subject of the
@@ -59,10 +65,25 @@ pub fn wants_code_subject(doc: &Doc) -> bool {
 /// subject is kept. Otherwise ("the code decorator which …") the comment
 /// started with a noun phrase and its own parse is used.
 pub fn reads_as_code_subject(doc: &Doc) -> bool {
-    doc.len() > 2
-        && doc.tokens[1].dep == "nsubj"
-        && doc.tokens[1].head == 2
-        && matches!(doc.tokens[2].pos.as_str(), "VERB" | "AUX")
+    let n = code_prefix_len(doc);
+    n > 0
+        && doc.len() > n
+        && doc.tokens[n - 1].dep == "nsubj"
+        && doc.tokens[n - 1].head == n
+        && matches!(doc.tokens[n].pos.as_str(), "VERB" | "AUX")
+}
+
+/// The number of tokens of the added subject: 2 for "the code …", 1 for
+/// "it …", 0 otherwise.
+pub fn code_prefix_len(doc: &Doc) -> usize {
+    let lower = |i: usize| doc.tokens.get(i).map(|t| t.text.to_lowercase()).unwrap_or_default();
+    if lower(0) == "the" && lower(1) == "code" {
+        2
+    } else if lower(0) == "it" {
+        1
+    } else {
+        0
+    }
 }
 
 /// The pairs of a parsed comment, best first, at most `max`.
@@ -74,8 +95,9 @@ pub fn pairs_from_doc(doc: &Doc, code_subject: bool, max: usize) -> Vec<Pair> {
     let mut ranked: Vec<(usize, usize, Pair)> = Vec::new();
     for (k, p) in preds.iter().enumerate() {
         let Some(subject) = &p.subject else { continue };
-        let is_code = code_subject && subject.tokens == [0, 1];
-        let subject_words = words(doc, &subject.tokens);
+        let prefix = if code_subject { code_prefix_len(doc) } else { 0 };
+        let is_code = prefix > 0 && subject.tokens == (0..prefix).collect::<Vec<_>>();
+        let subject_words = if is_code { "the code".to_string() } else { words(doc, &subject.tokens) };
         if subject_words.is_empty() {
             continue;
         }
@@ -128,6 +150,10 @@ pub fn pairs_from_doc(doc: &Doc, code_subject: bool, max: usize) -> Vec<Pair> {
         if pair.kind == Kind::Wh && !keep_answer(&pair.answer) {
             continue;
         }
+        // "What is ?": a question needs more than its wh-word and verb.
+        if pair.question.split_whitespace().count() < 4 {
+            continue;
+        }
         if seen.insert((pair.question.clone(), pair.answer.clone())) {
             out.push(pair);
         }
@@ -177,7 +203,26 @@ pub fn generate(comments: &[&str], parser: &mut dyn CommentParser, max: usize) -
     }
     let refs: Vec<&str> = second_texts.iter().map(String::as_str).collect();
     let mut coded = vec![false; comments.len()];
+    let mut third_idx = Vec::new();
+    let mut third_texts = Vec::new();
     for (i, d) in second_idx.into_iter().zip(parser.parse_many(&refs)) {
+        match d {
+            Ok(doc) if reads_as_code_subject(&doc) => {
+                docs[i] = Some(Ok(doc));
+                coded[i] = true;
+            }
+            Ok(_) => {
+                let raw = docs[i].as_ref().and_then(|d| d.as_ref().ok());
+                if let (Some(text), true) = (&texts[i], raw.is_some_and(starts_like_a_verb)) {
+                    third_idx.push(i);
+                    third_texts.push(with_it_subject(text));
+                }
+            }
+            Err(e) => docs[i] = Some(Err(e)),
+        }
+    }
+    let refs: Vec<&str> = third_texts.iter().map(String::as_str).collect();
+    for (i, d) in third_idx.into_iter().zip(parser.parse_many(&refs)) {
         match d {
             Ok(doc) if reads_as_code_subject(&doc) => {
                 docs[i] = Some(Ok(doc));
@@ -197,13 +242,15 @@ pub fn generate(comments: &[&str], parser: &mut dyn CommentParser, max: usize) -
         .collect()
 }
 
-/// The texts [`generate`] may parse for a comment: its text and the text
-/// with "the code" (for making stored parses with another parser).
+/// The texts [`generate`] may parse for a comment: its text, the text with
+/// "the code" and the text with "it" (for making stored parses with another
+/// parser).
 pub fn texts_to_parse(comment: &str) -> Vec<String> {
     match comment_text(comment) {
         Some(t) => {
             let coded = with_code_subject(&t);
-            vec![t, coded]
+            let it = with_it_subject(&t);
+            vec![t, coded, it]
         }
         None => Vec::new(),
     }

@@ -17,6 +17,7 @@ pub mod files;
 pub mod filters;
 pub mod generate;
 pub mod pair;
+pub mod pipeline_parser;
 pub mod preprocess;
 pub mod roles;
 pub mod score;

@@ -1,9 +1,14 @@
 //! Comment preprocessing before parsing, as the CodeQA authors' output shows
 //! it (`generation-gold/python_dev.jsonl`): URLs become the word `URL`, the
 //! comment is cut at its first full stop (513 of the 518 gold wh-answers lie
-//! in that first piece), lines are joined with single spaces and backticks
-//! dropped; comments that are notes rather than descriptions (`TODO`,
-//! licences, ownership) are skipped (paper, Section 4.2).
+//! in that first piece) and before field lines (`:param …`, `@return …`,
+//! `>>> …`, `name: …`), lines are joined with single spaces and backticks dropped;
+//! comments that are notes rather than descriptions (`TODO`, licences,
+//! ownership) are skipped (paper, Section 4.2).
+
+/// Starts of lines that open a docstring's field list or examples
+/// (`:param x:`, `@return`, `>>> f()`); the description ends before them.
+const FIELD_MARKERS: [&str; 3] = [":", "@", ">>>"];
 
 /// Words that mark a comment as unrelated to its code (paper, Section 4.2).
 const NOISE_WORDS: [&str; 5] = ["todo", "license", "licence", "copyright", "ownership"];
@@ -11,20 +16,37 @@ const NOISE_WORDS: [&str; 5] = ["todo", "license", "licence", "copyright", "owne
 /// The text a comment is parsed from, or `None` when the comment gives no
 /// pairs (empty, or a note such as `TODO` or a licence).
 pub fn comment_text(comment: &str) -> Option<String> {
-    let lower = comment.to_lowercase();
+    let with_urls = replace_urls(comment);
+    let first = with_urls.split('.').next().unwrap_or("");
+    let mut kept = Vec::new();
+    for (i, line) in first.lines().enumerate() {
+        let t = line.trim_start();
+        if i > 0 && (FIELD_MARKERS.iter().any(|m| t.starts_with(m)) || is_field_line(t)) {
+            break;
+        }
+        kept.push(line);
+    }
+    let joined = kept.join(" ");
+    let lower = joined.to_lowercase();
     if NOISE_WORDS.iter().any(|w| lower.contains(w)) {
         return None;
     }
-    let with_urls = replace_urls(comment);
-    let first = with_urls.split('.').next().unwrap_or("");
-    let words: Vec<&str> = first.split_whitespace().collect();
-    let text = words.join(" ").replace('`', "");
+    let text = joined.replace('`', "");
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.chars().any(|c| c.is_alphabetic()) {
         Some(text)
     } else {
         None
     }
+}
+
+/// True for a parameter line such as `host: The host where …` or
+/// `Args:`: one word, then a colon ending the word.
+fn is_field_line(line: &str) -> bool {
+    let Some((word, rest)) = line.split_once(':') else { return false };
+    !word.is_empty()
+        && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '*')
+        && (rest.is_empty() || rest.starts_with(char::is_whitespace))
 }
 
 /// Verbs whose past form is their base form: "Set …" keeps its form so
@@ -57,13 +79,26 @@ const SAME_PAST: [&str; 18] = [
 /// in the third person, as the paper's example reads ("the code attaches
 /// votes count …"), which parses far better than "the code get".
 pub fn with_code_subject(text: &str) -> String {
+    format!("the code {}", as_third_person(text))
+}
+
+/// The text with "it" put before it: the fallback when the parser reads
+/// "the code stores …" as a noun compound; "it" leaves the verb no other
+/// reading, and the generator writes the subject as "the code".
+pub fn with_it_subject(text: &str) -> String {
+    format!("it {}", as_third_person(text))
+}
+
+/// The text with its first word lower-cased and, when it looks like a
+/// base-form verb, put in the third person.
+fn as_third_person(text: &str) -> String {
     let (first, rest) = match text.find(' ') {
         Some(k) => (&text[..k], &text[k..]),
         None => (text, ""),
     };
     // Keep acronyms ("URL", "HTTP") as they are.
     if first.chars().nth(1).is_some_and(|c| c.is_uppercase()) {
-        return format!("the code {text}");
+        return text.to_string();
     }
     let lower = first.to_lowercase();
     let third_already = lower.ends_with('s') && !lower.ends_with("ss");
@@ -75,7 +110,7 @@ pub fn with_code_subject(text: &str) -> String {
         && !lower.ends_with("en")
         && lower.len() > 1;
     let word = if base_form { super::verb_group::third_person(&lower) } else { lower };
-    format!("the code {word}{rest}")
+    format!("{word}{rest}")
 }
 
 /// Replaces every URL (`http://…`, `https://…`, `www.…`, up to the next
@@ -125,6 +160,13 @@ mod tests {
         assert_eq!(comment_text(c).unwrap(), "Validates the birth_day and returns the datetime");
         assert_eq!(comment_text("Send to https://example.com/x now").unwrap(), "Send to URL now");
         assert_eq!(comment_text("Create `auth`\n  parameter").unwrap(), "Create auth parameter");
+        assert_eq!(
+            comment_text("Convert a list into a dict\n:param x: the list").unwrap(),
+            "Convert a list into a dict"
+        );
+        assert_eq!(comment_text("Send a shipment\n@ToDo: rewrite").unwrap(), "Send a shipment");
+        assert_eq!(comment_text("Sends a request\nhost: The host").unwrap(), "Sends a request");
+        assert_eq!(comment_text("Get the status\nCLI Example:").unwrap(), "Get the status CLI Example:");
     }
 
     #[test]
@@ -143,5 +185,6 @@ mod tests {
         assert_eq!(with_code_subject("Set a value"), "the code set a value");
         assert_eq!(with_code_subject("Given a value"), "the code given a value");
         assert_eq!(with_code_subject("URL encodes"), "the code URL encodes");
+        assert_eq!(with_it_subject("Stores the result"), "it stores the result");
     }
 }

@@ -8,7 +8,7 @@
 //! | --- | --- |
 //! | `nsubj`, `csubj`; for `relcl`/`acl` verbs the modified noun phrase; for `conj` verbs the subject of the first conjunct | A0 (subject) |
 //! | `nsubjpass`, `csubjpass`; `attr` after expletive `there` | A1 in subject position |
-//! | `dobj`; else `ccomp`, `xcomp`; `attr`/`acomp` of a copula | A1 (object) |
+//! | `dobj`; else `ccomp`, `xcomp`, infinitival `advcl`; `attr`/`acomp` of a copula | A1 (object) |
 //! | `dative`, `agent`, `oprd`, `prep` not listed below | A2 |
 //! | `prep` *in, on, at, within, inside, across, throughout, under, among*; `advcl` marked *where* | AM-LOC (Where) |
 //! | `prep` *with, by, via, through, without, according*; `advcl` *using …*; `advmod` ending in *-ly* | AM-MNR (How) |
@@ -88,7 +88,8 @@ pub struct Predicate {
     /// The subject (A0, or the first numbered argument when there is none).
     pub subject: Option<Arg>,
     /// Object candidates that wh-questions ask about: `dobj`, `xcomp`,
-    /// `ccomp`, `attr`, `acomp` in document order (the first is A1).
+    /// `ccomp`, `attr`, `acomp` and purpose infinitives (`advcl` *to …*),
+    /// the `dobj` first, then in document order (the first is A1).
     pub objects: Vec<Arg>,
     /// The other arguments (A2 and modifiers), in document order.
     pub args: Vec<Arg>,
@@ -159,7 +160,15 @@ fn predicate(doc: &Doc, children: &[Vec<usize>], v: usize) -> Predicate {
             }
             "dative" | "agent" | "oprd" => args.push(arg(doc, Role::Arg2, c, subtree(children, c))),
             "prep" => args.push(arg(doc, prep_role(doc, children, c), c, subtree(children, c))),
-            "advcl" => args.push(arg(doc, clause_role(doc, children, c), c, subtree(children, c))),
+            "advcl" => {
+                let role = clause_role(doc, children, c);
+                // A purpose infinitive is also what the verb is for
+                // ("prepare a string to make it printable").
+                if role == Role::Purpose && is_infinitive(doc, children, c) {
+                    objects.push(arg(doc, Role::Patient, c, subtree(children, c)));
+                }
+                args.push(arg(doc, role, c, subtree(children, c)));
+            }
             "advmod" | "npadvmod" => {
                 if let Some(role) = advmod_role(doc, c) {
                     args.push(arg(doc, role, c, subtree(children, c)));
@@ -198,7 +207,7 @@ fn predicate(doc: &Doc, children: &[Vec<usize>], v: usize) -> Predicate {
             }
         }
     }
-    let copula = doc.tokens[v].pos == "AUX" && aux.is_empty();
+    let copula = doc.tokens[v].lemma == "be" && aux.is_empty();
     Predicate { verb: v, aux, neg, copula, subject, objects, args }
 }
 

@@ -5,8 +5,8 @@
 //! predicates the generator also asks with the other attachment, at a lower
 //! rank than the parse's own reading:
 //!
-//! - [`merged`]: a verb-attached phrase right after the object is read as
-//!   part of the object;
+//! - [`merged`]: a verb-attached phrase or infinitive right after the
+//!   object is read as part of the object;
 //! - [`split`]: a phrase (not *of …*) or a *using …* clause that ends the
 //!   object is read as the verb's own modifier.
 
@@ -14,14 +14,21 @@ use quarry_nlp::Doc;
 
 use super::roles::{modifier_role, subtree_of, Arg, Predicate, Role};
 
+/// Dependents that may belong to the object before them: phrases, and
+/// infinitives ("the amount of time [to wait …]", "an apache site [to be
+/// enabled]").
+const MERGEABLE: [&str; 4] = ["prep", "xcomp", "advcl", "ccomp"];
+
 /// The predicate with the verb-attached phrase that directly follows its
 /// first object folded into that object.
 pub fn merged(p: &Predicate) -> Option<Predicate> {
     let object = p.objects.first().filter(|o| o.dep == "dobj")?;
     let last = *object.tokens.last()?;
-    let k = p.args.iter().position(|a| a.dep == "prep" && a.tokens.first() == Some(&(last + 1)))?;
+    let next = |a: &Arg| a.tokens.first() == Some(&(last + 1)) && MERGEABLE.contains(&a.dep.as_str());
+    let arg = p.args.iter().chain(&p.objects[1..]).find(|a| next(a))?.clone();
     let mut q = p.clone();
-    let arg = q.args.remove(k);
+    q.args.retain(|a| a.head != arg.head);
+    q.objects.retain(|o| o.head != arg.head || o.dep == "dobj");
     let mut tokens = object.tokens.clone();
     tokens.extend(arg.tokens);
     q.objects[0] = Arg { tokens, ..object.clone() };

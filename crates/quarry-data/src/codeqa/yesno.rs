@@ -18,10 +18,10 @@ pub fn yes_no_question(c: &Clause) -> Option<Pair> {
     if c.pred.aux.is_empty() && tag == "VB" && c.doc.tokens[c.pred.verb].dep == "xcomp" {
         return None;
     }
-    // A clausal object stays out, as in Syn-QG's ccomp template ("Does the
-    // code ensure ?").
+    // A complement clause opened by "that", "whether" or "if" stays out, as
+    // in Syn-QG's ccomp template ("Does the code ensure ?").
     let (object, skip) = match c.object() {
-        Some(o) if o.dep == "ccomp" => (String::new(), vec![o.head]),
+        Some(o) if o.dep == "ccomp" && opens_with_mark(c, o.tokens.first().copied()) => (String::new(), vec![o.head]),
         Some(o) => (words(c.doc, &o.tokens), vec![o.head]),
         None => (String::new(), Vec::new()),
     };
@@ -31,5 +31,13 @@ pub fn yes_no_question(c: &Clause) -> Option<Pair> {
         answer: if v.negated { "No" } else { "Yes" }.to_string(),
         kind: Kind::Yesno,
         rule: "yesno".into(),
+    })
+}
+
+/// True when token `first` is a complementiser ("that", "whether", "if").
+fn opens_with_mark(c: &Clause, first: Option<usize>) -> bool {
+    first.is_some_and(|i| {
+        let t = &c.doc.tokens[i];
+        t.dep == "mark" || matches!(t.text.to_lowercase().as_str(), "that" | "whether" | "if")
     })
 }

@@ -1,0 +1,360 @@
+//! `quarry codeqa`: CodeQA question–answer pairs from comments, scoring
+//! against the authors' output, and dataset statistics.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use quarry_data::atomic::AtomicFile;
+use quarry_data::codeqa::score::{read_gold, score};
+use quarry_data::codeqa::stats::{render, stats};
+use quarry_data::codeqa::{generate, texts_to_parse, CommentParser, Outcome, Pair, StoredParses, DEFAULT_MAX_PAIRS};
+use serde::Serialize;
+
+use super::output::{report_error, with_stdout, write_json, EXIT_INPUT_ERROR, EXIT_OK};
+
+/// Arguments of `quarry codeqa`.
+#[derive(Args)]
+pub struct CodeqaArgs {
+    #[command(subcommand)]
+    command: CodeqaCommand,
+}
+
+#[derive(Subcommand)]
+enum CodeqaCommand {
+    /// Question–answer pairs from comments (JSON Lines `{"comment": ...}`),
+    /// one output line per input line.
+    Qa(QaArgs),
+    /// Exact pair, question and answer recall against the authors' output
+    /// (generation-gold/python_dev.jsonl), pairs per docstring and speed.
+    Score(ScoreArgs),
+    /// The texts the generator parses for each comment (JSON Lines
+    /// `{"text"}`), to make stored parses with another parser.
+    Texts(TextsArgs),
+    /// The paper's Tables 3, 4 and 6 for a CodeQA-format directory.
+    Stats(StatsArgs),
+    /// The comments of a source tree's documented functions, as JSON Lines
+    /// `{"comment", "file", "line", "name"}` (input of `qa` and `texts`).
+    Comments(CommentsArgs),
+}
+
+#[derive(Args)]
+struct CommentsArgs {
+    /// Source tree (files or directories).
+    #[arg(long, required = true)]
+    corpus: Vec<PathBuf>,
+    /// `python` or `java`.
+    #[arg(long)]
+    lang: String,
+}
+
+/// Where parses come from.
+#[derive(Args, Clone)]
+pub struct ParserArgs {
+    /// spaCy English model directory (en_core_web_sm layout) that quarry-nlp
+    /// runs.
+    #[arg(long, conflicts_with = "parses")]
+    pub parser: Option<PathBuf>,
+    /// Stored parses instead of a model: JSON Lines of parsed docs looked up
+    /// by text (e.g. made by scripts/codeqa/spacy_docs.py from `quarry
+    /// codeqa texts`).
+    #[arg(long)]
+    pub parses: Option<PathBuf>,
+}
+
+impl ParserArgs {
+    /// Loads the parser the options name.
+    pub fn load(&self) -> Result<Box<dyn CommentParser>, String> {
+        match (&self.parser, &self.parses) {
+            (Some(dir), _) => Ok(Box::new(
+                quarry_nlp::Pipeline::load(dir).map_err(|e| format!("cannot load the English model: {e}"))?,
+            )),
+            (None, Some(path)) => Ok(Box::new(StoredParses::read(path).map_err(|e| e.to_string())?)),
+            (None, None) => Err("no parser: give --parser MODEL_DIR (or --parses FILE)".into()),
+        }
+    }
+}
+
+#[derive(Args)]
+struct QaArgs {
+    #[command(flatten)]
+    parser: ParserArgs,
+    /// Comments, one JSON object `{"comment": ...}` per line.
+    #[arg(long)]
+    comments: PathBuf,
+    /// Output file (default: stdout).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Most pairs per comment.
+    #[arg(long, default_value_t = DEFAULT_MAX_PAIRS)]
+    max_pairs: usize,
+}
+
+#[derive(Args)]
+struct ScoreArgs {
+    #[command(flatten)]
+    parser: ParserArgs,
+    /// The gold file: `{"docstring", "pairs": [{"question", "answer"}]}` per line.
+    #[arg(long)]
+    gold: PathBuf,
+    /// Most pairs per docstring.
+    #[arg(long, default_value_t = DEFAULT_MAX_PAIRS)]
+    max_pairs: usize,
+    /// `text` or `json`.
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+#[derive(Args)]
+struct TextsArgs {
+    /// JSON Lines with a `comment` or `docstring` field per line.
+    #[arg(long)]
+    comments: PathBuf,
+}
+
+#[derive(Args)]
+struct StatsArgs {
+    /// A directory of `{split}.question`/`.answer` (and `.code`, `.code.original`) files.
+    dir: PathBuf,
+    /// `text` or `json`.
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+/// Runs a codeqa subcommand.
+pub fn run(args: CodeqaArgs) -> i32 {
+    match args.command {
+        CodeqaCommand::Qa(a) => qa(a),
+        CodeqaCommand::Score(a) => score_cmd(a),
+        CodeqaCommand::Texts(a) => texts(a),
+        CodeqaCommand::Stats(a) => stats_cmd(a),
+        CodeqaCommand::Comments(a) => comments_cmd(a),
+    }
+}
+
+/// The language a `--lang` value names.
+pub fn language(name: &str) -> Result<quarry_syntax::Language, String> {
+    match name {
+        "python" => Ok(quarry_syntax::Language::Python),
+        "java" => Ok(quarry_syntax::Language::Java),
+        other => Err(format!("--lang {other}: expected python or java")),
+    }
+}
+
+fn comments_cmd(args: CommentsArgs) -> i32 {
+    let lang = match language(&args.lang) {
+        Ok(l) => l,
+        Err(e) => return report_error(&e),
+    };
+    let found = quarry_data::codeqa::dataset::documented_functions(&args.corpus, lang);
+    for bad in &found.bad_files {
+        eprintln!("quarry: error: {bad} (skipped)");
+    }
+    with_stdout(|out| {
+        for (path, f) in &found.functions {
+            let line = serde_json::json!({
+                "comment": f.comment,
+                "file": path.display().to_string(),
+                "line": f.line,
+                "name": f.name,
+            });
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
+    })
+}
+
+/// One input line: its comment, or why it is unusable.
+fn read_comments(path: &PathBuf) -> Result<Vec<Result<String, String>>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+        let value: Result<serde_json::Value, _> = serde_json::from_str(&line);
+        let comment = match value {
+            Ok(v) => match v.get("comment").or_else(|| v.get("docstring")).and_then(|c| c.as_str()) {
+                Some(c) => Ok(c.to_string()),
+                None => Err(format!("{}:{}: no string field \"comment\"", path.display(), n + 1)),
+            },
+            Err(e) => Err(format!("{}:{}: not JSON: {e}", path.display(), n + 1)),
+        };
+        out.push(comment);
+    }
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct QaLine<'a> {
+    comment: Option<&'a str>,
+    pairs: &'a [Pair],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+fn qa(args: QaArgs) -> i32 {
+    let mut parser = match args.parser.load() {
+        Ok(p) => p,
+        Err(e) => return report_error(&e),
+    };
+    let comments = match read_comments(&args.comments) {
+        Ok(c) => c,
+        Err(e) => return report_error(&e),
+    };
+    let good: Vec<&str> = comments.iter().filter_map(|c| c.as_ref().ok().map(String::as_str)).collect();
+    let mut outcomes = generate(&good, parser.as_mut(), args.max_pairs).into_iter();
+    let mut failed = 0usize;
+    let mut lines = Vec::with_capacity(comments.len());
+    for c in &comments {
+        let line = match c {
+            Ok(text) => match outcomes.next() {
+                Some(Outcome::Pairs(pairs)) => {
+                    serde_json::to_string(&QaLine { comment: Some(text), pairs: &pairs, error: None })
+                }
+                Some(Outcome::ParseError(e)) => {
+                    failed += 1;
+                    eprintln!("quarry: error: {}: cannot parse comment: {e}", args.comments.display());
+                    serde_json::to_string(&QaLine { comment: Some(text), pairs: &[], error: Some(&e) })
+                }
+                None => serde_json::to_string(&QaLine { comment: Some(text), pairs: &[], error: None }),
+            },
+            Err(e) => {
+                failed += 1;
+                eprintln!("quarry: error: {e} (skipped)");
+                serde_json::to_string(&QaLine { comment: None, pairs: &[], error: Some(e) })
+            }
+        };
+        lines.push(line.unwrap_or_default());
+    }
+    let text = lines.join("\n") + if lines.is_empty() { "" } else { "\n" };
+    let status = match &args.out {
+        Some(path) => {
+            let written = AtomicFile::create(path).and_then(|mut f| {
+                f.write_all(text.as_bytes())?;
+                f.commit()
+            });
+            match written {
+                Ok(()) => EXIT_OK,
+                Err(e) => return report_error(&e.to_string()),
+            }
+        }
+        None => with_stdout(|out| out.write_all(text.as_bytes())),
+    };
+    if failed > 0 {
+        EXIT_INPUT_ERROR
+    } else {
+        status
+    }
+}
+
+#[derive(Serialize)]
+struct ScoreReport {
+    docstrings: usize,
+    gold_pairs: usize,
+    generated_pairs: usize,
+    pair_recall: f64,
+    question_recall: f64,
+    answer_recall: f64,
+    yes_no_recalled: String,
+    pairs_per_docstring: f64,
+    seconds: f64,
+    pairs_per_second: f64,
+    parse_errors: usize,
+}
+
+fn score_cmd(args: ScoreArgs) -> i32 {
+    let mut parser = match args.parser.load() {
+        Ok(p) => p,
+        Err(e) => return report_error(&e),
+    };
+    let gold = match read_gold(&args.gold) {
+        Ok(g) => g,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    let comments: Vec<&str> = gold.iter().map(|e| e.docstring.as_str()).collect();
+    let start = std::time::Instant::now();
+    let outcomes = generate(&comments, parser.as_mut(), args.max_pairs);
+    let seconds = start.elapsed().as_secs_f64();
+    let mut errors = 0usize;
+    let generated: Vec<Vec<Pair>> = outcomes
+        .into_iter()
+        .map(|o| match o {
+            Outcome::Pairs(p) => p,
+            Outcome::ParseError(e) => {
+                errors += 1;
+                eprintln!("quarry: error: cannot parse: {e}");
+                Vec::new()
+            }
+        })
+        .collect();
+    let r = score(&gold, &generated);
+    let report = ScoreReport {
+        docstrings: r.docstrings,
+        gold_pairs: r.gold_pairs,
+        generated_pairs: r.generated_pairs,
+        pair_recall: r.pair_recall(),
+        question_recall: r.question_recall(),
+        answer_recall: r.answer_recall(),
+        yes_no_recalled: format!("{}/{}", r.yes_no_hits, r.yes_no_gold),
+        pairs_per_docstring: r.pairs_per_docstring(),
+        seconds,
+        pairs_per_second: r.generated_pairs as f64 / seconds.max(1e-9),
+        parse_errors: errors,
+    };
+    with_stdout(|out| {
+        if args.format == "json" {
+            return write_json(out, &report);
+        }
+        writeln!(out, "docstrings           {}", report.docstrings)?;
+        writeln!(out, "gold pairs           {}", report.gold_pairs)?;
+        writeln!(out, "exact pair recall    {:.2}% ({}/{})", 100.0 * report.pair_recall, r.pair_hits, r.gold_pairs)?;
+        writeln!(out, "question recall      {:.2}%", 100.0 * report.question_recall)?;
+        writeln!(out, "answer recall        {:.2}%", 100.0 * report.answer_recall)?;
+        writeln!(out, "yes/no recalled      {}", report.yes_no_recalled)?;
+        writeln!(out, "pairs per docstring  {:.2} ({} pairs)", report.pairs_per_docstring, report.generated_pairs)?;
+        writeln!(
+            out,
+            "time                 {:.3} s ({:.0} pairs/s, parsing included)",
+            seconds, report.pairs_per_second
+        )
+    })
+}
+
+fn texts(args: TextsArgs) -> i32 {
+    let comments = match read_comments(&args.comments) {
+        Ok(c) => c,
+        Err(e) => return report_error(&e),
+    };
+    let mut bad = 0;
+    let status = with_stdout(|out| {
+        for c in &comments {
+            match c {
+                Ok(text) => {
+                    for t in texts_to_parse(text) {
+                        writeln!(out, "{}", serde_json::json!({ "text": t }))?;
+                    }
+                }
+                Err(e) => {
+                    bad += 1;
+                    eprintln!("quarry: error: {e} (skipped)");
+                }
+            }
+        }
+        Ok(())
+    });
+    if bad > 0 {
+        EXIT_INPUT_ERROR
+    } else {
+        status
+    }
+}
+
+fn stats_cmd(args: StatsArgs) -> i32 {
+    match stats(&args.dir) {
+        Ok(s) => {
+            with_stdout(
+                |out| if args.format == "json" { write_json(out, &s) } else { out.write_all(render(&s).as_bytes()) },
+            )
+        }
+        Err(e) => report_error(&e.to_string()),
+    }
+}
