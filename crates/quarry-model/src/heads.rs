@@ -32,6 +32,20 @@ pub enum HeadConfig {
         /// Per-class loss weights, if any.
         class_weights: Option<Vec<f32>>,
     },
+    /// CS1QA question type over question + code segments, one vote per segment.
+    QuestionType {
+        /// Type names in logit order.
+        labels: Vec<String>,
+        /// Dropout before each feed-forward layer.
+        dropout: f64,
+    },
+    /// CS1QA code-line selection: a start and an end logit per token.
+    LineSelection,
+    /// A dual encoder for retrieval: one shared encoder embeds queries and documents.
+    DualEncoder {
+        /// How token vectors become one vector: `cls` or `mean`.
+        pooling: String,
+    },
 }
 
 /// Dropout then one linear layer over every token's last hidden state.

@@ -1,10 +1,12 @@
 //! Neural encoders of source code on candle: BERT/RoBERTa encoders loaded from Hugging Face
 //! checkpoints or initialized from scratch, per-layer hidden states for probing, span and
-//! relevance heads, training, and exact-match and relevance evaluation.
+//! relevance heads, training, and exact-match and relevance evaluation; CS1QA's type,
+//! line-selection and dual-encoder retrieval models ([`cs1qa`]).
 
 pub mod bert;
 pub mod checkpoint;
 pub mod config;
+pub mod cs1qa;
 pub mod data;
 pub mod device;
 pub mod error;

@@ -185,6 +185,16 @@ impl Tokenizer {
         Ok(out)
     }
 
+    /// Tokenizes `text` without special tokens (offsets are byte ranges of `text`).
+    pub fn encode_plain(&self, text: &str) -> Result<Encoded> {
+        let enc = self.inner.encode(text, false).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        Ok(Encoded {
+            ids: enc.get_ids().to_vec(),
+            offsets: enc.get_offsets().to_vec(),
+            tokens: enc.get_tokens().to_vec(),
+        })
+    }
+
     /// Writes the tokenizer as a `tokenizer.json`.
     pub fn save(&self, path: &Path) -> Result<()> {
         self.inner.save(path, false).map_err(|e| tok_err(path, e))
