@@ -100,7 +100,7 @@ fn is_used<'f>(cx: &FileContext<'f>, call: Node<'f>) -> bool {
             Kind::Call | Kind::Attribute | Kind::Subscript => return true,
             Kind::ExpressionStatement => return false,
             Kind::ReturnStatement => {
-                let function = crate::ast::enclosing_function(node);
+                let function = cx.enclosing_function(node);
                 let returns = function
                     .map_or(1, |f| cx.own_nodes(f).iter().filter(|n| n.py_kind() == Kind::ReturnStatement).count());
                 return returns != 1;
