@@ -9,7 +9,6 @@ use tree_sitter::Node;
 use crate::ast::method_class;
 use crate::classes::{ClassId, Classes, Lookup};
 use crate::context::FileContext;
-use crate::methods::own_nodes;
 use crate::parameters::parameter_names;
 use quarry_syntax::ParsedFile;
 
@@ -43,14 +42,14 @@ pub enum Reference {
 /// Classifies the attribute reference `object.name` inside `function`, a
 /// method of `defining`.
 pub fn classify_attribute<'f>(
-    file: &ParsedFile,
-    classes: &Classes<'f>,
+    cx: &FileContext<'f>,
     defining: ClassId,
     function: Node<'f>,
     attribute: Node<'f>,
 ) -> Reference {
+    let (file, classes) = (cx.file(), cx.classes());
     let Some(object) = attribute.field(Field::Object) else { return Reference::Opaque };
-    if let Some(after) = super_class(file, classes, defining, function, object) {
+    if let Some(after) = super_class(cx, defining, function, object) {
         return Reference::Super(after);
     }
     if object.py_kind() != Kind::Identifier {
@@ -61,7 +60,7 @@ pub fn classify_attribute<'f>(
     if parameters.first().is_some_and(|(n, _)| n == name) {
         return Reference::Receiver;
     }
-    if parameters.iter().any(|(n, _)| n == name) || assigns_locally(file, function, name) {
+    if parameters.iter().any(|(n, _)| n == name) || assigns_locally(cx, function, name) {
         return Reference::Opaque;
     }
     classes.named_before(name, attribute).map_or(Reference::Opaque, Reference::Class)
@@ -69,8 +68,9 @@ pub fn classify_attribute<'f>(
 
 /// Whether the function's own scope assigns `name` (`B = type(...)`), which
 /// hides any class of that name.
-fn assigns_locally(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
-    own_nodes(function).into_iter().any(|n| {
+fn assigns_locally<'f>(cx: &FileContext<'f>, function: Node<'f>, name: &str) -> bool {
+    let file = cx.file();
+    cx.own_nodes(function).iter().any(|n| {
         matches!(n.py_kind(), Kind::Assignment | Kind::ForStatement | Kind::WithItem)
             && n.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && file.node_text(l) == name)
     })
@@ -90,16 +90,15 @@ pub fn resolve_reference<'f>(classes: &Classes<'f>, runtime: ClassId, reference:
 /// Resolves the attribute reference `object.name` inside `function`,
 /// a method of `defining`, for an instance whose class is `runtime`.
 pub fn resolve_attribute<'f>(
-    file: &ParsedFile,
-    classes: &Classes<'f>,
+    cx: &FileContext<'f>,
     runtime: ClassId,
     defining: ClassId,
     function: Node<'f>,
     attribute: Node<'f>,
 ) -> Target<'f> {
     let Some(name) = attribute.field(Field::Attribute) else { return Target::Unknown };
-    let reference = classify_attribute(file, classes, defining, function, attribute);
-    resolve_reference(classes, runtime, reference, file.node_text(name))
+    let reference = classify_attribute(cx, defining, function, attribute);
+    resolve_reference(cx.classes(), runtime, reference, cx.file().node_text(name))
 }
 
 fn target_of<'f>(lookup: Lookup<'_, 'f>) -> Target<'f> {
@@ -114,16 +113,11 @@ fn target_of<'f>(lookup: Lookup<'_, 'f>) -> Target<'f> {
 
 /// If `object` is `super(...)` (or a local variable assigned it), the class
 /// after which lookup starts.
-fn super_class<'f>(
-    file: &ParsedFile,
-    classes: &Classes<'f>,
-    defining: ClassId,
-    function: Node<'f>,
-    object: Node<'f>,
-) -> Option<ClassId> {
+fn super_class<'f>(cx: &FileContext<'f>, defining: ClassId, function: Node<'f>, object: Node<'f>) -> Option<ClassId> {
+    let (file, classes) = (cx.file(), cx.classes());
     let call = if object.py_kind() == Kind::Identifier {
         let variable = file.node_text(object);
-        own_nodes(function).into_iter().find_map(|n| {
+        cx.own_nodes(function).iter().find_map(|&n| {
             let left = n.field(Field::Left)?;
             let right = n.field(Field::Right)?;
             (n.py_kind() == Kind::Assignment && file.node_text(left) == variable && is_super_call(file, right))
@@ -155,8 +149,7 @@ fn is_super_call(file: &ParsedFile, node: Node<'_>) -> bool {
 /// attribute named `name`, for an instance of `runtime`, with the attribute
 /// nodes that do not resolve.
 pub fn attribute_targets<'f>(
-    file: &ParsedFile,
-    classes: &Classes<'f>,
+    cx: &FileContext<'f>,
     runtime: ClassId,
     defining: ClassId,
     function: Node<'f>,
@@ -164,8 +157,8 @@ pub fn attribute_targets<'f>(
 ) -> (Vec<Target<'f>>, Vec<Node<'f>>) {
     let mut resolved = Vec::new();
     let mut unresolved = Vec::new();
-    for (node, reference) in attribute_references(file, classes, defining, function, name) {
-        match resolve_reference(classes, runtime, reference, name) {
+    for (node, reference) in attribute_references(cx, defining, function, name) {
+        match resolve_reference(cx.classes(), runtime, reference, name) {
             Target::Unknown => unresolved.push(node),
             target => resolved.push(target),
         }
@@ -177,18 +170,19 @@ pub fn attribute_targets<'f>(
 /// how it reaches a class; the classification does not depend on the
 /// runtime class, so callers may compute it once per function.
 pub fn attribute_references<'f>(
-    file: &ParsedFile,
-    classes: &Classes<'f>,
+    cx: &FileContext<'f>,
     defining: ClassId,
     function: Node<'f>,
     name: &str,
 ) -> Vec<(Node<'f>, Reference)> {
-    own_nodes(function)
-        .into_iter()
+    let file = cx.file();
+    cx.own_nodes(function)
+        .iter()
+        .copied()
         .filter(|n| {
             n.py_kind() == Kind::Attribute && n.field(Field::Attribute).map(|a| file.node_text(a)) == Some(name)
         })
-        .map(|n| (n, classify_attribute(file, classes, defining, function, n)))
+        .map(|n| (n, classify_attribute(cx, defining, function, n)))
         .collect()
 }
 
@@ -226,8 +220,8 @@ pub fn resolve_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarg
             let object = callee.field(Field::Object)?;
             let through_class = object.py_kind() == Kind::Identifier
                 && parameter_names(file, function).first().map(|(n, _)| n.as_str()) != Some(file.node_text(object))
-                && super_class(file, classes, defining, function, object).is_none();
-            match resolve_attribute(file, classes, defining, defining, function, callee) {
+                && super_class(cx, defining, function, object).is_none();
+            match resolve_attribute(cx, defining, defining, function, callee) {
                 Target::Function(class, node) => {
                     let decorators = crate::ast::decorators(file, node);
                     let is_static = decorators.contains(&"staticmethod");
@@ -300,7 +294,7 @@ mod tests {
         let cx = FileContext::new(&file);
         let classes = cx.classes();
         let init_b = classes.get(1).method("__init__").unwrap();
-        let (resolved, unresolved) = attribute_targets(&file, classes, 1, 1, init_b, "__init__");
+        let (resolved, unresolved) = attribute_targets(&cx, 1, 1, init_b, "__init__");
         let a_init = classes.get(0).method("__init__").unwrap();
         assert_eq!(resolved.iter().filter(|t| **t == Target::Function(Some(0), a_init)).count(), 3);
         assert!(resolved.contains(&Target::Function(Some(1), init_b)));

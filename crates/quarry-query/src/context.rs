@@ -1,6 +1,6 @@
 //! Everything the queries need about one file, computed once and shared.
 
-use crate::syntax::{Kind, SyntaxNode};
+use crate::syntax::{Field, Kind, SyntaxNode};
 use std::cell::OnceCell;
 
 use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
@@ -24,6 +24,7 @@ pub struct FileContext<'f> {
     parents: OnceCell<quarry_syntax::walk::ParentIndex<'f>>,
     reachability: OnceCell<Reachability>,
     flows: OnceCell<Vec<ScopeFlow<'f>>>,
+    own_nodes: OnceCell<std::collections::HashMap<usize, Vec<Node<'f>>>>,
 }
 
 impl<'f> FileContext<'f> {
@@ -39,6 +40,7 @@ impl<'f> FileContext<'f> {
             parents: OnceCell::new(),
             reachability: OnceCell::new(),
             flows: OnceCell::new(),
+            own_nodes: OnceCell::new(),
         }
     }
 
@@ -59,7 +61,7 @@ impl<'f> FileContext<'f> {
 
     /// Which statements can complete normally (computed on first use).
     pub fn reachability(&self) -> &Reachability {
-        self.reachability.get_or_init(|| Reachability::build(self.file))
+        self.reachability.get_or_init(|| Reachability::build(self.file, self.parents()))
     }
 
     /// Definition–use flow of every module, class and function scope
@@ -81,7 +83,12 @@ impl<'f> FileContext<'f> {
     /// The parent of a node, from an index built by one walk on first use
     /// (tree-sitter's own `Node::parent` searches from the root every time).
     pub fn parent(&self, node: Node<'f>) -> Option<Node<'f>> {
-        self.parents.get_or_init(|| quarry_syntax::walk::ParentIndex::build(self.file.root())).parent(node)
+        self.parents().parent(node)
+    }
+
+    /// The file's parent index, built by one walk on first use.
+    pub fn parents(&self) -> &quarry_syntax::walk::ParentIndex<'f> {
+        self.parents.get_or_init(|| quarry_syntax::walk::ParentIndex::build(self.file.root()))
     }
 
     /// The innermost function definition containing `node` (not `node`
@@ -97,6 +104,37 @@ impl<'f> FileContext<'f> {
             }
         }
         None
+    }
+
+    /// The named nodes of a function's own scope, in source order: its body
+    /// without nested functions, classes and lambdas, as
+    /// [`crate::methods::own_nodes`] gives them. Every function's list comes
+    /// from one walk of the file on first use.
+    pub fn own_nodes(&self, function: Node<'f>) -> &[Node<'f>] {
+        let index = self.own_nodes.get_or_init(|| {
+            let mut index: std::collections::HashMap<usize, Vec<Node<'f>>> = std::collections::HashMap::new();
+            let mut stack: Vec<(Node<'f>, Option<usize>)> = vec![(self.file.root(), None)];
+            while let Some((node, owner)) = stack.pop() {
+                let kind = node.py_kind();
+                let boundary = matches!(
+                    kind,
+                    Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda | Kind::DecoratedDefinition
+                );
+                if let (Some(owner), false) = (owner, boundary) {
+                    index.entry(owner).or_default().push(node);
+                }
+                let body = (kind == Kind::FunctionDefinition).then(|| node.field(Field::Body)).flatten();
+                let mut cursor = node.walk();
+                let children: Vec<Node<'f>> = node.named_children(&mut cursor).collect();
+                for child in children.into_iter().rev() {
+                    let child_owner =
+                        if boundary { body.filter(|b| b.id() == child.id()).map(|_| node.id()) } else { owner };
+                    stack.push((child, child_owner));
+                }
+            }
+            index
+        });
+        index.get(&function.id()).map_or(&[], Vec::as_slice)
     }
 
     /// The source text of a node.

@@ -18,6 +18,7 @@
 //! recursion.
 
 use crate::syntax::{Field, Kind, SyntaxNode};
+use quarry_syntax::walk::ParentIndex;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use quarry_syntax::{ParsedFile, Span};
@@ -41,6 +42,10 @@ pub struct FlowDef<'f> {
     pub kind: BindingKind,
     /// Whether some use of the name can read this value.
     pub used: bool,
+    /// The identifier's parent node.
+    pub parent: Option<Node<'f>>,
+    /// Whether the parent sits in a `decorated_definition`.
+    pub decorated: bool,
     /// Indices (into [`ScopeFlow::defs`]) of the definitions that overwrite
     /// this one with no other definition in between.
     pub redefs: Vec<usize>,
@@ -97,11 +102,13 @@ const EXIT: usize = usize::MAX;
 /// of a basic block: `(block, position, definition)`.
 type Event = (usize, usize, Option<usize>);
 
-struct Graph<'t> {
+struct Graph<'t, 'p> {
     nodes: Vec<Node<'t>>,
     index: HashMap<usize, usize>,
     body: Node<'t>,
     file: &'t ParsedFile,
+    /// The file's parent index (tree-sitter's `Node::parent` scans from the root).
+    parents: &'p ParentIndex<'t>,
 }
 
 fn analyse_scope<'f>(
@@ -120,7 +127,7 @@ fn analyse_scope<'f>(
     let Some(body) = body else {
         return ScopeFlow { scope: scope_id, defs, escaping, reads_locals };
     };
-    let graph = Graph::build(body, cx.file());
+    let graph = Graph::build(body, cx.file(), cx.parents());
     let n = graph.nodes.len();
     let entry_node = n;
     // Events per graph node: names read, then definitions made.
@@ -148,6 +155,11 @@ fn analyse_scope<'f>(
             span: binding.span,
             kind,
             used: false,
+            parent: cx.parent(*ident),
+            decorated: cx
+                .parent(*ident)
+                .and_then(|p| cx.parent(p))
+                .is_some_and(|g| g.py_kind() == Kind::DecoratedDefinition),
             redefs: Vec::new(),
         });
     }
@@ -382,8 +394,8 @@ const MAY_RAISE: &[Kind] = &[
     Kind::UnaryOperator,
 ];
 
-impl<'t> Graph<'t> {
-    fn build(body: Node<'t>, file: &'t ParsedFile) -> Graph<'t> {
+impl<'t, 'p> Graph<'t, 'p> {
+    fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p ParentIndex<'t>) -> Graph<'t, 'p> {
         let mut nodes = Vec::new();
         let mut walk = quarry_syntax::walk::Preorder::new(body);
         while let Some(node) = walk.next() {
@@ -391,7 +403,7 @@ impl<'t> Graph<'t> {
                 continue;
             }
             let is_clause = matches!(node.py_kind(), Kind::ElifClause | Kind::ExceptClause | Kind::CaseClause);
-            if is_clause || crate::reachability::is_statement(node) {
+            if is_clause || crate::reachability::is_statement_in(node, parents.parent(node)) {
                 nodes.push(node);
             }
             // A `for` loop's iterable is evaluated once, before the loop.
@@ -403,7 +415,7 @@ impl<'t> Graph<'t> {
             }
         }
         let index = nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect();
-        Graph { nodes, index, body, file }
+        Graph { nodes, index, body, file, parents }
     }
 
     /// Byte ranges of each node's own code (its header for compound
@@ -459,18 +471,19 @@ impl<'t> Graph<'t> {
             while let Some(s) = sibling.filter(|s| s.py_kind() == Kind::Comment) {
                 sibling = s.next_named_sibling();
             }
-            let in_block = current.parent().is_some_and(|p| p.py_kind() == Kind::Block || p.py_kind() == Kind::Module);
+            let in_block =
+                self.parents.parent(current).is_some_and(|p| p.py_kind() == Kind::Block || p.py_kind() == Kind::Module);
             if in_block {
                 if let Some(next) = sibling {
                     return self.entry_idx(next);
                 }
             }
-            let Some(parent) = current.parent() else { return EXIT };
+            let Some(parent) = self.parents.parent(current) else { return EXIT };
             if parent.id() == self.body.id() {
                 return EXIT;
             }
             let (block, owner) = if parent.py_kind() == Kind::Block {
-                match parent.parent() {
+                match self.parents.parent(parent) {
                     Some(owner) => (parent, owner),
                     None => return EXIT,
                 }
@@ -485,7 +498,7 @@ impl<'t> Graph<'t> {
                     current = owner;
                 }
                 Kind::ElifClause | Kind::ExceptClause | Kind::FinallyClause | Kind::ElseClause => {
-                    let Some(statement) = owner.parent() else { return EXIT };
+                    let Some(statement) = self.parents.parent(owner) else { return EXIT };
                     if statement.py_kind() == Kind::TryStatement && owner.py_kind() != Kind::FinallyClause {
                         if let Some(finally) = self.finally_entry(statement) {
                             return finally;
@@ -504,7 +517,7 @@ impl<'t> Graph<'t> {
                     }
                     current = owner;
                 }
-                Kind::CaseClause => match owner.parent().and_then(|b| b.parent()) {
+                Kind::CaseClause => match self.parents.parent(owner).and_then(|b| self.parents.parent(b)) {
                     Some(statement) => current = statement,
                     None => return EXIT,
                 },
@@ -538,7 +551,7 @@ impl<'t> Graph<'t> {
         let mut exceptional = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let node = *node;
-            let loop_of_iterable = node.parent().filter(|p| {
+            let loop_of_iterable = self.parents.parent(node).filter(|p| {
                 p.py_kind() == Kind::ForStatement && p.field(Field::Right).is_some_and(|r| r.id() == node.id())
             });
             let succ = match node.py_kind() {
@@ -548,8 +561,11 @@ impl<'t> Graph<'t> {
                 Kind::ContinueStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
                 // Branches ruled out by a literal condition get no edge.
                 Kind::IfStatement | Kind::ElifClause => {
-                    let statement =
-                        if node.py_kind() == Kind::IfStatement { node } else { node.parent().unwrap_or(node) };
+                    let statement = if node.py_kind() == Kind::IfStatement {
+                        node
+                    } else {
+                        self.parents.parent(node).unwrap_or(node)
+                    };
                     let after = (node.py_kind() == Kind::ElifClause).then_some(node);
                     let body = self.entry_or_follow(node.field(Field::Consequence), statement);
                     match constant_condition(self.file, node) {
@@ -574,7 +590,7 @@ impl<'t> Graph<'t> {
                 Kind::TryStatement | Kind::WithStatement => {
                     vec![self.entry_or_follow(node.field(Field::Body), node)]
                 }
-                Kind::ExceptClause | Kind::CaseClause => match node.parent() {
+                Kind::ExceptClause | Kind::CaseClause => match self.parents.parent(node) {
                     Some(_) => vec![self.entry_or_follow(clause_block(node), node)],
                     None => vec![EXIT],
                 },
@@ -603,7 +619,7 @@ impl<'t> Graph<'t> {
     fn handlers_of(&self, node: Node<'_>) -> Vec<usize> {
         let mut targets = Vec::new();
         let mut child = node;
-        let mut current = node.parent();
+        let mut current = self.parents.parent(node);
         while let Some(n) = current {
             if n.id() == self.body.id() {
                 break;
@@ -623,7 +639,7 @@ impl<'t> Graph<'t> {
                 targets.push(self.follow(n));
             }
             child = n;
-            current = n.parent();
+            current = self.parents.parent(n);
         }
         targets
     }
@@ -670,11 +686,10 @@ fn may_raise(node: Node<'_>) -> bool {
 /// the binary operation), nor are annotated assignments, list targets and
 /// starred targets.
 pub fn is_relevant(def: &FlowDef<'_>) -> bool {
-    let Some(parent) = def.node.parent() else { return false };
+    let Some(parent) = def.parent else { return false };
     match def.kind {
         BindingKind::Definition => {
-            parent.parent().is_none_or(|p| p.py_kind() != Kind::DecoratedDefinition)
-                && matches!(parent.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition)
+            !def.decorated && matches!(parent.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition)
         }
         BindingKind::Assign => match parent.py_kind() {
             Kind::Assignment => parent.field(Field::Type).is_none(),
@@ -692,7 +707,7 @@ fn is_tuple(kind: Kind) -> bool {
 /// The other names of the tuple target that holds `def` (empty when the
 /// definition is not an element of a tuple).
 pub fn tuple_siblings<'f>(def: &FlowDef<'f>) -> Vec<Node<'f>> {
-    match def.node.parent() {
+    match def.parent {
         Some(parent) if is_tuple(parent.py_kind()) => named_children(parent)
             .into_iter()
             .filter(|c| c.py_kind() == Kind::Identifier && c.id() != def.node.id())

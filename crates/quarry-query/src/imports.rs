@@ -210,6 +210,24 @@ pub fn import_bindings<'t>(file: &ParsedFile, statement: Node<'t>) -> Vec<Import
     bindings
 }
 
+/// What a read of a name stands for when it resolves to an import
+/// (`flask.Flask` for `Flask` after `from flask import Flask`, or for `F`
+/// after `from flask import Flask as F`); `None` for any other binding.
+pub fn imported_qualified_name(cx: &crate::FileContext<'_>, read: Node<'_>) -> Option<String> {
+    let binding = cx.scopes().resolve(read.id())?;
+    if binding.kind != Some(crate::scopes::BindingKind::Import) {
+        return None;
+    }
+    let statement = [Kind::ImportStatement, Kind::ImportFromStatement, Kind::FutureImportStatement]
+        .into_iter()
+        .flat_map(|kind| cx.nodes(kind).iter())
+        .find(|s| Some(s.id()) == binding.binder_id)?;
+    import_bindings(cx.file(), *statement)
+        .into_iter()
+        .find(|b| b.identifier.id() == binding.node_id)
+        .map(|b| b.qualified)
+}
+
 /// The names a module-level import binds for CodeQL's unused-import
 /// question: none for `__future__` imports.
 fn bound_names(file: &ParsedFile, statement: Node<'_>) -> Vec<String> {

@@ -33,10 +33,10 @@ pub struct Reachability {
 const JUMPS: &[Kind] = &[Kind::ReturnStatement, Kind::RaiseStatement, Kind::BreakStatement, Kind::ContinueStatement];
 
 impl Reachability {
-    /// Analyses a whole file.
-    pub fn build(file: &ParsedFile) -> Reachability {
+    /// Analyses a whole file, given its parent index.
+    pub fn build<'t>(file: &'t ParsedFile, parents: &quarry_syntax::walk::ParentIndex<'t>) -> Reachability {
         let root = file.root();
-        let nodes: Vec<Node<'_>> = quarry_syntax::walk::Preorder::new(root).filter(|n| n.is_named()).collect();
+        let nodes: Vec<Node<'t>> = quarry_syntax::walk::Preorder::new(root).filter(|n| n.is_named()).collect();
         let mut loops_with_break = HashSet::new();
         for node in &nodes {
             if node.py_kind() == Kind::BreakStatement {
@@ -45,7 +45,7 @@ impl Reachability {
                 }
             }
         }
-        let bound = bound_names(file, &nodes);
+        let bound = bound_names(file, &nodes, parents);
         let silent_tries = nodes
             .iter()
             .filter(|n| n.py_kind() == Kind::TryStatement)
@@ -55,7 +55,7 @@ impl Reachability {
         let mut reach = Reachability { completes: HashMap::new(), loops_with_break, silent_tries };
         // Reverse pre-order visits children before their parents.
         for node in nodes.iter().rev() {
-            if is_statement(*node) {
+            if is_statement_in(*node, parents.parent(*node)) {
                 let value = reach.compute(*node, file);
                 reach.completes.insert(node.id(), value);
             }
@@ -299,15 +299,23 @@ fn previous_alternative<'t>(statement: Node<'t>, clause: Node<'t>) -> Option<Nod
 
 /// Whether a node is a statement (simple or compound) held by a block or module.
 pub fn is_statement(node: Node<'_>) -> bool {
-    node.parent().is_some_and(|p| p.py_kind() == Kind::Block || p.py_kind() == Kind::Module)
+    is_statement_in(node, node.parent())
+}
+
+/// [`is_statement`] with the node's parent already known.
+pub fn is_statement_in(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    parent.is_some_and(|p| p.py_kind() == Kind::Block || p.py_kind() == Kind::Module)
         && node.py_kind() != Kind::Comment
         && node.is_named()
 }
 
 /// Names bound somewhere in the file (assigned, defined, imported, loop or
 /// `with` targets, parameters, declared global).
-fn bound_names<'f>(file: &'f ParsedFile, nodes: &[Node<'_>]) -> HashSet<&'f str> {
-    let parents = quarry_syntax::walk::ParentIndex::build(file.root());
+fn bound_names<'f, 't>(
+    file: &'f ParsedFile,
+    nodes: &[Node<'t>],
+    parents: &quarry_syntax::walk::ParentIndex<'t>,
+) -> HashSet<&'f str> {
     nodes
         .iter()
         .filter(|n| n.py_kind() == Kind::Identifier)
@@ -429,7 +437,7 @@ mod tests {
 
     fn unreachable_lines(source: &str) -> Vec<usize> {
         let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
-        let reach = Reachability::build(&file);
+        let reach = Reachability::build(&file, &quarry_syntax::walk::ParentIndex::build(file.root()));
         reach.unreachable(&file).iter().map(|n| n.start_position().row).collect()
     }
 

@@ -90,6 +90,7 @@ fn quarry_agrees_with_codeql_expected_results() {
         "query", "codeql", "quarry", "both", "recall", "precision", "recall*", "precis.*"
     );
     let (mut total_codeql, mut total_quarry, mut total_both) = (0, 0, 0);
+    let (mut total_loose_recall, mut total_loose_precision) = (0, 0);
     for dir in dirs {
         let id = dir.file_name().unwrap().to_string_lossy().to_string();
         let (mut codeql, mut codeql_named) = (BTreeSet::new(), BTreeSet::new());
@@ -124,6 +125,8 @@ fn quarry_agrees_with_codeql_expected_results() {
         total_codeql += codeql.len();
         total_quarry += quarry.len();
         total_both += both;
+        total_loose_recall += loose_recall;
+        total_loose_precision += loose_precision;
     }
     println!(
         "{:<24} {:>6} {:>6} {:>5} {:>7} {:>9}",
@@ -134,4 +137,9 @@ fn quarry_agrees_with_codeql_expected_results() {
         share(total_both, total_codeql),
         share(total_both, total_quarry)
     );
+    let ratio = |part: usize, whole: usize| if whole == 0 { 1.0 } else { part as f64 / whole as f64 };
+    assert!(ratio(total_both, total_codeql) >= 0.95, "strict recall below 95%");
+    assert!(ratio(total_both, total_quarry) >= 0.95, "strict precision below 95%");
+    assert!(ratio(total_loose_recall, total_codeql) >= 0.97, "loose recall below 97%");
+    assert!(ratio(total_loose_precision, total_quarry) >= 0.97, "loose precision below 97%");
 }

@@ -80,6 +80,18 @@ application = Flask(__name__)
 application.run(debug=True)
 ";
     assert_eq!(answers("flask-debug", "f.py", source), vec!["application.run(debug=True)"]);
+    // The class is found through an alias, and a local `Flask` is not flask's.
+    let source = "\
+from flask import Flask as F
+class Flask(object):
+    def run(self, debug=False):
+        pass
+web = F(__name__)
+web.run(debug=True)
+local = Flask()
+local.run(debug=True)
+";
+    assert_eq!(answers("flask-debug", "g.py", source), vec!["web.run(debug=True)"]);
 }
 
 #[test]

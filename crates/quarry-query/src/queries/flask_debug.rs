@@ -9,7 +9,8 @@
 //! ```
 //!
 //! The application is a name or `self` attribute assigned `Flask(...)` or
-//! `flask.Flask(...)` in the file, with `Flask` imported from `flask`; a
+//! `flask.Flask(...)` in the file, where the callee resolves to an import of
+//! `flask.Flask` (through an alias too) or of the `flask` module; a
 //! name must resolve to that assignment (a parameter `app` of another
 //! function is not the module's `app`); its
 //! `run` method is called directly or through a name bound to `app.run`,
@@ -141,28 +142,34 @@ fn run_aliases<'a>(cx: &FileContext<'_>, apps: &'a [App]) -> Vec<(usize, &'a App
     aliases
 }
 
+/// Whether a callee is the `Flask` class: a name that resolves to an import
+/// of `flask.Flask` (aliases included), or `flask.Flask` through an import
+/// of the `flask` module.
+fn is_flask_class(cx: &FileContext<'_>, callee: tree_sitter::Node<'_>) -> bool {
+    match callee.py_kind() {
+        Kind::Identifier => crate::imports::imported_qualified_name(cx, callee).as_deref() == Some("flask.Flask"),
+        Kind::Attribute => {
+            callee.field(Field::Attribute).is_some_and(|a| cx.text(a) == "Flask")
+                && callee
+                    .field(Field::Object)
+                    .filter(|o| o.py_kind() == Kind::Identifier)
+                    .and_then(|o| crate::imports::imported_qualified_name(cx, o))
+                    .as_deref()
+                    == Some("flask")
+        }
+        _ => false,
+    }
+}
+
 /// Names (`app`, `self.app`) assigned a Flask application.
 fn flask_apps(cx: &FileContext<'_>) -> Vec<App> {
-    let imported_class = cx.nodes(Kind::ImportFromStatement).iter().any(|i| {
-        i.field(Field::ModuleName).is_some_and(|m| cx.text(m) == "flask")
-            && crate::ast::named_children(*i)
-                .iter()
-                .skip(1)
-                .any(|n| cx.text(*n).split_whitespace().next() == Some("Flask"))
-    });
-    let imported_module =
-        cx.nodes(Kind::ImportStatement).iter().any(|i| cx.text(*i).split([' ', ',']).any(|p| p == "flask"));
     let mut apps = Vec::new();
     for &assignment in cx.nodes(Kind::Assignment) {
         let (Some(left), Some(right)) = (assignment.field(Field::Left), assignment.field(Field::Right)) else {
             continue;
         };
         let Some(callee) = right.field(Field::Function).filter(|_| right.py_kind() == Kind::Call) else { continue };
-        let is_flask = match cx.text(callee) {
-            "Flask" => imported_class,
-            "flask.Flask" => imported_module,
-            _ => false,
-        };
+        let is_flask = is_flask_class(cx, callee);
         if is_flask && matches!(left.py_kind(), Kind::Identifier | Kind::Attribute) {
             apps.push(App {
                 name: cx.text(left).to_string(),

@@ -104,9 +104,7 @@ fn references_of<'r, 'f>(
     defining: ClassId,
     function: Node<'f>,
 ) -> &'r [(Node<'f>, Reference)] {
-    references
-        .entry(function.id())
-        .or_insert_with(|| attribute_references(cx.file(), cx.classes(), defining, function, "__init__"))
+    references.entry(function.id()).or_insert_with(|| attribute_references(cx, defining, function, "__init__"))
 }
 
 fn check<'f>(

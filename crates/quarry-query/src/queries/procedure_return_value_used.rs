@@ -23,7 +23,7 @@ use tree_sitter::Node;
 use crate::calls::resolve_call;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::methods::{only_raises, own_nodes};
+use crate::methods::only_raises;
 use crate::registry::{Hops, Query, QueryMeta};
 
 /// The query.
@@ -46,10 +46,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for &call in cx.nodes(Kind::Call) {
         let Some(target) = resolve_call(cx, call) else { continue };
-        if !is_procedure(target.function) || overridden_by_function(cx, &target) {
+        if !is_procedure(cx, target.function) || overridden_by_function(cx, &target) {
             continue;
         }
-        let used = is_used(call);
+        let used = is_used(cx, call);
         if used != (polarity == Polarity::Positive) {
             continue;
         }
@@ -77,13 +77,13 @@ fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarge
     (0..classes.all().len())
         .filter(|&sub| sub != class && classes.is_subclass(sub, class))
         .filter_map(|sub| classes.get(sub).method(name))
-        .any(|m| !is_procedure(m))
+        .any(|m| !is_procedure(cx, m))
 }
 
 /// A procedure as CodeQL defines it: no `return` statement at all, no
 /// `yield`, and it does not always raise.
-fn is_procedure(function: Node<'_>) -> bool {
-    let nodes = own_nodes(function);
+fn is_procedure<'f>(cx: &FileContext<'f>, function: Node<'f>) -> bool {
+    let nodes = cx.own_nodes(function);
     let returns_value = nodes.iter().any(|n| n.py_kind() == Kind::ReturnStatement);
     let generator = nodes.iter().any(|n| matches!(n.py_kind(), Kind::Yield | Kind::Await));
     let is_async = crate::ast::children(function).first().is_some_and(|c| c.py_kind() == Kind::KwAsync);
@@ -93,16 +93,16 @@ fn is_procedure(function: Node<'_>) -> bool {
 /// CodeQL's `is_used`: the call is an operand of a call, attribute or
 /// subscript, or sits in a statement other than an expression statement
 /// (the value of its function's only `return` excepted).
-fn is_used(call: Node<'_>) -> bool {
+fn is_used<'f>(cx: &FileContext<'f>, call: Node<'f>) -> bool {
     let mut current = call.parent();
     while let Some(node) = current {
         match node.py_kind() {
             Kind::Call | Kind::Attribute | Kind::Subscript => return true,
             Kind::ExpressionStatement => return false,
             Kind::ReturnStatement => {
-                let function = crate::ast::enclosing_function(node);
+                let function = cx.enclosing_function(node);
                 let returns = function
-                    .map_or(1, |f| own_nodes(f).iter().filter(|n| n.py_kind() == Kind::ReturnStatement).count());
+                    .map_or(1, |f| cx.own_nodes(f).iter().filter(|n| n.py_kind() == Kind::ReturnStatement).count());
                 return returns != 1;
             }
             Kind::Lambda => return false,
