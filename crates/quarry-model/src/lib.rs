@@ -2,6 +2,7 @@
 //! checkpoints or initialized from scratch, per-layer hidden states for probing, span and
 //! relevance heads, training, and exact-match and relevance evaluation.
 
+pub mod adamw_cpu;
 pub mod bert;
 pub mod checkpoint;
 pub mod config;
