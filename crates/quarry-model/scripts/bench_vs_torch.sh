@@ -4,15 +4,24 @@
 # own so that the peak resident memory reported is that phase's; prints every result and
 # the ratios (quarry / PyTorch).
 # Usage: scripts/bench_vs_torch.sh MODEL_DIR [THREADS] [ITERS]   (from the workspace root)
+# QUARRY_BENCH_PROFILE=dev uses the dev build (candle at opt-level 3, quarry-model at 2)
+# where a release build of candle is too slow to make.
 set -euo pipefail
 model_dir=$1
 threads=${2:-2}
 iters=${3:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-cargo build --release -p quarry-model --example bench >&2
+profile=${QUARRY_BENCH_PROFILE:-release}
+if [ "$profile" = release ]; then
+  cargo build --release -p quarry-model --example bench >&2
+  bench=./target/release/examples/bench
+else
+  cargo build -p quarry-model --example bench >&2
+  bench=./target/debug/examples/bench
+fi
 results=()
 for phase in forward train; do
-  results+=("$(RAYON_NUM_THREADS=$threads OMP_NUM_THREADS=$threads ./target/release/examples/bench "$model_dir" "$iters" $phase)")
+  results+=("$(RAYON_NUM_THREADS=$threads OMP_NUM_THREADS=$threads "$bench" "$model_dir" "$iters" $phase)")
   results+=("$(OMP_NUM_THREADS=$threads python3 "$here/bench_torch.py" "$model_dir" "$threads" "$iters" $phase 2>/dev/null)")
 done
 printf '%s\n' "${results[@]}"
