@@ -1,8 +1,10 @@
 //! Encoder forward throughput and one full fine-tuning step on CPU.
 //!
-//! Usage: cargo run --release -p quarry-model --example bench -- MODEL_DIR [ITERS]
-//! Threads follow RAYON_NUM_THREADS. Reports the fastest of ITERS runs (default 3) as one
-//! JSON object; see scripts/bench_vs_torch.sh.
+//! Usage: cargo run --release -p quarry-model --example bench -- MODEL_DIR [ITERS [forward|train]]
+//! Threads follow RAYON_NUM_THREADS. Reports the fastest of ITERS runs (default 3) of the
+//! phase asked for (default both) and the process's peak resident memory, as one JSON object;
+//! scripts/bench_vs_torch.sh runs each phase in a process of its own so that each peak is
+//! that phase's.
 
 use std::collections::HashMap;
 
@@ -29,6 +31,16 @@ fn keep_freed_memory() {
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
 }
 
+/// The process's peak resident memory (`VmHWM`) in MiB, NaN where /proc is missing.
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
 fn random_batch(rng: &SeededRng, b: usize, s: usize, vocab: usize) -> (Tensor, Tensor, Tensor) {
     let ids: Vec<u32> = (0..b * s)
         .map(|i| if i % s == 0 { 101 } else { 1000 + (rng.uniform() * (vocab - 1000) as f32) as u32 })
@@ -46,6 +58,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let dir = args.get(1).ok_or("usage: bench MODEL_DIR [ITERS]")?;
     let iters: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(3);
+    let phase = args.get(3).map(String::as_str).unwrap_or("both");
+    if !["forward", "train", "both"].contains(&phase) {
+        return Err("the phase is forward, train or both".into());
+    }
     let loaded = load_model(&ModelSource::Dir(dir.into()), None, &Device::Cpu, 0)?;
     let vocab = loaded.config.vocab_size;
     let model = SpanModel::new(loaded)?;
@@ -53,42 +69,51 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let (b, s) = (32, 256);
     let (ids, mask, _) = random_batch(&rng, b, s, vocab);
-    model.model.encoder.forward(&ids, &mask, false)?; // warm-up
-                                                      // The fastest of `iters` runs: the least disturbed by other load on the machine.
-    let mut fwd = f64::INFINITY;
-    for _ in 0..iters {
-        let start = Instant::now();
-        let out = model.model.encoder.forward(&ids, &mask, false)?;
-        out.last.sum_all()?.to_scalar::<f32>()?;
-        fwd = fwd.min(start.elapsed().as_secs_f64());
-    }
-
-    let (b, s) = (8, 256);
-    let (ids, mask, labels) = random_batch(&rng, b, s, vocab);
-    let vars = sorted_vars(model.model.store.vars());
-    let mut opt = AdamW::new(vars.clone(), AdamWConfig::default())?;
-    let mut step = || -> Result<f64, Box<dyn std::error::Error>> {
-        let start = Instant::now();
-        let loss = model.loss(&ids, &mask, &labels, true)?;
-        let grads = loss.backward()?;
-        let mut map = HashMap::new();
-        for (name, var) in &vars {
-            if let Some(g) = grads.get(var.as_tensor()) {
-                map.insert(name.clone(), g.clone());
-            }
+    let mut fwd = f64::NAN;
+    if phase != "train" {
+        model.model.encoder.forward(&ids, &mask, false)?; // warm-up
+                                                          // The fastest of `iters` runs: the least disturbed by other load on the machine.
+        fwd = f64::INFINITY;
+        for _ in 0..iters {
+            let start = Instant::now();
+            let out = model.model.encoder.forward(&ids, &mask, false)?;
+            out.last.sum_all()?.to_scalar::<f32>()?;
+            fwd = fwd.min(start.elapsed().as_secs_f64());
         }
-        opt.step(&map, 5e-5)?;
-        Ok(start.elapsed().as_secs_f64())
-    };
-    step()?; // warm-up
-    let mut train = f64::INFINITY;
-    for _ in 0..iters {
-        train = train.min(step()?);
     }
+    let mut train = f64::NAN;
+    if phase != "forward" {
+        let (b, s) = (8, 256);
+        let (ids, mask, labels) = random_batch(&rng, b, s, vocab);
+        let vars = sorted_vars(model.model.store.vars());
+        let mut opt = AdamW::new(vars.clone(), AdamWConfig::default())?;
+        let mut step = || -> Result<f64, Box<dyn std::error::Error>> {
+            let start = Instant::now();
+            let loss = model.loss(&ids, &mask, &labels, true)?;
+            let grads = loss.backward()?;
+            let mut map = HashMap::new();
+            for (name, var) in &vars {
+                if let Some(g) = grads.get(var.as_tensor()) {
+                    map.insert(name.clone(), g.clone());
+                }
+            }
+            opt.step(&map, 5e-5)?;
+            Ok(start.elapsed().as_secs_f64())
+        };
+        step()?; // warm-up
+        train = f64::INFINITY;
+        for _ in 0..iters {
+            train = train.min(step()?);
+        }
+    }
+    let json = |x: f64| if x.is_finite() { format!("{x:.4}") } else { "null".into() };
     println!(
-        "{{\"impl\":\"quarry/candle\",\"threads\":{},\"forward_s\":{fwd:.4},\"forward_tokens_per_s\":{:.1},\"train_step_s\":{train:.4}}}",
+        "{{\"impl\":\"quarry/candle\",\"phase\":\"{phase}\",\"threads\":{},\"forward_s\":{},\"forward_tokens_per_s\":{},\"train_step_s\":{},\"peak_rss_mib\":{}}}",
         candle_core::utils::get_num_threads(),
-        (32 * 256) as f64 / fwd
+        json(fwd),
+        json((32 * 256) as f64 / fwd),
+        json(train),
+        json(peak_rss_mib())
     );
     Ok(())
 }

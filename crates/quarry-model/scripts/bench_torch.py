@@ -1,11 +1,12 @@
 """PyTorch counterpart of examples/bench.rs: MiniLM forward (batch 32 x 256) and one
 full fine-tuning step of a token classifier (batch 8 x 256) with AdamW.
 
-Usage: python3 scripts/bench_torch.py MODEL_DIR THREADS [ITERS]
-Prints one JSON object.
+Usage: python3 scripts/bench_torch.py MODEL_DIR THREADS [ITERS [forward|train|both]]
+Prints one JSON object with the phase's time and the process's peak resident memory.
 """
 
 import json
+import resource
 import sys
 import time
 
@@ -24,9 +25,31 @@ def batch(gen, b, s, vocab):
 def main():
     model_dir, threads = sys.argv[1], int(sys.argv[2])
     iters = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    phase = sys.argv[4] if len(sys.argv) > 4 else "both"
     torch.set_num_threads(threads)
     gen = torch.Generator().manual_seed(1)
 
+    fwd = train = None
+    if phase != "train":
+        fwd = forward(model_dir, gen, iters)
+    if phase != "forward":
+        train = train_step(model_dir, gen, iters)
+    print(
+        json.dumps(
+            {
+                "impl": f"pytorch {torch.__version__}",
+                "phase": phase,
+                "threads": torch.get_num_threads(),
+                "forward_s": None if fwd is None else round(fwd, 4),
+                "forward_tokens_per_s": None if fwd is None else round(32 * 256 / fwd, 1),
+                "train_step_s": None if train is None else round(train, 4),
+                "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            }
+        )
+    )
+
+
+def forward(model_dir, gen, iters):
     enc = AutoModel.from_pretrained(model_dir, attn_implementation="eager").eval()
     ids, mask, _ = batch(gen, 32, 256, enc.config.vocab_size)
     with torch.no_grad():
@@ -37,7 +60,10 @@ def main():
             start = time.perf_counter()
             enc(input_ids=ids, attention_mask=mask).last_hidden_state.sum().item()
             fwd = min(fwd, time.perf_counter() - start)
+    return fwd
 
+
+def train_step(model_dir, gen, iters):
     model = AutoModelForTokenClassification.from_pretrained(
         model_dir, num_labels=4, attn_implementation="eager"
     ).train()
@@ -53,18 +79,7 @@ def main():
         return time.perf_counter() - start
 
     step()
-    train = min(step() for _ in range(iters))
-    print(
-        json.dumps(
-            {
-                "impl": f"pytorch {torch.__version__}",
-                "threads": torch.get_num_threads(),
-                "forward_s": round(fwd, 4),
-                "forward_tokens_per_s": round(32 * 256 / fwd, 1),
-                "train_step_s": round(train, 4),
-            }
-        )
-    )
+    return min(step() for _ in range(iters))
 
 
 if __name__ == "__main__":

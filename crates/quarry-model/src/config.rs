@@ -114,6 +114,12 @@ impl EncoderConfig {
         }
     }
 
+    /// Dropout of a task head, as Hugging Face's token and sequence classifiers choose it:
+    /// `classifier_dropout` when the configuration sets it, else `hidden_dropout_prob`.
+    pub fn classifier_dropout(&self) -> f64 {
+        self.extra.get("classifier_dropout").and_then(serde_json::Value::as_f64).unwrap_or(self.hidden_dropout_prob)
+    }
+
     /// Width of one attention head.
     pub fn head_dim(&self) -> usize {
         self.hidden_size / self.num_attention_heads

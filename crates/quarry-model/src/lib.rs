@@ -3,6 +3,7 @@
 //! relevance heads, training, and exact-match and relevance evaluation; CS1QA's type,
 //! line-selection and dual-encoder retrieval models ([`cs1qa`]).
 
+pub mod adamw_cpu;
 pub mod bert;
 pub mod checkpoint;
 pub mod config;

@@ -22,15 +22,43 @@ pub enum ModelSource {
     Scratch(ScratchSpec),
 }
 
+/// The checkpoint a training output directory (`quarry train ... --out DIR`) stands for:
+/// `DIR/best` (lowest validation loss), else `DIR/last`; `None` when `dir` is itself a model
+/// directory (it has a `config.json`) or holds neither checkpoint.
+pub fn training_output_checkpoint(dir: &Path) -> Option<PathBuf> {
+    if dir.join("config.json").is_file() {
+        return None;
+    }
+    // A replacement of `last/` interrupted between its renames is finished first.
+    let _ = crate::checkpoint::recover_dir(&dir.join("last"));
+    ["best", "last"].iter().map(|name| dir.join(name)).find(|c| c.join("config.json").is_file())
+}
+
 impl ModelSource {
-    /// Interprets a `--model` argument: `scratch:LxH[xA]`, an existing directory, or a hub id.
+    /// Interprets a `--model` argument: `scratch:LxH[xA]`, an existing directory (a training
+    /// output directory stands for its best checkpoint, else its last), or a hub id.
     pub fn parse(spec: &str) -> Result<Self> {
+        Self::parse_noting(spec).map(|(source, _)| source)
+    }
+
+    /// [`ModelSource::parse`], and a sentence saying which checkpoint was picked when `spec`
+    /// is a training output directory, for the user to see on stderr.
+    pub fn parse_noting(spec: &str) -> Result<(Self, Option<String>)> {
         if let Some(body) = spec.strip_prefix("scratch:") {
-            return Ok(ModelSource::Scratch(ScratchSpec::parse(body)?));
+            return Ok((ModelSource::Scratch(ScratchSpec::parse(body)?), None));
         }
         let path = Path::new(spec);
         if path.is_dir() {
-            return Ok(ModelSource::Dir(path.to_path_buf()));
+            if let Some(checkpoint) = training_output_checkpoint(path) {
+                let which = if checkpoint.ends_with("best") {
+                    "its best checkpoint (lowest validation loss)"
+                } else {
+                    "its last checkpoint (it has no best one)"
+                };
+                let note = format!("{spec} is a training output directory; using {which}, {}", checkpoint.display());
+                return Ok((ModelSource::Dir(checkpoint), Some(note)));
+            }
+            return Ok((ModelSource::Dir(path.to_path_buf()), None));
         }
         let parts: Vec<&str> = spec.split('/').collect();
         let is_hub_id = (1..=2).contains(&parts.len())
@@ -40,7 +68,7 @@ impl ModelSource {
                     && !p.starts_with('.')
             });
         if is_hub_id {
-            Ok(ModelSource::Hub(spec.to_string()))
+            Ok((ModelSource::Hub(spec.to_string()), None))
         } else {
             Err(ModelError::ModelSpec {
                 spec: spec.to_string(),
@@ -187,6 +215,27 @@ mod tests {
         assert!(matches!(ModelSource::parse(".").unwrap(), ModelSource::Dir(_)));
         assert!(ModelSource::parse("no such/dir/here").is_err());
         assert!(ModelSource::parse("scratch:2").is_err());
+    }
+
+    #[test]
+    fn a_training_output_directory_stands_for_its_best_else_last_checkpoint() {
+        let out = std::env::temp_dir().join(format!("quarry-model-trainout-{}", std::process::id()));
+        for name in ["last", "best"] {
+            std::fs::create_dir_all(out.join(name)).unwrap();
+            std::fs::write(out.join(name).join("config.json"), "{}").unwrap();
+        }
+        let spec = out.to_string_lossy().into_owned();
+        let (source, note) = ModelSource::parse_noting(&spec).unwrap();
+        assert_eq!(source, ModelSource::Dir(out.join("best")));
+        assert!(note.unwrap().contains("best checkpoint"));
+        std::fs::remove_dir_all(out.join("best")).unwrap();
+        let (source, note) = ModelSource::parse_noting(&spec).unwrap();
+        assert_eq!(source, ModelSource::Dir(out.join("last")));
+        assert!(note.unwrap().contains("last checkpoint"));
+        // A checkpoint directory itself is taken as it is.
+        let last = out.join("last").to_string_lossy().into_owned();
+        assert_eq!(ModelSource::parse_noting(&last).unwrap(), (ModelSource::Dir(out.join("last")), None));
+        std::fs::remove_dir_all(&out).unwrap();
     }
 
     #[test]

@@ -1,10 +1,11 @@
-//! AdamW with decoupled weight decay and a linear-decay learning-rate schedule.
+//! AdamW with decoupled weight decay and a linear warm-up and decay learning-rate schedule.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use candle_core::{Tensor, Var};
 
+use crate::adamw_cpu;
 use crate::error::{ModelError, Result};
 
 /// AdamW hyper-parameters.
@@ -71,27 +72,51 @@ impl AdamW {
     /// Applies one update at learning rate `lr` with gradients keyed by parameter name;
     /// parameters without a gradient are left unchanged.
     pub fn step(&mut self, grads: &HashMap<String, Tensor>, lr: f64) -> Result<()> {
+        self.step_with_norm(grads, lr).map(|_| ())
+    }
+
+    /// [`AdamW::step`], returning the L2 norm of all the gradients it applied together.
+    ///
+    /// The arithmetic follows `torch.optim.AdamW` operation by operation (decay first, the
+    /// first moment as a lerp towards the gradient, the bias corrections folded into the step
+    /// size and the denominator), so that the two agree to float rounding. On the CPU the
+    /// moments and parameters are updated in place ([`crate::adamw_cpu`]).
+    pub fn step_with_norm(&mut self, grads: &HashMap<String, Tensor>, lr: f64) -> Result<f64> {
         self.step += 1;
         let c = self.config;
         let bias1 = 1.0 - c.beta1.powi(self.step as i32);
-        let bias2 = 1.0 - c.beta2.powi(self.step as i32);
+        let bias2_sqrt = (1.0 - c.beta2.powi(self.step as i32)).sqrt();
+        let step_size = lr / bias1;
+        let mut sum_sq = 0.0f64;
         for slot in &mut self.slots {
             let Some(g) = grads.get(&slot.name) else {
                 continue;
             };
             // Gradients and parameters carry the autograd graph of the step that made them;
             // moments built from them would keep every step's activations alive.
-            let g = g.detach();
-            slot.m = ((&slot.m * c.beta1)? + (&g * (1.0 - c.beta1))?)?.detach();
-            slot.v = ((&slot.v * c.beta2)? + (g.sqr()? * (1.0 - c.beta2))?)?.detach();
-            let denom = ((&slot.v / bias2)?.sqrt()? + c.eps)?;
-            let update = ((&slot.m / bias1)? / denom)?;
-            let theta = &slot.var.as_tensor().detach();
-            let theta =
-                if slot.decay && c.weight_decay > 0.0 { (theta * (1.0 - lr * c.weight_decay))? } else { theta.clone() };
-            slot.var.set(&(theta - (update * lr)?)?)?;
+            let g = g.detach().contiguous()?;
+            let decay = if slot.decay && c.weight_decay > 0.0 { 1.0 - lr * c.weight_decay } else { 1.0 };
+            let theta = slot.var.as_tensor();
+            if adamw_cpu::applies(&[theta, &slot.m, &slot.v, &g]) {
+                let s = adamw_cpu::Step {
+                    one_minus_beta1: 1.0 - c.beta1,
+                    beta2: c.beta2,
+                    decay,
+                    step_size,
+                    bias2_sqrt,
+                    eps: c.eps,
+                };
+                sum_sq += adamw_cpu::update(theta, &slot.m, &slot.v, &g, s)?;
+                continue;
+            }
+            sum_sq += g.sqr()?.sum_all()?.to_dtype(candle_core::DType::F64)?.to_scalar::<f64>()?;
+            slot.m = (&slot.m + ((&g - &slot.m)? * (1.0 - c.beta1))?)?.detach();
+            slot.v = ((&slot.v * c.beta2)? + ((&g * (1.0 - c.beta2))? * &g)?)?.detach();
+            let denom = ((slot.v.sqrt()? / bias2_sqrt)? + c.eps)?;
+            let theta = (theta.detach() * decay)?;
+            slot.var.set(&(theta + ((&slot.m * -step_size)? / denom)?)?)?;
         }
-        Ok(())
+        Ok(sum_sq.sqrt())
     }
 
     /// Saves moments and step count to a safetensors file.
@@ -119,7 +144,8 @@ impl AdamW {
                 if t.shape() != s.var.shape() {
                     return Err(err(format!("optimizer state '{name}' has the wrong shape")));
                 }
-                *target = t.clone();
+                // A copy of its own: the update rewrites moments in place.
+                *target = t.copy()?;
             }
         }
         let step = map.get("step").ok_or_else(|| err("missing step count".into()))?;
@@ -128,22 +154,27 @@ impl AdamW {
     }
 }
 
-/// Linear decay from the peak rate to zero over `total_steps`, without warmup.
+/// Linear warm-up from zero to the peak rate over `warmup_steps`, then linear decay to zero
+/// at `total_steps`: the schedule of Hugging Face's `get_linear_schedule_with_warmup`,
+/// computed the same way (the factor in double precision, then times the peak).
 #[derive(Debug, Clone, Copy)]
 pub struct LinearDecay {
-    /// Peak (initial) learning rate.
+    /// Peak learning rate.
     pub peak: f64,
     /// Number of optimizer steps of the whole run.
     pub total_steps: usize,
+    /// Steps of linear warm-up (0: start at the peak).
+    pub warmup_steps: usize,
 }
 
 impl LinearDecay {
     /// The learning rate for the update after `done` updates.
     pub fn lr(&self, done: usize) -> f64 {
-        if self.total_steps == 0 {
-            return self.peak;
+        if done < self.warmup_steps {
+            return self.peak * (done as f64 / self.warmup_steps.max(1) as f64);
         }
-        self.peak * (1.0 - done as f64 / self.total_steps as f64).max(0.0)
+        let left = self.total_steps.saturating_sub(done) as f64;
+        self.peak * (left / self.total_steps.saturating_sub(self.warmup_steps).max(1) as f64).max(0.0)
     }
 }
 
@@ -188,10 +219,17 @@ mod tests {
 
     #[test]
     fn linear_decay_reaches_zero() {
-        let s = LinearDecay { peak: 1e-3, total_steps: 10 };
+        let s = LinearDecay { peak: 1e-3, total_steps: 10, warmup_steps: 0 };
         assert_eq!(s.lr(0), 1e-3);
         assert!((s.lr(5) - 5e-4).abs() < 1e-12);
         assert_eq!(s.lr(10), 0.0);
         assert_eq!(s.lr(12), 0.0);
+        // Hugging Face's warm-up: 0 at the first step, the peak after `warmup_steps`.
+        let w = LinearDecay { peak: 1e-3, total_steps: 10, warmup_steps: 4 };
+        assert_eq!(w.lr(0), 0.0);
+        assert!((w.lr(2) - 5e-4).abs() < 1e-12);
+        assert_eq!(w.lr(4), 1e-3);
+        assert!((w.lr(7) - 5e-4).abs() < 1e-12);
+        assert_eq!(w.lr(10), 0.0);
     }
 }

@@ -13,7 +13,8 @@ use crate::heads::{cross_entropy, HeadConfig, SequenceClassifier};
 use crate::loading::LoadedModel;
 use crate::train::{Trainable, Validation};
 
-/// Dropout before each of the classifier's two feed-forward layers.
+/// Dropout before each of the classifier's two feed-forward layers when the encoder
+/// configuration sets none (see [`crate::EncoderConfig::classifier_dropout`]).
 pub const RELEVANCE_HEAD_DROPOUT: f64 = 0.1;
 /// Classes of the relevance head: 0 not relevant, 1 relevant.
 pub const RELEVANCE_CLASSES: usize = 2;
@@ -24,6 +25,7 @@ pub struct RelevanceModel {
     pub model: LoadedModel,
     head: SequenceClassifier,
     class_weights: Option<Vec<f32>>,
+    dropout: f64,
 }
 
 /// Counts of predictions against gold labels, the relevant class being positive.
@@ -141,8 +143,10 @@ impl RelevanceModel {
         };
         check_weights(&class_weights)?;
         let hidden = model.config.hidden_size;
-        let head = SequenceClassifier::new(&mut model.store, hidden, RELEVANCE_CLASSES, RELEVANCE_HEAD_DROPOUT)?;
-        Ok(RelevanceModel { model, head, class_weights })
+        // Hugging Face's classification heads: `classifier_dropout`, else the hidden dropout.
+        let dropout = model.config.classifier_dropout();
+        let head = SequenceClassifier::new(&mut model.store, hidden, RELEVANCE_CLASSES, dropout)?;
+        Ok(RelevanceModel { model, head, class_weights, dropout })
     }
 
     /// The loss's class weights, if any.
@@ -161,7 +165,7 @@ impl RelevanceModel {
     pub fn head_config(&self) -> HeadConfig {
         HeadConfig::Relevance {
             num_classes: RELEVANCE_CLASSES,
-            dropout: RELEVANCE_HEAD_DROPOUT,
+            dropout: self.dropout,
             class_weights: self.class_weights.clone(),
         }
     }

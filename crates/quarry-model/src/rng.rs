@@ -41,6 +41,17 @@ impl SeededRng {
         SeededRng { state: Mutex::new(state) }
     }
 
+    /// The generator's whole state, to be saved with a training checkpoint.
+    pub fn state(&self) -> [u64; 4] {
+        self.with_state(|s| *s)
+    }
+
+    /// Continues from a state returned by [`SeededRng::state`]: the following numbers are
+    /// those the saved generator would have drawn next.
+    pub fn set_state(&self, state: [u64; 4]) {
+        self.with_state(|s| *s = state);
+    }
+
     fn with_state<T>(&self, f: impl FnOnce(&mut [u64; 4]) -> T) -> T {
         let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut guard)
@@ -124,6 +135,10 @@ mod tests {
         let kept: f32 =
             m.gt(0f32).unwrap().to_dtype(candle_core::DType::F32).unwrap().mean_all().unwrap().to_scalar().unwrap();
         assert!((kept - 0.9).abs() < 0.01, "kept {kept}");
+        let saved = a.state();
+        let first = a.uniform();
+        b.set_state(saved);
+        assert_eq!(b.uniform(), first);
         let mut p = a.permutation(50);
         p.sort();
         assert_eq!(p, (0..50).collect::<Vec<_>>());

@@ -9,7 +9,8 @@ use crate::loading::LoadedModel;
 use crate::spans::{aligned, ExactMatch, ExampleGroup, Label};
 use crate::train::{Trainable, Validation};
 
-/// Dropout of the token classifier.
+/// Dropout of the token classifier when the encoder configuration sets none (see
+/// [`crate::EncoderConfig::classifier_dropout`], which decides it).
 pub const SPAN_HEAD_DROPOUT: f64 = 0.1;
 
 /// An encoder with a token classifier over B/I/O/F.
@@ -17,6 +18,7 @@ pub struct SpanModel {
     /// Encoder, tokenizer and parameters.
     pub model: LoadedModel,
     head: TokenClassifier,
+    dropout: f64,
 }
 
 /// Validation results: mean loss and exact match.
@@ -31,19 +33,19 @@ pub struct Evaluation {
 }
 
 impl SpanModel {
-    /// Adds the span head to `model`; a checkpoint's `classifier.*` weights are reused.
+    /// Adds the span head to `model`; a checkpoint's `classifier.*` weights are reused. The
+    /// head's dropout is Hugging Face's choice for `BertForTokenClassification`:
+    /// `classifier_dropout` of the configuration, else `hidden_dropout_prob`.
     pub fn new(mut model: LoadedModel) -> Result<Self> {
         let hidden = model.config.hidden_size;
-        let head = TokenClassifier::new(&mut model.store, hidden, Label::ALL.len(), SPAN_HEAD_DROPOUT)?;
-        Ok(SpanModel { model, head })
+        let dropout = model.config.classifier_dropout();
+        let head = TokenClassifier::new(&mut model.store, hidden, Label::ALL.len(), dropout)?;
+        Ok(SpanModel { model, head, dropout })
     }
 
     /// The head description written into checkpoints.
     pub fn head_config(&self) -> HeadConfig {
-        HeadConfig::Span {
-            labels: Label::ALL.iter().map(|l| l.name().to_string()).collect(),
-            dropout: SPAN_HEAD_DROPOUT,
-        }
+        HeadConfig::Span { labels: Label::ALL.iter().map(|l| l.name().to_string()).collect(), dropout: self.dropout }
     }
 
     /// Logits `(batch, seq, 4)`.

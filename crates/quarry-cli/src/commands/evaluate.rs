@@ -15,7 +15,7 @@ use quarry_model::data::{encode_relevance, read_relevance_jsonl};
 use quarry_model::device::parse_device;
 use quarry_model::file_level::{BlockSelector, Runner, Setting};
 use quarry_model::spans::{decode, Breakdown, Counts, ExactMatch, Label};
-use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel};
+use quarry_model::{load_model, LoadedModel, RelevanceModel, SpanModel};
 use serde_json::{json, Value};
 
 use super::input::Format;
@@ -105,7 +105,7 @@ pub fn run(task: EvaluateTask) -> i32 {
 /// Loads a checkpoint (directory, cached hub id) onto `device`.
 fn load_checkpoint(spec: &str, device: &str) -> Result<LoadedModel> {
     let device = parse_device(device)?;
-    let source = ModelSource::parse(spec)?;
+    let source = super::model_source(spec)?;
     load_model(&source, None, &device, 0).with_context(|| format!("loading model '{spec}'"))
 }
 

@@ -8,6 +8,7 @@ pub mod dataset;
 pub mod diagnostics;
 pub mod encode;
 pub mod evaluate;
+pub mod experiment;
 pub mod input;
 pub mod inspect;
 pub mod metrics;
@@ -21,6 +22,16 @@ pub mod query;
 pub mod sarif;
 pub mod tokens;
 pub mod train;
+
+/// Interprets a `--model` argument like [`quarry_model::ModelSource::parse`], saying on
+/// stderr which checkpoint a training output directory stands for.
+pub fn model_source(spec: &str) -> quarry_model::Result<quarry_model::ModelSource> {
+    let (source, note) = quarry_model::ModelSource::parse_noting(spec)?;
+    if let Some(note) = note {
+        eprintln!("quarry: {note}");
+    }
+    Ok(source)
+}
 
 /// Every subcommand of `quarry`.
 #[derive(Subcommand)]
@@ -51,6 +62,9 @@ pub enum Command {
     /// Evaluate a trained model (e.g. `quarry evaluate span`).
     #[command(subcommand, visible_alias = "eval")]
     Evaluate(evaluate::EvaluateTask),
+    /// Run a paper's experimental protocol end to end (e.g. `quarry experiment codequeries`).
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentTask),
     /// Print per-layer summary-token vectors of texts.
     Encode(encode::EncodeArgs),
     /// Answer queries on Python files with a trained span model.
@@ -75,6 +89,7 @@ pub fn run(command: Command) -> i32 {
         Command::Probe(args) => probe::run(args),
         Command::Train(task) => train::run(task),
         Command::Evaluate(task) => evaluate::run(task),
+        Command::Experiment(task) => experiment::run(task),
         Command::Encode(args) => encode::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Nlp(cmd) => nlp::run(cmd),

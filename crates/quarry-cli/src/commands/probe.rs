@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use quarry_model::device::parse_device;
-use quarry_model::{load_model, ModelSource};
+use quarry_model::load_model;
 use quarry_probe::cache::FeatureCache;
 use quarry_probe::encoder::{EncoderFeatures, ProbedToken};
 use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
@@ -102,7 +102,7 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
         return Ok(Box::new(HashedTokens { dim: 256 }));
     }
     let load = || -> quarry_model::Result<quarry_model::LoadedModel> {
-        let source = ModelSource::parse(&args.model)?;
+        let source = super::model_source(&args.model)?;
         let device = parse_device(&args.device)?;
         load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
     };

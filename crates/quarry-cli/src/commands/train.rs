@@ -1,7 +1,7 @@
 //! `quarry train span|relevance`: fine-tunes an encoder with a B/I/O/F head, or with the
 //! two-step procedure's relevance classifier, on CodeQueries-style JSONL.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -11,7 +11,7 @@ use quarry_model::data::{
 };
 use quarry_model::device::parse_device;
 use quarry_model::relevance_model::RELEVANCE_CLASSES;
-use quarry_model::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
+use quarry_model::train::{fit, planned_steps, read_state, EpochLog, TrainConfig, TrainEvent, Trainable};
 use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel};
 
 /// What to train.
@@ -54,6 +54,9 @@ pub struct TrainArgs {
     /// Peak learning rate, decayed linearly to zero.
     #[arg(long, default_value_t = 5e-5)]
     pub lr: f64,
+    /// Optimizer steps of linear warm-up from zero to `--lr`.
+    #[arg(long, default_value_t = 0)]
+    pub warmup_steps: usize,
     /// AdamW weight decay.
     #[arg(long, default_value_t = 0.01)]
     pub weight_decay: f64,
@@ -63,9 +66,13 @@ pub struct TrainArgs {
     /// Seed of initialization, dropout and data order.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Continue from `OUT/last` if it holds a training state.
+    /// Continue from `OUT/last` if it holds a training state; with the same settings the run
+    /// ends exactly as an uninterrupted one would.
     #[arg(long)]
     pub resume: bool,
+    /// Also write the resumable `OUT/last` every N optimizer steps within an epoch.
+    #[arg(long)]
+    pub checkpoint_every: Option<usize>,
     /// `cpu`, `cuda` or `cuda:N`.
     #[arg(long, default_value = "cpu")]
     pub device: String,
@@ -107,12 +114,18 @@ struct Setup {
 /// Loads `--model`, or `OUT/last` when resuming.
 fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
     let device = parse_device(&args.device)?;
-    let resuming = args.resume && read_state(&args.out)?.is_some();
-    let source = if resuming {
-        eprintln!("resuming from {}", args.out.join("last").display());
+    let state = if args.resume { read_state(&args.out)? } else { None };
+    let resuming = state.is_some();
+    let source = if let Some(state) = &state {
+        eprintln!(
+            "resuming from {} ({} epoch(s) and {} batch(es) done)",
+            args.out.join("last").display(),
+            state.epochs_done,
+            state.batches_done
+        );
         ModelSource::Dir(args.out.join("last"))
     } else {
-        ModelSource::parse(&args.model)?
+        super::model_source(&args.model)?
     };
     let model = load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
         .with_context(|| format!("loading model '{}'", args.model))?;
@@ -134,13 +147,28 @@ fn run_training<M: Trainable>(
         batch_size: args.batch_size,
         grad_accum: args.grad_accum,
         lr: args.lr,
+        warmup_steps: args.warmup_steps,
         weight_decay: args.weight_decay,
         seed: args.seed,
         out_dir: Some(args.out.clone()),
         resume: setup.resuming,
+        checkpoint_every: args.checkpoint_every,
+        stop_after_steps: None,
     };
-    fit(model, train, valid, &config, &mut report)?;
-    eprintln!();
+    if setup.resuming {
+        if let Some(state) = read_state(&args.out)? {
+            let planned = planned_steps(train.len(), &config);
+            if state.total_steps != 0 && state.total_steps != planned {
+                eprintln!(
+                    "warning: the interrupted run planned its learning-rate schedule over {} steps, this one over \
+                     {planned}; the result will differ from an uninterrupted run of either length",
+                    state.total_steps
+                );
+            }
+        }
+    }
+    let mut progress = Progress { bar: std::io::stderr().is_terminal() };
+    fit(model, train, valid, &config, &mut |event| progress.report(event))?;
     println!("best checkpoint: {}", args.out.join("best").display());
     Ok(())
 }
@@ -182,33 +210,47 @@ fn train_relevance(args: RelevanceArgs) -> Result<()> {
     run_training(&model, &train, &valid, common, &setup)
 }
 
-fn report(event: &TrainEvent) {
-    match event {
-        TrainEvent::Batch { epoch, done, total, loss } => {
-            const WIDTH: usize = 30;
-            let filled = done * WIDTH / total.max(&1);
-            eprint!(
-                "\repoch {epoch} [{}{}] {done}/{total} loss {loss:.4}",
-                "#".repeat(filled),
-                ".".repeat(WIDTH - filled)
-            );
-            let _ = std::io::stderr().flush();
-        }
-        TrainEvent::Epoch(l) => {
-            eprintln!();
-            // The headline metric first, then the known ones in this order, then any others.
-            const ORDER: [&str; 5] = ["exact_match", "accuracy", "precision", "recall", "f1"];
-            let mut names: Vec<&String> = l.metrics.keys().collect();
-            names.sort_by_key(|n| (**n != l.metric_name, ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len())));
-            let metrics: String = names.iter().map(|n| format!(" {n} {:.4}", l.metrics[*n])).collect();
-            println!(
-                "epoch {} loss {:.4} valid_loss {:.4}{metrics}{} ({:.1}s)",
-                l.epoch,
-                l.loss,
-                l.valid_loss,
-                if l.best { " best" } else { "" },
-                l.seconds
-            );
+/// Training progress: a bar redrawn in place on stderr only when stderr is a terminal, and
+/// one plain line per epoch on stdout (loss, validation loss and metrics, time) always.
+struct Progress {
+    bar: bool,
+}
+
+impl Progress {
+    fn report(&mut self, event: &TrainEvent) {
+        match event {
+            TrainEvent::Batch { epoch, done, total, loss } if self.bar => draw_bar(*epoch, *done, *total, *loss),
+            TrainEvent::Epoch(l) => {
+                if self.bar {
+                    // Ends the bar's line.
+                    eprintln!();
+                }
+                epoch_line(l);
+            }
+            _ => {}
         }
     }
+}
+
+fn draw_bar(epoch: usize, done: usize, total: usize, loss: f64) {
+    const WIDTH: usize = 30;
+    let filled = done * WIDTH / total.max(1);
+    eprint!("\repoch {epoch} [{}{}] {done}/{total} loss {loss:.4}", "#".repeat(filled), ".".repeat(WIDTH - filled));
+    let _ = std::io::stderr().flush();
+}
+
+fn epoch_line(l: &EpochLog) {
+    // The headline metric first, then the known ones in this order, then any others.
+    const ORDER: [&str; 5] = ["exact_match", "accuracy", "precision", "recall", "f1"];
+    let mut names: Vec<&String> = l.metrics.keys().collect();
+    names.sort_by_key(|n| (**n != l.metric_name, ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len())));
+    let metrics: String = names.iter().map(|n| format!(" {n} {:.4}", l.metrics[*n])).collect();
+    println!(
+        "epoch {} loss {:.4} valid_loss {:.4}{metrics}{} ({:.1}s)",
+        l.epoch,
+        l.loss,
+        l.valid_loss,
+        if l.best { " best" } else { "" },
+        l.seconds
+    );
 }

@@ -1,0 +1,138 @@
+//! `quarry experiment codequeries`: the CodeQueries paper's experiments (Section 5, Tables
+//! 2–5, Figure 5) from a corpus and an encoder in one resumable command.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use quarry_data::codequeries::split::Ratios;
+use quarry_experiment::codequeries::{run as run_codequeries, Config, Progress};
+use quarry_model::device::parse_device;
+use quarry_model::train::TrainEvent;
+
+/// Which paper's protocol to run.
+#[derive(Subcommand)]
+pub enum ExperimentTask {
+    /// CodeQueries: dataset, span and relevance models, every setting, limited budgets,
+    /// perturbed code; writes OUT/report.md. A rerun skips finished stages.
+    Codequeries(CodeQueriesArgs),
+}
+
+/// Arguments of `quarry experiment codequeries`.
+#[derive(Args)]
+pub struct CodeQueriesArgs {
+    /// Directory of Python files.
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Encoder: Hugging Face directory, hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
+    #[arg(long)]
+    pub model: String,
+    /// Tokenizer (file or directory); required for scratch models.
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
+    /// Output directory (dataset, runs, stage records, report).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Queries to build the dataset for (id, name or Q-index); repeatable. Default: all.
+    #[arg(long = "query", short = 'q')]
+    pub queries: Vec<String>,
+    /// Split ratios train,valid,test (by file).
+    #[arg(long, default_value = "0.8,0.1,0.1")]
+    pub split: Ratios,
+    /// Maximum model input in sub-tokens.
+    #[arg(long, default_value_t = 512)]
+    pub max_len: usize,
+    /// Epochs of every span training run.
+    #[arg(long, default_value_t = 3)]
+    pub epochs: usize,
+    /// Epochs of the relevance classifier.
+    #[arg(long, default_value_t = 1)]
+    pub relevance_epochs: usize,
+    /// Examples per forward pass.
+    #[arg(long, default_value_t = 8)]
+    pub batch_size: usize,
+    /// Peak learning rate.
+    #[arg(long, default_value_t = 5e-5)]
+    pub lr: f64,
+    /// Warm-up steps of every run.
+    #[arg(long, default_value_t = 0)]
+    pub warmup_steps: usize,
+    /// Seed of splits, samples, initialization, dropout and data order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Limited training budgets per query (comma-separated; empty for none).
+    #[arg(long, value_delimiter = ',', default_value = "512,256,128,64")]
+    pub budgets: Vec<usize>,
+    /// Runs per budget, each on its own sample.
+    #[arg(long, default_value_t = 1)]
+    pub budget_repeats: usize,
+    /// Evaluate at most N positive and N negative test examples per query.
+    #[arg(long)]
+    pub test_limit: Option<usize>,
+    /// Keep a resumable checkpoint every N optimizer steps.
+    #[arg(long, default_value_t = 200)]
+    pub checkpoint_every: usize,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+}
+
+/// Runs `quarry experiment ...`.
+pub fn run(task: ExperimentTask) -> i32 {
+    let ExperimentTask::Codequeries(args) = task;
+    match codequeries(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+fn codequeries(args: CodeQueriesArgs) -> Result<()> {
+    let mut config = Config::new(args.corpus, args.model, args.out.clone());
+    config.tokenizer = args.tokenizer;
+    config.queries = args.queries;
+    config.ratios = args.split;
+    config.max_len = args.max_len;
+    config.epochs = args.epochs;
+    config.relevance_epochs = args.relevance_epochs;
+    config.batch_size = args.batch_size;
+    config.lr = args.lr;
+    config.warmup_steps = args.warmup_steps;
+    config.seed = args.seed;
+    config.budgets = args.budgets.into_iter().filter(|&b| b > 0).collect();
+    config.budget_repeats = args.budget_repeats;
+    config.test_limit = args.test_limit;
+    config.checkpoint_every = Some(args.checkpoint_every.max(1));
+    config.device = parse_device(&args.device)?;
+    let bar = std::io::stderr().is_terminal();
+    let mut message = |m: &str| eprintln!("quarry: {m}");
+    let mut train = |event: &TrainEvent| match event {
+        TrainEvent::Batch { epoch, done, total, loss } if bar => {
+            eprint!("\r  epoch {epoch} {done}/{total} loss {loss:.4}   ");
+            let _ = std::io::stderr().flush();
+        }
+        TrainEvent::Epoch(l) => {
+            if bar {
+                eprintln!();
+            }
+            eprintln!(
+                "  epoch {} loss {:.4} valid_loss {:.4} {} {:.4}{} ({:.1}s)",
+                l.epoch,
+                l.loss,
+                l.valid_loss,
+                l.metric_name,
+                l.metric(),
+                if l.best { " best" } else { "" },
+                l.seconds
+            );
+        }
+        _ => {}
+    };
+    let mut progress = Progress { message: &mut message, train: &mut train };
+    run_codequeries(&config, &mut progress).context("codequeries experiment")?;
+    println!("report: {}", args.out.join("report.md").display());
+    Ok(())
+}

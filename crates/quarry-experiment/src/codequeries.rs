@@ -1,0 +1,533 @@
+//! The CodeQueries protocol (paper Section 5, Tables 2–5 and Figure 5) in one resumable run:
+//! build the dataset from a corpus, train the span model (also without supporting facts, and
+//! on the limited budgets) and the relevance classifier, evaluate the ideal, file-level ideal,
+//! prefix, sliding-window and two-step settings and the perturbed test set, and write the
+//! report.
+//!
+//! Layout of `OUT`: `dataset/` (the builder's output, plus `ideal_test_perturbed.jsonl`),
+//! `tokenizer/tokenizer.json` (the model's tokenizer, which lays out every input),
+//! `train/NAME/{best,last}` (one training run each, resumable mid-epoch), `stages/*.json`
+//! (finished stages and their results), and `report.md` / `report.json`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use candle_core::Device;
+use quarry_data::atomic::{read_records, AtomicFile};
+use quarry_data::codequeries::build::{build, BuildOptions};
+use quarry_data::codequeries::labels::Subtokenizer;
+use quarry_data::codequeries::perturb::{perturb_example, PerturbOptions};
+use quarry_data::codequeries::split::Ratios;
+use quarry_data::codequeries::Example;
+use quarry_data::rng::Rng;
+use quarry_model::data::{
+    class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, EncodedExample,
+    SpanExample,
+};
+use quarry_model::file_level::{Runner, Setting};
+use quarry_model::relevance_model::RELEVANCE_CLASSES;
+use quarry_model::spans::{Breakdown, ExactMatch};
+use quarry_model::train::{fit, read_state, EpochLog, TrainConfig, TrainEvent, Trainable};
+use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel, Tokenizer};
+use quarry_query::{all_queries, find_query};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ExperimentError, Result};
+use crate::report::{render, Rate, RelevanceRow, Report, Row};
+use crate::sample::{budget_sample, is_positive, per_key, without_facts};
+use crate::stages::Stages;
+
+/// Settings of a CodeQueries experiment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Directory of Python files the dataset is built from.
+    pub corpus: PathBuf,
+    /// The encoder: a Hugging Face directory, a hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
+    pub model: String,
+    /// Tokenizer (file or directory); required for scratch models, else the model's own.
+    pub tokenizer: Option<PathBuf>,
+    /// Output directory (see the module documentation).
+    pub out: PathBuf,
+    /// Queries to build the dataset for (id, name or Q-index); empty: all.
+    pub queries: Vec<String>,
+    /// Share of files per split.
+    pub ratios: Ratios,
+    /// Longest model input in sub-tokens (also the dataset's pruning length).
+    pub max_len: usize,
+    /// Epochs of every span training run.
+    pub epochs: usize,
+    /// Epochs of the relevance classifier.
+    pub relevance_epochs: usize,
+    /// Examples per forward pass.
+    pub batch_size: usize,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Warm-up steps of every run.
+    pub warmup_steps: usize,
+    /// Seed of splits, samples, initialization, dropout and data order.
+    pub seed: u64,
+    /// Training examples per query of the limited-budget runs (Section 5.2.2; the paper uses
+    /// 512, 256, 128 and 64).
+    pub budgets: Vec<usize>,
+    /// Runs per budget, each with its own sample (the paper repeats three times).
+    pub budget_repeats: usize,
+    /// Evaluate at most this many positive and as many negative test examples per query.
+    pub test_limit: Option<usize>,
+    /// Keep `last/` every this many optimizer steps, so an interrupted run resumes mid-epoch.
+    pub checkpoint_every: Option<usize>,
+    /// Where models run.
+    pub device: Device,
+}
+
+impl Config {
+    /// The paper's protocol for `corpus`, `model` and `out`, sized for a CPU: 3 epochs,
+    /// batch 8, learning rate 5e-5, budgets 512/256/128/64 once each.
+    pub fn new(corpus: PathBuf, model: String, out: PathBuf) -> Self {
+        Config {
+            corpus,
+            model,
+            tokenizer: None,
+            out,
+            queries: Vec::new(),
+            ratios: Ratios::default(),
+            max_len: 512,
+            epochs: 3,
+            relevance_epochs: 1,
+            batch_size: 8,
+            lr: 5e-5,
+            warmup_steps: 0,
+            seed: 0,
+            budgets: vec![512, 256, 128, 64],
+            budget_repeats: 1,
+            test_limit: None,
+            checkpoint_every: Some(200),
+            device: Device::Cpu,
+        }
+    }
+}
+
+/// What a training stage records.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trained {
+    /// The run's directory (`best/` is evaluated).
+    pub dir: PathBuf,
+    /// Training examples.
+    pub examples: usize,
+    /// Every epoch's log.
+    pub epochs: Vec<EpochLog>,
+    /// Wall-clock seconds of the stage (of its last, resumed part when it was interrupted).
+    pub seconds: f64,
+}
+
+/// What an exact-match evaluation stage records.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Evaluated {
+    /// Answer and fact spans both matching.
+    pub full: [Rate; 3],
+    /// Answer spans matching.
+    pub answer_only: [Rate; 3],
+    /// Examples evaluated.
+    pub examples: usize,
+    /// What produced the numbers: model, data and setting.
+    pub produced_by: String,
+}
+
+fn rates(b: &Breakdown) -> [Rate; 3] {
+    [Rate::from(b.all), Rate::from(b.positive), Rate::from(b.negative)]
+}
+
+impl Evaluated {
+    fn new(em: &ExactMatch, examples: usize, produced_by: String) -> Self {
+        let full = Breakdown { all: em.all, positive: em.positive, negative: em.negative };
+        Evaluated { full: rates(&full), answer_only: rates(&em.answer_only), examples, produced_by }
+    }
+}
+
+/// How the run reports what it does.
+pub struct Progress<'a> {
+    /// One line per stage started or skipped.
+    pub message: &'a mut dyn FnMut(&str),
+    /// Events of every training run.
+    pub train: &'a mut dyn FnMut(&TrainEvent),
+}
+
+/// Everything the stages share.
+struct Run<'a, 'p> {
+    config: &'a Config,
+    stages: Stages,
+    progress: &'a mut Progress<'p>,
+    tokenizer: Tokenizer,
+    max_len: usize,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ExperimentError + '_ {
+    move |e| ExperimentError::io(path, e)
+}
+
+impl Run<'_, '_> {
+    fn dataset(&self) -> PathBuf {
+        self.config.out.join("dataset")
+    }
+
+    fn data_file(&self, family: &str, split: &str) -> PathBuf {
+        self.dataset().join(format!("{family}_{split}.jsonl"))
+    }
+
+    fn say(&mut self, text: &str) {
+        (self.progress.message)(text);
+    }
+
+    /// Runs stage `name` unless it finished before.
+    fn stage<T: Serialize + serde::de::DeserializeOwned>(
+        &mut self,
+        name: &str,
+        body: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        if let Some(done) = self.stages.done(name) {
+            self.say(&format!("{name}: done before, skipped"));
+            return Ok(done);
+        }
+        self.say(&format!("{name}: running"));
+        let result = body(self)?;
+        self.stages.finish(name, &result)?;
+        Ok(result)
+    }
+
+    /// The base encoder, freshly initialized or loaded.
+    fn base_model(&self) -> Result<LoadedModel> {
+        let source = ModelSource::parse(&self.config.model)?;
+        Ok(load_model(&source, self.config.tokenizer.as_deref(), &self.config.device, self.config.seed)?)
+    }
+
+    fn checkpoint(&self, dir: &Path) -> Result<LoadedModel> {
+        Ok(load_model(&ModelSource::Dir(dir.to_path_buf()), None, &self.config.device, self.config.seed)?)
+    }
+
+    /// Trains with `fit` in `train/NAME`, resuming an interrupted run of the same stage.
+    fn train<M: Trainable>(
+        &mut self,
+        name: &str,
+        make: impl FnOnce(LoadedModel) -> Result<M>,
+        train: &[M::Example],
+        valid: &[M::Example],
+        epochs: usize,
+        seed: u64,
+    ) -> Result<Trained> {
+        let dir = self.config.out.join("train").join(name);
+        let resume = read_state(&dir)?.is_some();
+        let loaded = if resume { self.checkpoint(&dir.join("last"))? } else { self.base_model()? };
+        if resume {
+            self.say(&format!("{name}: resuming from {}", dir.join("last").display()));
+        }
+        let model = make(loaded)?;
+        let config = TrainConfig {
+            epochs,
+            batch_size: self.config.batch_size,
+            lr: self.config.lr,
+            warmup_steps: self.config.warmup_steps,
+            seed,
+            out_dir: Some(dir.clone()),
+            resume,
+            checkpoint_every: self.config.checkpoint_every,
+            ..TrainConfig::default()
+        };
+        let start = Instant::now();
+        let epochs = fit(&model, train, valid, &config, self.progress.train)?;
+        Ok(Trained { dir, examples: train.len(), epochs, seconds: start.elapsed().as_secs_f64() })
+    }
+
+    fn span_set(&self, split: &str) -> Result<Vec<SpanExample>> {
+        let path = self.data_file("ideal", split);
+        non_empty(read_span_jsonl(&path)?, &path)
+    }
+
+    fn encode(&self, examples: &[SpanExample]) -> Result<Vec<EncodedExample>> {
+        Ok(encode_examples(examples, &self.tokenizer, self.max_len)?)
+    }
+
+    /// The test examples evaluated, sampled per query when `test_limit` is set.
+    fn test_sample<T>(&self, items: Vec<T>, key: impl Fn(&T) -> (String, bool)) -> Vec<T> {
+        match self.config.test_limit {
+            Some(limit) => per_key(items, limit, self.config.seed, key),
+            None => items,
+        }
+    }
+
+    fn ideal_eval(&mut self, name: &str, model_dir: &Path, data: &Path) -> Result<Evaluated> {
+        let dir = model_dir.join("best");
+        let data = data.to_path_buf();
+        self.stage(name, |run| {
+            let model = SpanModel::new(run.checkpoint(&dir)?)?;
+            let examples = non_empty(read_span_jsonl(&data)?, &data)?;
+            let examples = run.test_sample(examples, |e| (e.query.clone().unwrap_or_default(), is_positive(e)));
+            let encoded = run.encode(&examples)?;
+            let eval = model.evaluate(&encoded, run.config.batch_size)?;
+            let by =
+                format!("model {}, data {} ({} examples), ideal setting", dir.display(), data.display(), encoded.len());
+            Ok(Evaluated::new(&eval.exact_match, encoded.len(), by))
+        })
+    }
+
+    fn file_eval(&mut self, setting: Setting, span_dir: &Path, relevance_dir: &Path) -> Result<Evaluated> {
+        let name = format!("eval-{}", setting.name());
+        let span_best = span_dir.join("best");
+        let relevance_best = relevance_dir.join("best");
+        let data = self.data_file("file_ideal", "test");
+        self.stage(&name, |run| {
+            let span = SpanModel::new(run.checkpoint(&span_best)?)?;
+            let subtokenizer = Subtokenizer::load(&span_best)?;
+            let selector = if setting == Setting::TwoStep {
+                Some(RelevanceModel::new(run.checkpoint(&relevance_best)?, None)?)
+            } else {
+                None
+            };
+            let examples: Vec<Example> = non_empty(read_records(&data)?, &data)?;
+            let examples = run.test_sample(examples, |e| (e.query_name.clone(), e.example_type == 1));
+            let runner = Runner {
+                span: &span,
+                subtokenizer: &subtokenizer,
+                selector: selector.as_ref().map(|s| s as &dyn quarry_model::file_level::BlockSelector),
+                max_len: run.max_len,
+                batch_size: run.config.batch_size,
+            };
+            let em = runner.evaluate(setting, &examples, &mut |_, _| {})?;
+            let mut by = format!(
+                "model {}, data {} ({} examples), {} setting",
+                span_best.display(),
+                data.display(),
+                examples.len(),
+                setting.name()
+            );
+            if setting == Setting::TwoStep {
+                by.push_str(&format!(", relevance model {}", relevance_best.display()));
+            }
+            Ok(Evaluated::new(&em, examples.len(), by))
+        })
+    }
+}
+
+fn non_empty<T>(items: Vec<T>, path: &Path) -> Result<Vec<T>> {
+    if items.is_empty() {
+        return Err(ExperimentError::Invalid(format!(
+            "{}: no examples (the corpus is too small for this split; use a larger corpus or other --split ratios)",
+            path.display()
+        )));
+    }
+    Ok(items)
+}
+
+/// Perturbs every ideal test example (up to three minor syntax errors outside the spans,
+/// paper Section 5.2.3) and relabels it; returns how many were written and dropped.
+fn perturb_test(
+    input: &Path,
+    output: &Path,
+    subtokenizer: &Subtokenizer,
+    max_len: usize,
+    seed: u64,
+) -> Result<(usize, usize)> {
+    let examples: Vec<Example> = read_records(input)?;
+    let mut out = AtomicFile::create(output)?;
+    let (mut written, mut dropped) = (0, 0);
+    let options = PerturbOptions::default();
+    for (i, mut example) in examples.into_iter().enumerate() {
+        let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
+        if perturb_example(&mut example, &mut rng, &options).is_none() {
+            dropped += 1;
+            continue;
+        }
+        subtokenizer.label_example(&mut example, max_len)?;
+        out.write_json_line(&example)?;
+        written += 1;
+    }
+    out.commit()?;
+    Ok((written, dropped))
+}
+
+/// Runs the whole protocol (skipping stages finished by an earlier run) and writes
+/// `OUT/report.md` and `OUT/report.json`.
+pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
+    if !config.corpus.is_dir() {
+        return Err(ExperimentError::Invalid(format!("{}: not a directory", config.corpus.display())));
+    }
+    std::fs::create_dir_all(&config.out).map_err(io(&config.out))?;
+    let base = {
+        let source = ModelSource::parse(&config.model)?;
+        load_model(&source, config.tokenizer.as_deref(), &config.device, config.seed)?
+    };
+    let max_len = config.max_len.min(base.config.max_input_len());
+    // Every input is laid out with the model's own tokenizer, saved where the dataset
+    // builder and the file-level settings read it.
+    let tokenizer_dir = config.out.join("tokenizer");
+    std::fs::create_dir_all(&tokenizer_dir).map_err(io(&tokenizer_dir))?;
+    base.tokenizer.save(&tokenizer_dir.join("tokenizer.json"))?;
+    let mut run = Run { config, stages: Stages::new(&config.out), progress, tokenizer: base.tokenizer, max_len };
+
+    let mut queries = Vec::new();
+    for key in &config.queries {
+        queries.push(find_query(key).ok_or_else(|| ExperimentError::Invalid(format!("unknown query `{key}`")))?);
+    }
+    if queries.is_empty() {
+        queries = all_queries();
+    }
+    let written: std::collections::BTreeMap<String, usize> = run.stage("dataset", |run| {
+        let options = BuildOptions {
+            corpus: config.corpus.clone(),
+            out: run.dataset(),
+            queries,
+            tokenizer: Some(Subtokenizer::load(&tokenizer_dir)?),
+            max_len,
+            ratios: config.ratios,
+            seed: config.seed,
+            budget: None,
+            gzip: false,
+            chunk_size: 128,
+            max_file_bytes: quarry_syntax::DEFAULT_MAX_FILE_BYTES,
+        };
+        let summary = build(&options, &|_, _| {})?;
+        Ok(summary.written)
+    })?;
+
+    // Section 5.1: the span model on ideal examples.
+    let train_set = run.span_set("train")?;
+    let valid_set = run.span_set("valid")?;
+    let (train, valid) = (run.encode(&train_set)?, run.encode(&valid_set)?);
+    let seed = config.seed;
+    let span: Trained = run.stage("train-span", |run| {
+        run.train("span", |m| Ok(SpanModel::new(m)?), &train, &valid, config.epochs, seed)
+    })?;
+    // Table 4: the same without supporting facts.
+    let no_facts: Trained = run.stage("train-span-no-facts", |run| {
+        let strip = |set: &[SpanExample]| set.iter().map(without_facts).collect::<Vec<_>>();
+        let (t, v) = (run.encode(&strip(&train_set))?, run.encode(&strip(&valid_set))?);
+        run.train("span-no-facts", |m| Ok(SpanModel::new(m)?), &t, &v, config.epochs, seed)
+    })?;
+    // Section 4.2: the relevance classifier, class-weighted as in training by the CLI.
+    let relevance: Trained = run.stage("train-relevance", |run| {
+        let read = |split: &str| -> Result<_> {
+            let path = run.data_file("twostep", split);
+            non_empty(read_relevance_jsonl(&path)?, &path)
+        };
+        let (t, v) = (read("train")?, read("valid")?);
+        let weights = class_weights_for(t.iter().map(|e| usize::from(e.relevant)), RELEVANCE_CLASSES)?;
+        let (t, v) = (encode_relevance(&t, &run.tokenizer, max_len)?, encode_relevance(&v, &run.tokenizer, max_len)?);
+        let make = |m| Ok(RelevanceModel::new(m, Some(weights))?);
+        run.train("relevance", make, &t, &v, config.relevance_epochs, seed)
+    })?;
+    // Section 5.2.2: limited budgets.
+    let mut budget_runs = Vec::new();
+    for &budget in &config.budgets {
+        for repeat in 0..config.budget_repeats {
+            let name = format!("budget-{budget}-run{}", repeat + 1);
+            let sample_seed = seed.wrapping_add(1 + repeat as u64);
+            let trained: Trained = run.stage(&format!("train-{name}"), |run| {
+                let t = run.encode(&budget_sample(&train_set, budget, sample_seed))?;
+                run.train(&name, |m| Ok(SpanModel::new(m)?), &t, &valid, config.epochs, sample_seed)
+            })?;
+            budget_runs.push((budget, repeat, trained));
+        }
+    }
+    drop((train, valid, train_set, valid_set));
+
+    // Section 5.2.3: the perturbed test set.
+    let ideal_test = run.data_file("ideal", "test");
+    let perturbed = run.dataset().join("ideal_test_perturbed.jsonl");
+    let (perturbed_count, dropped): (usize, usize) = run.stage("perturb-test", |run| {
+        let subtokenizer = Subtokenizer::load(&tokenizer_dir)?;
+        perturb_test(&ideal_test, &perturbed, &subtokenizer, run.max_len, seed)
+    })?;
+
+    // Evaluations.
+    let ideal = run.ideal_eval("eval-ideal", &span.dir, &ideal_test)?;
+    let mut table3 = Vec::new();
+    for setting in [Setting::Prefix, Setting::SlidingWindow, Setting::TwoStep, Setting::FileIdeal] {
+        let e = run.file_eval(setting, &span.dir, &relevance.dir)?;
+        table3.push(Row::new(setting_label(setting), &e.full, e.produced_by.clone()));
+    }
+    let relevance_best = relevance.dir.join("best");
+    let relevance_row: RelevanceRow = run.stage("eval-relevance", |run| {
+        let path = run.data_file("twostep", "test");
+        let rows = non_empty(read_relevance_jsonl(&path)?, &path)?;
+        let rows = run.test_sample(rows, |e| (e.query.clone().unwrap_or_default(), e.relevant));
+        let model = RelevanceModel::new(run.checkpoint(&relevance_best)?, None)?;
+        let encoded = encode_relevance(&rows, &run.tokenizer, run.max_len)?;
+        let eval = model.evaluate(&encoded, run.config.batch_size)?;
+        Ok(RelevanceRow {
+            accuracy: eval.accuracy,
+            precision: eval.precision,
+            recall: eval.recall,
+            f1: eval.f1,
+            examples: encoded.len(),
+            produced_by: format!(
+                "model {}, data {} ({} rows)",
+                relevance_best.display(),
+                path.display(),
+                encoded.len()
+            ),
+        })
+    })?;
+    let no_facts_eval = run.ideal_eval("eval-ideal-no-facts", &no_facts.dir, &ideal_test)?;
+    let perturbed_eval =
+        if perturbed_count > 0 { Some(run.ideal_eval("eval-perturbed", &span.dir, &perturbed)?) } else { None };
+    let mut budgets = Vec::new();
+    for (budget, repeat, trained) in &budget_runs {
+        let e = run.ideal_eval(&format!("eval-budget-{budget}-run{}", repeat + 1), &trained.dir, &ideal_test)?;
+        let label = format!("{budget} per query (run {}, {} training examples)", repeat + 1, trained.examples);
+        budgets.push(Row::new(&label, &e.full, e.produced_by));
+    }
+
+    let report = Report {
+        model: config.model.clone(),
+        corpus: config.corpus.display().to_string(),
+        written,
+        table2: vec![Row::new("span model, ideal setting", &ideal.full, ideal.produced_by.clone())],
+        table3: {
+            let mut rows = table3;
+            rows.sort_by_key(|r| {
+                ["Prefix", "Sliding window", "Two-step", "File-level ideal"].iter().position(|n| *n == r.name)
+            });
+            rows
+        },
+        relevance: relevance_row,
+        table4: vec![
+            Row::new("trained without supporting facts", &no_facts_eval.answer_only, no_facts_eval.produced_by),
+            Row::new("trained with supporting facts", &ideal.answer_only, ideal.produced_by.clone()),
+        ],
+        table5: {
+            let mut rows = Vec::new();
+            if let Some(p) = perturbed_eval {
+                rows.push(Row::new(
+                    &format!("Perturbed ({dropped} examples dropped: no valid perturbation)"),
+                    &p.full,
+                    p.produced_by,
+                ));
+            }
+            rows.push(Row::new("Original", &ideal.full, ideal.produced_by.clone()));
+            rows
+        },
+        budgets,
+        training: vec![span, no_facts, relevance]
+            .into_iter()
+            .chain(budget_runs.into_iter().map(|(_, _, t)| t))
+            .collect(),
+    };
+    let md = config.out.join("report.md");
+    let mut file = AtomicFile::create(&md)?;
+    file.write_all(render(&report).as_bytes())?;
+    file.commit()?;
+    let json = config.out.join("report.json");
+    let mut file = AtomicFile::create(&json)?;
+    file.write_all(&serde_json::to_vec_pretty(&report).map_err(|e| ExperimentError::Invalid(e.to_string()))?)?;
+    file.commit()?;
+    Ok(report)
+}
+
+/// The row name of a setting in Table 3.
+fn setting_label(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Prefix => "Prefix",
+        Setting::SlidingWindow => "Sliding window",
+        Setting::TwoStep => "Two-step",
+        Setting::FileIdeal => "File-level ideal",
+        Setting::Ideal => "Ideal",
+    }
+}

@@ -1,0 +1,13 @@
+//! The papers' experimental protocols run end to end from a corpus and a model: datasets
+//! built, models trained and evaluated in every setting, and a report in the papers' table
+//! layout whose every row says what produced it. Every stage is resumable.
+
+#![warn(missing_docs)]
+
+pub mod codequeries;
+pub mod error;
+pub mod report;
+pub mod sample;
+pub mod stages;
+
+pub use error::{ExperimentError, Result};
