@@ -3,6 +3,7 @@
 use clap::Subcommand;
 
 pub mod blocks;
+pub mod cs1qa;
 pub mod dataset;
 pub mod diagnostics;
 pub mod encode;
@@ -51,6 +52,9 @@ pub enum Command {
     Encode(encode::EncodeArgs),
     /// Answer queries on Python files with a trained span model.
     Predict(predict::PredictArgs),
+    /// CS1QA: question types, code-line selection, answer retrieval, augmentation.
+    #[command(subcommand)]
+    Cs1qa(cs1qa::Cs1qaCommand),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -69,5 +73,6 @@ pub fn run(command: Command) -> i32 {
         Command::Evaluate(task) => evaluate::run(task),
         Command::Encode(args) => encode::run(args),
         Command::Predict(args) => predict::run(args),
+        Command::Cs1qa(command) => cs1qa::run(command),
     }
 }

@@ -99,13 +99,13 @@ pub fn run(task: TrainTask) -> i32 {
 }
 
 /// What loading decided: the usable maximum length, and whether training resumes.
-struct Setup {
-    max_len: usize,
-    resuming: bool,
+pub(crate) struct Setup {
+    pub(crate) max_len: usize,
+    pub(crate) resuming: bool,
 }
 
 /// Loads `--model`, or `OUT/last` when resuming.
-fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
+pub(crate) fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
     let device = parse_device(&args.device)?;
     let resuming = args.resume && read_state(&args.out)?.is_some();
     let source = if resuming {
@@ -121,7 +121,7 @@ fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
 }
 
 /// Trains `model` with the settings of `args`, printing progress, then the best checkpoint.
-fn run_training<M: Trainable>(
+pub(crate) fn run_training<M: Trainable>(
     model: &M,
     train: &[M::Example],
     valid: &[M::Example],
