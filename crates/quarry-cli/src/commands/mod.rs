@@ -4,6 +4,7 @@ use clap::Subcommand;
 
 pub mod blocks;
 pub mod codeqa;
+pub mod cs1qa;
 pub mod dataset;
 pub mod diagnostics;
 pub mod encode;
@@ -72,6 +73,9 @@ pub enum Command {
     /// English NLP with spaCy's small English pipeline (e.g. `quarry nlp parse`).
     #[command(subcommand)]
     Nlp(nlp::NlpCommand),
+    /// CS1QA: question types, code-line selection, answer retrieval, augmentation.
+    #[command(subcommand)]
+    Cs1qa(cs1qa::Cs1qaCommand),
 }
 
 /// Runs one subcommand and returns the process exit code.
@@ -93,5 +97,6 @@ pub fn run(command: Command) -> i32 {
         Command::Encode(args) => encode::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Nlp(cmd) => nlp::run(cmd),
+        Command::Cs1qa(command) => cs1qa::run(command),
     }
 }

@@ -106,13 +106,13 @@ pub fn run(task: TrainTask) -> i32 {
 }
 
 /// What loading decided: the usable maximum length, and whether training resumes.
-struct Setup {
-    max_len: usize,
-    resuming: bool,
+pub(crate) struct Setup {
+    pub(crate) max_len: usize,
+    pub(crate) resuming: bool,
 }
 
 /// Loads `--model`, or `OUT/last` when resuming.
-fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
+pub(crate) fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
     let device = parse_device(&args.device)?;
     let state = if args.resume { read_state(&args.out)? } else { None };
     let resuming = state.is_some();
@@ -134,7 +134,7 @@ fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
 }
 
 /// Trains `model` with the settings of `args`, printing progress, then the best checkpoint.
-fn run_training<M: Trainable>(
+pub(crate) fn run_training<M: Trainable>(
     model: &M,
     train: &[M::Example],
     valid: &[M::Example],

@@ -103,12 +103,17 @@ impl DualEncoder {
         }
     }
 
-    /// Embeddings of many sequences in evaluation mode, `batch_size` per pass, as rows.
+    /// Embeddings of many sequences in evaluation mode, `batch_size` per pass, as rows in
+    /// input order. Sequences are batched in order of length, so little padding is computed.
     pub fn embed_all(&self, sequences: &[Vec<u32>], batch_size: usize) -> Result<Vec<Vec<f32>>> {
-        let mut out = Vec::with_capacity(sequences.len());
-        for chunk in sequences.chunks(batch_size.max(1)) {
-            let refs: Vec<&[u32]> = chunk.iter().map(Vec::as_slice).collect();
-            out.extend(self.embed_ids(&refs, false)?.to_vec2::<f32>()?);
+        let mut order: Vec<usize> = (0..sequences.len()).collect();
+        order.sort_by_key(|&i| sequences[i].len());
+        let mut out = vec![Vec::new(); sequences.len()];
+        for chunk in order.chunks(batch_size.max(1)) {
+            let refs: Vec<&[u32]> = chunk.iter().map(|&i| sequences[i].as_slice()).collect();
+            for (&i, row) in chunk.iter().zip(self.embed_ids(&refs, false)?.to_vec2::<f32>()?) {
+                out[i] = row;
+            }
         }
         Ok(out)
     }

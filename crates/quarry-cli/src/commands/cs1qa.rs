@@ -1,0 +1,511 @@
+//! `quarry cs1qa ...`: CS1QA's question-type classification, code-line selection and
+//! answer retrieval (train, evaluate, retrieve) and the understanding-type augmentation.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use quarry_data::atomic::AtomicFile;
+use quarry_data::cs1qa::augment::augment;
+use quarry_data::cs1qa::{read_questions, read_retrieved, read_rows, write_retrieved, write_rows, Cs1qaRow};
+use quarry_data::cs1qa::{RetrievalQuestion, Retrieved};
+use quarry_model::cs1qa::{
+    answer_bleu, bm25_pairs, dense_search, middle_baseline, recall_at, score_selections, Bm25Retriever, DualEncoder,
+    LineModel, Pooling, TypeModel,
+};
+use quarry_model::device::parse_device;
+use quarry_model::{load_model, LoadedModel, ModelSource};
+use serde_json::json;
+
+use super::output::{report_error, with_stdout, write_json, EXIT_OK};
+use super::train::{load, run_training, TrainArgs};
+
+/// A CS1QA subcommand.
+#[derive(Subcommand)]
+pub enum Cs1qaCommand {
+    /// Train a type classifier, a line selector or a dense retriever.
+    #[command(subcommand)]
+    Train(TrainTask),
+    /// Score a model, the middle-lines baseline, retrieved answers or dense recall.
+    #[command(subcommand, visible_alias = "evaluate")]
+    Eval(EvalTask),
+    /// Retrieve corpus questions for each question (BM25 or a dense retriever).
+    Retrieve(RetrieveArgs),
+    /// Add generated understanding-type questions (paper Appendix C) to annotated rows.
+    Augment(AugmentArgs),
+}
+
+/// What to train.
+#[derive(Subcommand)]
+pub enum TrainTask {
+    /// Question type over question + code segments (`--train`/`--valid`: annotated JSONL).
+    Type(TrainArgs),
+    /// Code-line selection (`--train`/`--valid`: annotated JSONL).
+    Lines(TrainArgs),
+    /// Dense retriever on BM25 positives with in-batch negatives (`--train`/`--valid`:
+    /// retrieval question files such as `q_train.jsonl`, `q_dev.jsonl`).
+    Dense(DenseTrainArgs),
+}
+
+/// Arguments of `quarry cs1qa train dense`.
+#[derive(Args)]
+pub struct DenseTrainArgs {
+    /// The settings shared with the other training commands.
+    #[command(flatten)]
+    pub common: TrainArgs,
+    /// The corpus questions (`corpus.jsonl`).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// `cls` (DPR) or `mean` pooling of the last layer.
+    #[arg(long, default_value = "cls")]
+    pub pooling: String,
+}
+
+/// What to evaluate.
+#[derive(Subcommand)]
+pub enum EvalTask {
+    /// Type accuracy and per-class F1 of a `train type` checkpoint, voted over segments.
+    Type(ModelEvalArgs),
+    /// Line F1 and EM (all rows, valid-line rows) of a checkpoint or the baseline.
+    Lines(LinesEvalArgs),
+    /// BLEU-1 of retrieved answers, overall and per questioner.
+    Answers(AnswersArgs),
+    /// Recall@1 and @5 of a dense retriever against each question's BM25 top-1.
+    Dense(DenseEvalArgs),
+}
+
+/// Arguments of `quarry cs1qa eval type`.
+#[derive(Args)]
+pub struct ModelEvalArgs {
+    /// A checkpoint (the `best/` directory of a training run).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Annotated rows (JSONL).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Maximum model input in sub-tokens (question + code segment).
+    #[arg(long, default_value_t = 512)]
+    pub max_len: usize,
+    /// Model inputs per forward pass.
+    #[arg(long, default_value_t = 16)]
+    pub batch_size: usize,
+    /// Writes one JSON line per row with its prediction.
+    #[arg(long)]
+    pub predictions: Option<PathBuf>,
+    /// `pretty` or `json`.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+}
+
+/// Arguments of `quarry cs1qa eval lines`.
+#[derive(Args)]
+pub struct LinesEvalArgs {
+    /// Model, data and output options (`--model` unless `--baseline`).
+    #[command(flatten)]
+    pub common: ModelEvalArgs,
+    /// Score the naive baseline instead of a model: the middle `--width` lines.
+    #[arg(long)]
+    pub baseline: bool,
+    /// Lines of the baseline window (60 in the paper).
+    #[arg(long, default_value_t = 60)]
+    pub width: u64,
+}
+
+/// Arguments of `quarry cs1qa eval answers`.
+#[derive(Args)]
+pub struct AnswersArgs {
+    /// Retrieval results (`quarry cs1qa retrieve --format jsonl`).
+    #[arg(long)]
+    pub hits: PathBuf,
+    /// Annotated rows with answers; a retrieval id is the 0-based line of its row.
+    #[arg(long)]
+    pub rows: PathBuf,
+    /// `pretty` or `json`.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+}
+
+/// Arguments of `quarry cs1qa eval dense`.
+#[derive(Args)]
+pub struct DenseEvalArgs {
+    /// A `train dense` checkpoint or any encoder directory.
+    #[arg(long)]
+    pub model: String,
+    /// The corpus questions.
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// The questions to retrieve for (`q_test.jsonl`).
+    #[arg(long)]
+    pub questions: PathBuf,
+    /// Pooling when the model is not a `train dense` checkpoint.
+    #[arg(long)]
+    pub pooling: Option<String>,
+    /// Maximum sub-tokens per question.
+    #[arg(long, default_value_t = 128)]
+    pub max_len: usize,
+    /// Questions per forward pass.
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
+    /// `pretty` or `json`.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+}
+
+/// Retrieval method.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Method {
+    /// rank-bm25's BM25Okapi on `text.lower().split()` tokens.
+    Bm25,
+    /// A dual encoder (`--model`).
+    Dense,
+}
+
+/// Output format.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Pretty,
+    /// JSON (one document; `retrieve`: one line per question).
+    Json,
+    /// One JSON line per question (`retrieve`).
+    Jsonl,
+}
+
+/// Arguments of `quarry cs1qa retrieve`.
+#[derive(Args)]
+pub struct RetrieveArgs {
+    /// The corpus questions (`corpus.jsonl`).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// The questions to retrieve for.
+    #[arg(long)]
+    pub questions: PathBuf,
+    /// `bm25` or `dense`.
+    #[arg(long, value_enum, default_value_t = Method::Bm25)]
+    pub method: Method,
+    /// The dense retriever (`train dense` checkpoint).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Hits per question.
+    #[arg(long, default_value_t = 5)]
+    pub top_k: usize,
+    /// `jsonl` (`{"id", "hits": [{"id", "score"}]}` per line) or `pretty`.
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    pub format: Format,
+    /// Write here (atomically) instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Maximum sub-tokens per question (dense).
+    #[arg(long, default_value_t = 128)]
+    pub max_len: usize,
+    /// Questions per forward pass (dense).
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+}
+
+/// Arguments of `quarry cs1qa augment`.
+#[derive(Args)]
+pub struct AugmentArgs {
+    /// Annotated rows whose programs supply the keywords.
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Questions to generate.
+    #[arg(long)]
+    pub count: usize,
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output: the input rows followed by the generated ones.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Write only the generated rows.
+    #[arg(long)]
+    pub only_generated: bool,
+}
+
+/// Runs `quarry cs1qa ...`; input errors exit with 2.
+pub fn run(command: Cs1qaCommand) -> i32 {
+    let result = match command {
+        Cs1qaCommand::Train(TrainTask::Type(args)) => train_type(args),
+        Cs1qaCommand::Train(TrainTask::Lines(args)) => train_lines(args),
+        Cs1qaCommand::Train(TrainTask::Dense(args)) => train_dense(args),
+        Cs1qaCommand::Eval(EvalTask::Type(args)) => eval_type(args),
+        Cs1qaCommand::Eval(EvalTask::Lines(args)) => eval_lines(args),
+        Cs1qaCommand::Eval(EvalTask::Answers(args)) => eval_answers(args),
+        Cs1qaCommand::Eval(EvalTask::Dense(args)) => eval_dense(args),
+        Cs1qaCommand::Retrieve(args) => retrieve(args),
+        Cs1qaCommand::Augment(args) => run_augment(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => report_error(&format!("{e:#}")),
+    }
+}
+
+/// Annotated rows; malformed ones are reported on stderr and skipped.
+fn rows(path: &Path) -> Result<Vec<Cs1qaRow>> {
+    let loaded = read_rows(path)?;
+    for e in &loaded.errors {
+        eprintln!("quarry: warning: skipping {e}");
+    }
+    if loaded.records.is_empty() {
+        bail!("{}: no usable rows", path.display());
+    }
+    Ok(loaded.into_records())
+}
+
+/// Retrieval questions; malformed lines are reported on stderr and skipped.
+fn questions(path: &Path) -> Result<Vec<RetrievalQuestion>> {
+    let loaded = read_questions(path)?;
+    for e in &loaded.errors {
+        eprintln!("quarry: warning: skipping {e}");
+    }
+    if loaded.records.is_empty() {
+        bail!("{}: no usable questions", path.display());
+    }
+    Ok(loaded.into_records())
+}
+
+fn load_eval_model(model: &Option<String>, device: &str) -> Result<LoadedModel> {
+    let Some(spec) = model else { bail!("--model is required") };
+    let device = parse_device(device)?;
+    load_model(&ModelSource::parse(spec)?, None, &device, 0).with_context(|| format!("loading model '{spec}'"))
+}
+
+fn train_type(args: TrainArgs) -> Result<i32> {
+    let (train_rows, valid_rows) = (rows(&args.train)?, rows(&args.valid)?);
+    let (model, setup) = load(&args)?;
+    let model = TypeModel::new(model)?;
+    let train = model.encode(&train_rows, setup.max_len)?;
+    let valid = model.encode(&valid_rows, setup.max_len)?;
+    eprintln!("{} training rows in {} segments, {} validation rows", train_rows.len(), train.len(), valid_rows.len());
+    run_training(&model, &train, &valid, &args, &setup)?;
+    Ok(EXIT_OK)
+}
+
+fn train_lines(args: TrainArgs) -> Result<i32> {
+    let (train_rows, valid_rows) = (rows(&args.train)?, rows(&args.valid)?);
+    let (model, setup) = load(&args)?;
+    let model = LineModel::new(model)?;
+    let train = model.encode(&train_rows, setup.max_len)?;
+    let valid = model.encode(&valid_rows, setup.max_len)?;
+    eprintln!("{} training rows in {} segments, {} validation rows", train_rows.len(), train.len(), valid_rows.len());
+    run_training(&model, &train, &valid, &args, &setup)?;
+    Ok(EXIT_OK)
+}
+
+fn train_dense(args: DenseTrainArgs) -> Result<i32> {
+    let common = &args.common;
+    let corpus = questions(&args.corpus)?;
+    let (train_q, valid_q) = (questions(&common.train)?, questions(&common.valid)?);
+    let pooling = Pooling::parse(&args.pooling)?;
+    let (model, setup) = load(common)?;
+    let model = DualEncoder::new(model, Some(pooling))?;
+    let bm25 = Bm25Retriever::new(&corpus)?;
+    let train = bm25_pairs(&model, &bm25, &corpus, &train_q, setup.max_len)?;
+    let valid = bm25_pairs(&model, &bm25, &corpus, &valid_q, setup.max_len)?;
+    run_training(&model, &train, &valid, common, &setup)?;
+    Ok(EXIT_OK)
+}
+
+fn eval_type(args: ModelEvalArgs) -> Result<i32> {
+    let data = rows(&args.data)?;
+    let model = TypeModel::new(load_eval_model(&args.model, &args.device)?)?;
+    let examples = model.encode(&data, args.max_len)?;
+    let e = model.evaluate(&examples, args.batch_size)?;
+    if let Some(path) = &args.predictions {
+        let mut f = AtomicFile::create(path)?;
+        for (i, (r, p)) in data.iter().zip(&e.predictions).enumerate() {
+            f.write_json_line(&json!({"row": i, "gold": r.question_type, "predicted": p}))?;
+        }
+        f.commit()?;
+    }
+    let r = &e.report;
+    let per_class: serde_json::Map<String, serde_json::Value> = r
+        .per_class
+        .iter()
+        .map(|c| {
+            (c.label.clone(), json!({"precision": c.precision, "recall": c.recall, "f1": c.f1, "support": c.support}))
+        })
+        .collect();
+    Ok(with_stdout(|out| match args.format {
+        Format::Pretty => {
+            writeln!(out, "rows {}  accuracy {:.4}  macro-F1 {:.4}", e.predictions.len(), r.accuracy, r.macro_f1)?;
+            for c in &r.per_class {
+                writeln!(
+                    out,
+                    "  {:<20} F1 {:.4}  P {:.4}  R {:.4}  n {}",
+                    c.label, c.f1, c.precision, c.recall, c.support
+                )?;
+            }
+            Ok(())
+        }
+        _ => write_json(
+            out,
+            &json!({"rows": e.predictions.len(), "accuracy": r.accuracy, "macro_f1": r.macro_f1, "per_class": per_class}),
+        ),
+    }))
+}
+
+fn eval_lines(args: LinesEvalArgs) -> Result<i32> {
+    let c = &args.common;
+    let data = rows(&c.data)?;
+    let selections = if args.baseline {
+        middle_baseline(&data, args.width)
+    } else {
+        let model = LineModel::new(load_eval_model(&c.model, &c.device)?)?;
+        let examples = model.encode(&data, c.max_len)?;
+        model.evaluate(&examples, c.batch_size)?.selections
+    };
+    let report = score_selections(&data, &selections)?;
+    if let Some(path) = &c.predictions {
+        let mut f = AtomicFile::create(path)?;
+        for (i, s) in selections.iter().enumerate() {
+            f.write_json_line(&json!({"row": i, "lines": s}))?;
+        }
+        f.commit()?;
+    }
+    let (a, v) = (report.all, report.valid);
+    Ok(with_stdout(|out| match c.format {
+        Format::Pretty => {
+            writeln!(out, "all rows   ({:>5})  F1 {:.4}  EM {:.4}", a.count, a.f1, a.em)?;
+            writeln!(out, "valid line ({:>5})  F1 {:.4}  EM {:.4}", v.count, v.f1, v.em)
+        }
+        _ => write_json(
+            out,
+            &json!({"all": {"rows": a.count, "f1": a.f1, "em": a.em}, "valid_line": {"rows": v.count, "f1": v.f1, "em": v.em}}),
+        ),
+    }))
+}
+
+fn eval_answers(args: AnswersArgs) -> Result<i32> {
+    let loaded = read_rows(&args.rows)?;
+    for e in &loaded.errors {
+        eprintln!("quarry: warning: skipping {e}");
+    }
+    let by_id: HashMap<u64, &Cs1qaRow> = loaded.records.iter().map(|(line, r)| (*line as u64 - 1, r)).collect();
+    let hits = read_retrieved(&args.hits)?;
+    for e in &hits.errors {
+        eprintln!("quarry: warning: skipping {e}");
+    }
+    let results: Vec<Retrieved> = hits.into_records();
+    let b = answer_bleu(&results, &by_id)?;
+    if !b.missing.is_empty() {
+        eprintln!("quarry: warning: {} ids have no annotated row, e.g. {}", b.missing.len(), b.missing[0]);
+    }
+    if b.count == 0 {
+        bail!("no retrieved answer could be scored");
+    }
+    let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.2}", 100.0 * v));
+    Ok(with_stdout(|out| match args.format {
+        Format::Pretty => {
+            writeln!(out, "questions {}  BLEU-1 {:.2}", b.count, 100.0 * b.mean)?;
+            writeln!(out, "  by retrieved type: student {}  TA {}", opt(b.student), opt(b.ta))?;
+            writeln!(out, "  by asker:          student {}  TA {}", opt(b.query_student), opt(b.query_ta))
+        }
+        _ => write_json(out, &b),
+    }))
+}
+
+fn dense_model(spec: &str, pooling: Option<&str>, device: &str) -> Result<DualEncoder> {
+    let model = load_eval_model(&Some(spec.to_string()), device)?;
+    let pooling = pooling.map(Pooling::parse).transpose()?;
+    Ok(DualEncoder::new(model, pooling)?)
+}
+
+fn eval_dense(args: DenseEvalArgs) -> Result<i32> {
+    let corpus = questions(&args.corpus)?;
+    let qs = questions(&args.questions)?;
+    let bm25 = Bm25Retriever::new(&corpus)?;
+    let reference: HashMap<u64, u64> =
+        bm25.search_all(&qs, 1).into_iter().filter_map(|r| r.hits.first().map(|h| (r.id, h.id))).collect();
+    let model = dense_model(&args.model, args.pooling.as_deref(), &args.device)?;
+    let start = std::time::Instant::now();
+    let results = dense_search(&model, &corpus, &qs, 5, args.max_len, args.batch_size)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let (r1, r5) = (recall_at(&results, &reference, 1), recall_at(&results, &reference, 5));
+    Ok(with_stdout(|out| match args.format {
+        Format::Pretty => writeln!(
+            out,
+            "questions {}  recall@1 {:.4}  recall@5 {:.4} (of the BM25 top-1; {} pooling, {:.1}s)",
+            qs.len(),
+            r1,
+            r5,
+            model.pooling().name(),
+            seconds
+        ),
+        _ => write_json(
+            out,
+            &json!({"questions": qs.len(), "recall@1": r1, "recall@5": r5, "pooling": model.pooling().name(), "seconds": seconds}),
+        ),
+    }))
+}
+
+fn retrieve(args: RetrieveArgs) -> Result<i32> {
+    let corpus = questions(&args.corpus)?;
+    let qs = questions(&args.questions)?;
+    let results = match args.method {
+        Method::Bm25 => Bm25Retriever::new(&corpus)?.search_all(&qs, args.top_k),
+        Method::Dense => {
+            let Some(spec) = &args.model else { bail!("--method dense needs --model") };
+            let model = dense_model(spec, None, &args.device)?;
+            dense_search(&model, &corpus, &qs, args.top_k, args.max_len, args.batch_size)?
+        }
+    };
+    if args.format == Format::Pretty {
+        let texts: HashMap<u64, &str> = corpus.iter().map(|q| (q.id, q.text.as_str())).collect();
+        let mut text = String::new();
+        for (q, r) in qs.iter().zip(&results) {
+            text.push_str(&format!("{} {}\n", q.id, q.text.replace('\n', " ")));
+            for (rank, h) in r.hits.iter().enumerate() {
+                let t = texts.get(&h.id).copied().unwrap_or("").replace('\n', " ");
+                text.push_str(&format!("  {}. {} ({:.4}) {t}\n", rank + 1, h.id, h.score));
+            }
+        }
+        return match &args.out {
+            Some(path) => {
+                let mut f = AtomicFile::create(path)?;
+                f.write_all(text.as_bytes())?;
+                f.commit()?;
+                Ok(EXIT_OK)
+            }
+            None => Ok(with_stdout(|out| out.write_all(text.as_bytes()))),
+        };
+    }
+    match &args.out {
+        Some(path) => {
+            write_retrieved(path, &results)?;
+            Ok(EXIT_OK)
+        }
+        None => Ok(with_stdout(|out| {
+            for r in &results {
+                serde_json::to_writer(&mut *out, r).map_err(std::io::Error::other)?;
+                writeln!(out)?;
+            }
+            Ok(())
+        })),
+    }
+}
+
+fn run_augment(args: AugmentArgs) -> Result<i32> {
+    let data = rows(&args.data)?;
+    let generated = augment(&data, args.count, args.seed);
+    if generated.len() < args.count {
+        eprintln!("quarry: warning: generated {} of {} questions", generated.len(), args.count);
+    }
+    let mut out = if args.only_generated { Vec::new() } else { data };
+    out.extend(generated);
+    write_rows(&args.out, &out)?;
+    eprintln!("wrote {} rows to {}", out.len(), args.out.display());
+    Ok(EXIT_OK)
+}
