@@ -2,7 +2,8 @@
 //! with its main settings from the command line (for a build without the CLI).
 //!
 //! Usage: cargo run -p quarry-experiment --example codequeries -- CORPUS MODEL OUT
-//! [MAX_LEN EPOCHS BUDGETS TEST_LIMIT QUERY...], e.g. `... 128 1 16,8 10 "Unused import"`.
+//! [MAX_LEN EPOCHS BUDGETS TEST_LIMIT TRAIN_LIMIT QUERY...], e.g.
+//! `... 128 1 16,8 10 24 "Unused import"`.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,9 @@ use quarry_model::train::TrainEvent;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 3 {
-        return Err("usage: codequeries CORPUS MODEL OUT [MAX_LEN EPOCHS BUDGETS TEST_LIMIT QUERY...]".into());
+        return Err(
+            "usage: codequeries CORPUS MODEL OUT [MAX_LEN EPOCHS BUDGETS TEST_LIMIT TRAIN_LIMIT QUERY...]".into()
+        );
     }
     let mut config = Config::new(PathBuf::from(&args[0]), args[1].clone(), PathBuf::from(&args[2]));
     if let Some(n) = args.get(3) {
@@ -27,7 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(n) = args.get(6) {
         config.test_limit = Some(n.parse()?);
     }
-    config.queries = args.iter().skip(7).cloned().collect();
+    if let Some(n) = args.get(7) {
+        config.train_limit = Some(n.parse()?);
+    }
+    config.queries = args.iter().skip(8).cloned().collect();
     let mut message = |m: &str| eprintln!("{m}");
     let mut train = |e: &TrainEvent| {
         if let TrainEvent::Epoch(l) = e {

@@ -73,6 +73,9 @@ pub struct Config {
     pub budget_repeats: usize,
     /// Evaluate at most this many positive and as many negative test examples per query.
     pub test_limit: Option<usize>,
+    /// Train (span and relevance) on at most this many positive and as many negative
+    /// examples per query, for a run sized for a CPU.
+    pub train_limit: Option<usize>,
     /// Keep `last/` every this many optimizer steps, so an interrupted run resumes mid-epoch.
     pub checkpoint_every: Option<usize>,
     /// Where models run.
@@ -100,6 +103,7 @@ impl Config {
             budgets: vec![512, 256, 128, 64],
             budget_repeats: 1,
             test_limit: None,
+            train_limit: None,
             checkpoint_every: Some(200),
             device: Device::Cpu,
         }
@@ -243,6 +247,14 @@ impl Run<'_, '_> {
 
     fn encode(&self, examples: &[SpanExample]) -> Result<Vec<EncodedExample>> {
         Ok(encode_examples(examples, &self.tokenizer, self.max_len)?)
+    }
+
+    /// The training examples used, sampled per query when `train_limit` is set.
+    fn train_sample<T>(&self, items: Vec<T>, key: impl Fn(&T) -> (String, bool)) -> Vec<T> {
+        match self.config.train_limit {
+            Some(limit) => per_key(items, limit, self.config.seed, key),
+            None => items,
+        }
     }
 
     /// The test examples evaluated, sampled per query when `test_limit` is set.
@@ -389,6 +401,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
 
     // Section 5.1: the span model on ideal examples.
     let train_set = run.span_set("train")?;
+    let train_set = run.train_sample(train_set, |e| (e.query.clone().unwrap_or_default(), is_positive(e)));
     let valid_set = run.span_set("valid")?;
     let (train, valid) = (run.encode(&train_set)?, run.encode(&valid_set)?);
     let seed = config.seed;
@@ -408,6 +421,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             non_empty(read_relevance_jsonl(&path)?, &path)
         };
         let (t, v) = (read("train")?, read("valid")?);
+        let t = run.train_sample(t, |e| (e.query.clone().unwrap_or_default(), e.relevant));
         let weights = class_weights_for(t.iter().map(|e| usize::from(e.relevant)), RELEVANCE_CLASSES)?;
         let (t, v) = (encode_relevance(&t, &run.tokenizer, max_len)?, encode_relevance(&v, &run.tokenizer, max_len)?);
         let make = |m| Ok(RelevanceModel::new(m, Some(weights))?);

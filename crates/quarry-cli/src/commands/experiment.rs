@@ -70,6 +70,9 @@ pub struct CodeQueriesArgs {
     /// Evaluate at most N positive and N negative test examples per query.
     #[arg(long)]
     pub test_limit: Option<usize>,
+    /// Train on at most N positive and N negative examples per query (span and relevance).
+    #[arg(long)]
+    pub train_limit: Option<usize>,
     /// Keep a resumable checkpoint every N optimizer steps.
     #[arg(long, default_value_t = 200)]
     pub checkpoint_every: usize,
@@ -105,6 +108,7 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     config.budgets = args.budgets.into_iter().filter(|&b| b > 0).collect();
     config.budget_repeats = args.budget_repeats;
     config.test_limit = args.test_limit;
+    config.train_limit = args.train_limit;
     config.checkpoint_every = Some(args.checkpoint_every.max(1));
     config.device = parse_device(&args.device)?;
     let bar = std::io::stderr().is_terminal();
