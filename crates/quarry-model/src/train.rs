@@ -9,7 +9,7 @@ use std::time::Instant;
 use candle_core::Tensor;
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::save_checkpoint;
+use crate::checkpoint::{save_checkpoint, save_checkpoint_with};
 use crate::data::EncodedExample;
 use crate::error::{ModelError, Result};
 use crate::heads::HeadConfig;
@@ -272,13 +272,14 @@ pub fn fit<M: Trainable + ?Sized>(
             if best {
                 save_checkpoint(&out.join("best"), &m.config, &m.tokenizer, &m.store, Some(&head))?;
             }
-            let last = out.join("last");
-            save_checkpoint(&last, &m.config, &m.tokenizer, &m.store, Some(&head))?;
-            opt.save(&last.join(OPTIMIZER_FILE))?;
-            let path = last.join(STATE_FILE);
-            let text = serde_json::to_string_pretty(&state)
-                .map_err(|e| ModelError::Json { path: path.clone(), message: e.to_string() })?;
-            std::fs::write(&path, text).map_err(|e| ModelError::io(&path, e))?;
+            // Weights, optimizer and trainer state replace `last` together.
+            save_checkpoint_with(&out.join("last"), &m.config, &m.tokenizer, &m.store, Some(&head), |staging| {
+                opt.save(&staging.join(OPTIMIZER_FILE))?;
+                let path = staging.join(STATE_FILE);
+                let text = serde_json::to_string_pretty(&state)
+                    .map_err(|e| ModelError::Json { path: path.clone(), message: e.to_string() })?;
+                std::fs::write(&path, text).map_err(|e| ModelError::io(&path, e))
+            })?;
         }
         on_event(&TrainEvent::Epoch(log));
     }
