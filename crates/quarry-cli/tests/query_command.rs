@@ -102,3 +102,56 @@ fn queries_lists_the_registry() {
     let first = &list[0];
     assert!(first["id"].is_string() && first["name"].is_string() && first["index"].is_number());
 }
+
+fn named_project(tag: &str, files: &[(&str, &[u8])]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("quarry-cli-query-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, contents) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_declared_latin1_file_yields_its_findings() {
+    let dir = named_project(
+        "latin1",
+        &[("latin1.py", b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\nif name == None:\n    pass\n")],
+    );
+    let out = quarry(&["query", dir.to_str().unwrap(), "-q", "equals-none", "--format", "jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["answer_spans"][0]["span"], "name == None");
+    assert_eq!(doc["answer_spans"][0]["start_line"], 2);
+}
+
+#[test]
+fn pretty_output_is_bounded_on_a_long_line() {
+    let line = "x = a == a;      ".repeat(3000);
+    let dir = named_project("long-line", &[("long.py", format!("{line}\n").as_bytes())]);
+    let file = dir.join("long.py");
+    let out =
+        quarry(&["query", file.to_str().unwrap(), "-q", "comparison-of-identical-expressions", "--max-shown", "50"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.len() < 50 * 1000, "{} bytes", text.len());
+    assert!(text.lines().all(|l| l.chars().count() < 200), "a long line was printed whole");
+    assert!(text.contains("note: 2950 more finding(s)"), "{}", &text[text.len().saturating_sub(300)..]);
+    let out =
+        quarry(&["query", file.to_str().unwrap(), "-q", "comparison-of-identical-expressions", "--format", "jsonl"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 3000, "JSON Lines keeps every finding");
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_in_a_directory_are_reported_and_skipped() {
+    let dir = named_project("special", &[("good.py", SERVICE)]);
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.py")).unwrap();
+    let out = quarry(&["query", dir.to_str().unwrap(), "--format", "jsonl", "--time-budget", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("zero.py: not a regular file (character device), skipped"), "{stderr}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+}

@@ -71,10 +71,23 @@ pub fn open_lines(path: &Path) -> Result<Box<dyn std::io::BufRead>, DataError> {
 /// Reads every record of a JSON Lines file (`.gz` decompressed), skipping
 /// blank lines; a bad line is an error naming the file and the line.
 pub fn read_records<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, DataError> {
-    use std::io::BufRead as _;
+    parse_records(open_lines(path)?, path)
+}
+
+/// Reads every record of JSON Lines text from `reader`, skipping blank
+/// lines; errors name `path` and the 1-based line, including a truncated
+/// gzip stream or a line that is not UTF-8.
+pub fn parse_records<T: serde::de::DeserializeOwned>(
+    reader: impl std::io::BufRead,
+    path: &Path,
+) -> Result<Vec<T>, DataError> {
     let mut out = Vec::new();
-    for (i, line) in open_lines(path)?.lines().enumerate() {
-        let line = line.map_err(|e| DataError::io(path, e))?;
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| DataError::BadRecord {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message: format!("cannot read the line: {e}"),
+        })?;
         if line.trim().is_empty() {
             continue;
         }

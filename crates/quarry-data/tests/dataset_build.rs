@@ -64,6 +64,7 @@ fn options(out: &Path, tokenizer: Option<&Path>, max_len: usize) -> BuildOptions
         gzip: false,
         chunk_size: 2,
         max_file_bytes: 1 << 20,
+        time_budget: None,
     }
 }
 

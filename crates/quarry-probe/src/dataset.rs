@@ -162,9 +162,13 @@ impl Dataset {
         dataset
     }
 
-    /// Reads a dataset file.
+    /// Reads a dataset file: a regular file of at most 4 GiB (a named pipe
+    /// or a device is refused, not read).
     pub fn read(path: &Path) -> Result<Dataset> {
-        let bytes = std::fs::read(path).map_err(|e| ProbeError::io(path, e))?;
+        let bytes = quarry_syntax::read::read_regular_file(path, 4 << 30).map_err(|e| match e {
+            quarry_syntax::SyntaxError::Io { source, .. } => ProbeError::io(path, source),
+            other => ProbeError::Corpus(other.to_string()),
+        })?;
         Ok(Dataset::parse(&bytes))
     }
 

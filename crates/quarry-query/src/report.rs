@@ -3,7 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use quarry_syntax::{BlockKind, CodeBlock, Language, LineRun, LoadOptions, ParsedFile, SpanRecord, SyntaxError};
+use quarry_syntax::budget::check_depth;
+use quarry_syntax::{
+    BlockKind, CodeBlock, Deadline, Language, LineRun, LoadOptions, ParsedFile, SourceFile, SpanRecord, SyntaxError,
+    DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET,
+};
 use serde::Serialize;
 
 use crate::context::FileContext;
@@ -73,25 +77,82 @@ pub struct FileReport {
     pub findings: Vec<FindingRecord>,
 }
 
-/// Loads, parses and queries one file, positive and/or negative form.
+/// Bounds on the work done for one file.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkLimits {
+    /// Time allowed per file for parsing and queries; `None` for no limit.
+    pub time_budget: Option<std::time::Duration>,
+    /// Files whose syntax tree is deeper than this are skipped.
+    pub max_depth: usize,
+}
+
+impl Default for WorkLimits {
+    fn default() -> Self {
+        WorkLimits { time_budget: Some(DEFAULT_TIME_BUDGET), max_depth: DEFAULT_MAX_DEPTH }
+    }
+}
+
+/// Loads, parses and queries one file, positive and/or negative form, with
+/// no time budget and the default depth limit.
 pub fn analyze_file(
     path: &Path,
     queries: &[&'static Query],
     polarities: &[Polarity],
     options: &LoadOptions,
 ) -> Result<FileReport, SyntaxError> {
-    let file = ParsedFile::load(path, Some(Language::Python), options)?;
-    Ok(analyze_parsed(&file, queries, polarities))
+    let limits = WorkLimits { time_budget: None, ..WorkLimits::default() };
+    analyze_file_within(path, queries, polarities, options, &limits)
+}
+
+/// Loads, parses and queries one file within `limits`: a file whose tree is
+/// too deep, or that runs out of time while being parsed or queried, is an
+/// error naming it ([`SyntaxError::TooDeep`], [`SyntaxError::TimeBudget`]).
+pub fn analyze_file_within(
+    path: &Path,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    options: &LoadOptions,
+    limits: &WorkLimits,
+) -> Result<FileReport, SyntaxError> {
+    let deadline = Deadline::new(limits.time_budget);
+    let file = ParsedFile::parse_within(SourceFile::load(path, options)?, Language::Python, &deadline)?;
+    let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
+    deadline.run_bounded(path, "running queries", move || {
+        analyze_parsed_within(&file, &queries, &polarities, max_depth, &deadline)
+    })
 }
 
 /// Queries an already parsed file.
 pub fn analyze_parsed(file: &ParsedFile, queries: &[&'static Query], polarities: &[Polarity]) -> FileReport {
+    run_queries(file, queries, polarities, &Deadline::unlimited()).unwrap_or_else(|_| unreachable!("no deadline"))
+}
+
+/// Queries an already parsed file whose tree is at most `max_depth` deep,
+/// checking `deadline` before each query.
+pub fn analyze_parsed_within(
+    file: &ParsedFile,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    max_depth: usize,
+    deadline: &Deadline,
+) -> Result<FileReport, SyntaxError> {
+    check_depth(file.source().path(), file.root(), max_depth)?;
+    run_queries(file, queries, polarities, deadline)
+}
+
+fn run_queries(
+    file: &ParsedFile,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    deadline: &Deadline,
+) -> Result<FileReport, SyntaxError> {
     let context = FileContext::new(file);
     let text = file.text();
     let name = file.source().path().display().to_string();
     let mut findings = Vec::new();
     for query in queries {
         for &polarity in polarities {
+            deadline.check(file.source().path(), || format!("running query {}", query.meta.id))?;
             for finding in run_query(&context, query, polarity) {
                 let relevant_blocks =
                     finding.relevant_blocks.iter().map(|&i| BlockRef::from(&context.blocks().all()[i])).collect();
@@ -108,10 +169,10 @@ pub fn analyze_parsed(file: &ParsedFile, queries: &[&'static Query], polarities:
             }
         }
     }
-    FileReport {
+    Ok(FileReport {
         path: file.source().path().to_path_buf(),
         text: text.to_string(),
         has_syntax_errors: file.has_errors(),
         findings,
-    }
+    })
 }

@@ -7,27 +7,43 @@ use std::path::{Path, PathBuf};
 use crate::language::Language;
 
 /// Every file of `language` under `paths`, sorted for determinism. A path that
-/// is a file is taken as it is, whatever its extension; directories are walked
-/// recursively, skipping what `.gitignore`, `.ignore` and hidden-file rules
-/// exclude. Walk errors (unreadable directories) are returned alongside.
+/// is not a directory is taken as it is, whatever its extension (loading it
+/// reports what is wrong with it); directories are walked recursively,
+/// skipping what `.gitignore`, `.ignore` and hidden-file rules exclude.
+/// Links inside directories are followed only to regular files. Entries
+/// with the language's extension that are named pipes, sockets, devices or
+/// broken or cyclic links are reported, as are unreadable directories:
+/// these messages are returned alongside.
 pub fn source_files(paths: &[PathBuf], language: Language) -> (Vec<PathBuf>, Vec<String>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
-        if path.is_file() {
-            files.push(path.clone());
+        if std::fs::symlink_metadata(path).is_err() {
+            errors.push(format!("{}: no such file or directory", path.display()));
             continue;
         }
-        if !path.exists() {
-            errors.push(format!("{}: no such file or directory", path.display()));
+        if !path.is_dir() {
+            files.push(path.clone());
             continue;
         }
         for entry in ignore::WalkBuilder::new(path).require_git(false).build() {
             match entry {
                 Ok(entry) => {
                     let p = entry.path();
-                    if entry.file_type().is_some_and(|t| t.is_file()) && Language::from_path(p) == Some(language) {
-                        files.push(p.to_path_buf());
+                    if Language::from_path(p) != Some(language) {
+                        continue;
+                    }
+                    match entry.file_type() {
+                        Some(t) if t.is_file() => files.push(p.to_path_buf()),
+                        Some(t) if t.is_dir() => {}
+                        Some(t) if t.is_symlink() => match std::fs::metadata(p) {
+                            Ok(target) if target.is_file() => files.push(p.to_path_buf()),
+                            Ok(target) if target.is_dir() => {}
+                            Ok(target) => errors.push(not_regular(p, &target.file_type())),
+                            Err(e) => errors.push(format!("{}: cannot follow link: {e}, skipped", p.display())),
+                        },
+                        Some(t) => errors.push(not_regular(p, &t)),
+                        None => {}
                     }
                 }
                 Err(e) => errors.push(e.to_string()),
@@ -37,6 +53,11 @@ pub fn source_files(paths: &[PathBuf], language: Language) -> (Vec<PathBuf>, Vec
     files.sort();
     files.dedup();
     (files, errors)
+}
+
+fn not_regular(path: &Path, file_type: &std::fs::FileType) -> String {
+    let kind = crate::read::special_file_kind(file_type).unwrap_or("special file");
+    format!("{}: not a regular file ({kind}), skipped", path.display())
 }
 
 /// One member of a zip archive: its name inside the archive and its bytes.

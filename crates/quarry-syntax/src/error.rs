@@ -19,6 +19,15 @@ pub enum SyntaxError {
         /// The offending path.
         path: PathBuf,
     },
+    /// The path names a named pipe, socket or device (directly or through a
+    /// link): reading it could block or never end, so it is not read.
+    #[error("{path}: not a regular file ({kind}), skipped")]
+    NotRegular {
+        /// The offending path.
+        path: PathBuf,
+        /// What it is, in words (`named pipe (FIFO)`, `character device`, ...).
+        kind: &'static str,
+    },
     /// The file is larger than the configured limit.
     #[error("{path}: file is {size} bytes, over the limit of {limit} bytes")]
     TooLarge {
@@ -44,6 +53,56 @@ pub enum SyntaxError {
         path: PathBuf,
         /// Byte offset of the first invalid sequence.
         offset: usize,
+    },
+    /// The file declares (PEP 263) an encoding quarry does not know.
+    #[error("{path}: unknown encoding `{name}` declared on line {}", line + 1)]
+    UnknownEncoding {
+        /// The offending path.
+        path: PathBuf,
+        /// The name as declared.
+        name: String,
+        /// 0-based line of the declaration.
+        line: usize,
+    },
+    /// The file starts with a UTF-8 byte-order mark but declares another encoding.
+    #[error("{path}: encoding problem: a UTF-8 byte-order mark with `{declared}` declared")]
+    EncodingConflict {
+        /// The offending path.
+        path: PathBuf,
+        /// The declared encoding.
+        declared: String,
+    },
+    /// The file's bytes are not valid in its declared encoding.
+    #[error("{path}: cannot decode as {encoding} at byte offset {offset}")]
+    Undecodable {
+        /// The offending path.
+        path: PathBuf,
+        /// The declared encoding (normalised name).
+        encoding: String,
+        /// Byte offset of the first byte that cannot be decoded.
+        offset: usize,
+    },
+    /// The syntax tree nests deeper than the analyses allow.
+    #[error("{path}: nesting {depth} levels deep at line {}, over the limit of {limit}; skipped", line + 1)]
+    TooDeep {
+        /// The offending path.
+        path: PathBuf,
+        /// Depth of the deepest node.
+        depth: usize,
+        /// The limit.
+        limit: usize,
+        /// 0-based line of the deepest node.
+        line: usize,
+    },
+    /// The per-file time budget ran out.
+    #[error("{path}: skipped after the per-file time budget of {:.1} s ran out while {stage}", budget.as_secs_f64())]
+    TimeBudget {
+        /// The offending path.
+        path: PathBuf,
+        /// The budget.
+        budget: std::time::Duration,
+        /// What was being done (`parsing`, `running query unused-import`, ...).
+        stage: String,
     },
     /// No language is known for the file's extension.
     #[error("{path}: unknown language (use --lang python|java)")]

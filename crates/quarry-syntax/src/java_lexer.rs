@@ -151,7 +151,7 @@ fn text_block_length(rest: &str) -> Option<usize> {
     while i < bytes.len() {
         if bytes[i] == b'\\' {
             i += 2;
-        } else if rest[i..].starts_with("\"\"\"") {
+        } else if bytes[i..].starts_with(b"\"\"\"") {
             return Some(i + 3);
         } else {
             i += 1;
@@ -166,6 +166,17 @@ mod tests {
 
     fn kinds_and_texts(text: &str) -> Vec<(TokenKind, &str)> {
         tokenize(text).iter().map(|t| (t.kind, t.text(text))).collect()
+    }
+
+    /// Found by the `lexers` fuzz target: an escape before a multi-byte
+    /// character inside a text block used to slice inside the character.
+    #[test]
+    fn escape_before_a_multibyte_character_in_a_text_block() {
+        let text = "x = \"\"\"a\\\u{e7}b\"\"\"; y";
+        let got = kinds_and_texts(text);
+        assert!(got.contains(&(TokenKind::Literal, "\"\"\"a\\\u{e7}b\"\"\"")), "{got:?}");
+        let unclosed = "\"\"\"\\\u{e7}\u{e7}";
+        assert_eq!(tokenize(unclosed).last().map(|t| t.end), Some(unclosed.len()));
     }
 
     #[test]

@@ -5,19 +5,23 @@
 //! iterative, so deeply nested code cannot overflow the stack.
 
 pub mod blocks;
+pub mod budget;
 pub mod corpus;
+pub mod encoding;
 pub mod error;
 pub mod java_lexer;
 pub mod language;
 pub mod parse;
 pub mod position;
 pub mod python_lexer;
+pub mod read;
 pub mod source;
 pub mod token;
 pub mod tree_dump;
 pub mod walk;
 
 pub use blocks::{code_blocks, BlockKind, Blocks, CodeBlock, LineRun};
+pub use budget::{Deadline, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET};
 pub use error::SyntaxError;
 pub use language::Language;
 pub use parse::{ErrorKind, ErrorRegion, ParsedFile};

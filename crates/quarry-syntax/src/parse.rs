@@ -2,8 +2,9 @@
 //! its error regions are reported.
 
 use serde::Serialize;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, ParseOptions, Parser, Tree};
 
+use crate::budget::Deadline;
 use crate::error::SyntaxError;
 use crate::language::Language;
 use crate::position::{Span, SpanRecord};
@@ -43,10 +44,25 @@ pub struct ErrorRegion {
 impl ParsedFile {
     /// Parses a loaded source file as `language`.
     pub fn parse(source: SourceFile, language: Language) -> Result<ParsedFile, SyntaxError> {
+        ParsedFile::parse_within(source, language, &Deadline::unlimited())
+    }
+
+    /// Parses a loaded source file as `language`, giving up with
+    /// [`SyntaxError::TimeBudget`] once `deadline` has passed.
+    pub fn parse_within(
+        source: SourceFile,
+        language: Language,
+        deadline: &Deadline,
+    ) -> Result<ParsedFile, SyntaxError> {
         let mut parser = Parser::new();
         parser.set_language(&language.grammar()).expect("bundled grammars match the tree-sitter ABI");
-        let tree = parse_text(&mut parser, source.text())
-            .ok_or_else(|| SyntaxError::ParseFailed { path: source.path().to_path_buf() })?;
+        let tree = match parse_text(&mut parser, source.text(), deadline) {
+            Some(tree) => tree,
+            None => {
+                deadline.check(source.path(), || "parsing".to_string())?;
+                return Err(SyntaxError::ParseFailed { path: source.path().to_path_buf() });
+            }
+        };
         Ok(ParsedFile { source, language, tree })
     }
 
@@ -143,11 +159,12 @@ impl ParsedFile {
 /// Parses `text`. A lone `\r` ends a line for quarry but not for tree-sitter's
 /// grammars, so such files are parsed from a copy in which each lone `\r` is a
 /// `\n`: the same length, so every byte offset stays valid for the original.
-fn parse_text(parser: &mut Parser, text: &str) -> Option<Tree> {
+/// Returns `None` when the deadline passes during the parse.
+fn parse_text(parser: &mut Parser, text: &str, deadline: &Deadline) -> Option<Tree> {
     let bytes = text.as_bytes();
     let has_lone_cr = bytes.iter().enumerate().any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
     if !has_lone_cr {
-        return parser.parse(text, None);
+        return parse_bytes(parser, bytes, deadline);
     }
     let mut copy = bytes.to_vec();
     for i in 0..copy.len() {
@@ -155,5 +172,15 @@ fn parse_text(parser: &mut Parser, text: &str) -> Option<Tree> {
             copy[i] = b'\n';
         }
     }
-    parser.parse(&copy, None)
+    parse_bytes(parser, &copy, deadline)
+}
+
+fn parse_bytes(parser: &mut Parser, bytes: &[u8], deadline: &Deadline) -> Option<Tree> {
+    if deadline.budget().is_none() {
+        return parser.parse(bytes, None);
+    }
+    let mut input = |offset: usize, _: tree_sitter::Point| bytes.get(offset..).unwrap_or_default();
+    // tree-sitter calls this every so often; returning true cancels the parse.
+    let mut cancel = |_: &tree_sitter::ParseState| deadline.expired();
+    parser.parse_with_options(&mut input, None, Some(ParseOptions::new().progress_callback(&mut cancel)))
 }

@@ -1,18 +1,19 @@
-//! Loading source text: encoding checks, BOM removal, size limits.
+//! Loading source text: regular files only, size limits, PEP 263 encodings
+//! and BOM removal.
 //!
-//! A [`SourceFile`] holds the text exactly as it is on disk, minus a leading
-//! UTF-8 byte-order mark. Line endings are kept as they are (`\n`, `\r\n` or a
-//! lone `\r`), so every span's text is a slice of the file's own characters.
+//! A [`SourceFile`] holds the decoded text of the file (UTF-8 unless a coding
+//! declaration says otherwise), minus a leading UTF-8 byte-order mark. Line
+//! endings are kept as they are (`\n`, `\r\n` or a lone `\r`), so every span's
+//! text is a slice of the file's own decoded characters.
 
 use std::path::{Path, PathBuf};
 
+use crate::encoding::decode_source;
 use crate::error::SyntaxError;
 use crate::position::LineIndex;
 
 /// Default upper bound on the size of a source file: 64 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Options for loading source files.
 #[derive(Debug, Clone, Copy)]
@@ -33,50 +34,25 @@ pub struct SourceFile {
     path: PathBuf,
     text: String,
     had_bom: bool,
+    encoding: String,
     lines: LineIndex,
 }
 
 impl SourceFile {
-    /// Reads and checks a file from disk.
+    /// Reads and checks a file from disk: a regular file (links followed)
+    /// of at most `options.max_file_bytes`, decoded as its coding
+    /// declaration says.
     pub fn load(path: &Path, options: &LoadOptions) -> Result<SourceFile, SyntaxError> {
-        let io_error = |source| SyntaxError::Io { path: path.to_path_buf(), source };
-        let metadata = std::fs::metadata(path).map_err(io_error)?;
-        if metadata.is_dir() {
-            return Err(SyntaxError::IsDirectory { path: path.to_path_buf() });
-        }
-        if metadata.len() > options.max_file_bytes {
-            return Err(SyntaxError::TooLarge {
-                path: path.to_path_buf(),
-                size: metadata.len(),
-                limit: options.max_file_bytes,
-            });
-        }
-        let bytes = std::fs::read(path).map_err(io_error)?;
-        if bytes.len() as u64 > options.max_file_bytes {
-            return Err(SyntaxError::TooLarge {
-                path: path.to_path_buf(),
-                size: bytes.len() as u64,
-                limit: options.max_file_bytes,
-            });
-        }
+        let bytes = crate::read::read_regular_file(path, options.max_file_bytes)?;
         SourceFile::from_bytes(path, bytes)
     }
 
-    /// Checks raw bytes (UTF-8, no NUL) and builds a source file named `path`.
-    pub fn from_bytes(path: impl Into<PathBuf>, mut bytes: Vec<u8>) -> Result<SourceFile, SyntaxError> {
+    /// Decodes raw bytes (no NUL; a UTF-8 BOM, a PEP 263 declaration or
+    /// UTF-8) and builds a source file named `path`.
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Result<SourceFile, SyntaxError> {
         let path = path.into();
-        let had_bom = bytes.starts_with(UTF8_BOM);
-        if had_bom {
-            bytes.drain(..UTF8_BOM.len());
-        }
-        if let Some(offset) = bytes.iter().position(|&b| b == 0) {
-            return Err(SyntaxError::Binary { path, offset: offset + bom_len(had_bom) });
-        }
-        let text = String::from_utf8(bytes).map_err(|e| SyntaxError::InvalidUtf8 {
-            path: path.clone(),
-            offset: e.utf8_error().valid_up_to() + bom_len(had_bom),
-        })?;
-        Ok(SourceFile::from_string(path, text, had_bom))
+        let decoded = decode_source(&path, bytes)?;
+        Ok(SourceFile::from_string(path, decoded.text, decoded.had_bom, decoded.encoding))
     }
 
     /// Builds a source file from text already in memory.
@@ -86,12 +62,12 @@ impl SourceFile {
         if had_bom {
             text.drain(..'\u{feff}'.len_utf8());
         }
-        SourceFile::from_string(path.into(), text, had_bom)
+        SourceFile::from_string(path.into(), text, had_bom, "utf-8".to_string())
     }
 
-    fn from_string(path: PathBuf, text: String, had_bom: bool) -> SourceFile {
+    fn from_string(path: PathBuf, text: String, had_bom: bool, encoding: String) -> SourceFile {
         let lines = LineIndex::new(&text);
-        SourceFile { path, text, had_bom, lines }
+        SourceFile { path, text, had_bom, encoding, lines }
     }
 
     /// The path the file was loaded from (or named with).
@@ -109,16 +85,14 @@ impl SourceFile {
         self.had_bom
     }
 
+    /// The encoding the file was decoded from, as CPython names it (`utf-8`,
+    /// `iso-8859-1`, `cp1252`, ...).
+    pub fn encoding(&self) -> &str {
+        &self.encoding
+    }
+
     /// The line index used to convert between byte offsets and line/column.
     pub fn lines(&self) -> &LineIndex {
         &self.lines
-    }
-}
-
-fn bom_len(had_bom: bool) -> usize {
-    if had_bom {
-        UTF8_BOM.len()
-    } else {
-        0
     }
 }

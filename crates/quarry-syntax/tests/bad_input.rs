@@ -36,10 +36,80 @@ fn binary_file_is_refused_with_its_name() {
 
 #[test]
 fn invalid_utf8_is_refused_with_the_offset() {
-    let path = temp_file("latin1.py", b"# -*- coding: latin-1 -*-\nname = '\xe9'\n");
+    let path = temp_file("undeclared.py", b"# no declaration\nname = '\xe9'\n");
     let err = ParsedFile::load(&path, None, &LoadOptions::default()).err().unwrap();
-    assert!(matches!(err, SyntaxError::InvalidUtf8 { offset: 34, .. }), "{err}");
-    assert!(err.to_string().contains("latin1.py: invalid UTF-8 at byte offset 34"));
+    assert!(matches!(err, SyntaxError::InvalidUtf8 { offset: 25, .. }), "{err}");
+    assert!(err.to_string().contains("undeclared.py: invalid UTF-8 at byte offset 25"));
+}
+
+#[test]
+fn declared_latin1_is_decoded_and_spans_point_into_the_decoded_text() {
+    let path = temp_file("latin1.py", b"# -*- coding: latin-1 -*-\nname = '\xe9t\xe9'\nx = name\n");
+    let file = ParsedFile::load(&path, None, &LoadOptions::default()).unwrap();
+    assert_eq!(file.source().encoding(), "iso-8859-1");
+    assert_eq!(file.text(), "# -*- coding: latin-1 -*-\nname = '\u{e9}t\u{e9}'\nx = name\n");
+    assert!(!file.has_errors());
+    let string = tokenize(file.text(), Language::Python).into_iter().find(|t| t.kind == TokenKind::Literal).unwrap();
+    let span = string.span(file.text(), file.source().lines());
+    assert_eq!((span.start.line, span.start.column, span.end.column), (1, 7, 12));
+    assert_eq!(span.text(file.text()), "'\u{e9}t\u{e9}'");
+}
+
+#[test]
+fn a_declared_encoding_that_does_not_decode_names_the_offset() {
+    let path = temp_file("ascii.py", b"# coding: ascii\nname = '\xe9'\n");
+    let err = ParsedFile::load(&path, None, &LoadOptions::default()).err().unwrap();
+    assert_eq!(err.to_string(), format!("{}: cannot decode as ascii at byte offset 24", path.display()));
+}
+
+#[cfg(unix)]
+#[test]
+fn fifo_device_and_link_cycle_are_refused_without_reading() {
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("quarry-special-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("pipe.py");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let zero = dir.join("zero.py");
+    let _ = std::fs::remove_file(&zero);
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let (a, b) = (dir.join("a.py"), dir.join("b.py"));
+    let _ = (std::fs::remove_file(&a), std::fs::remove_file(&b));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    let start = Instant::now();
+    if made {
+        let err = SourceFile::load(&fifo, &LoadOptions::default()).unwrap_err();
+        assert_eq!(err.to_string(), format!("{}: not a regular file (named pipe (FIFO)), skipped", fifo.display()));
+    } else {
+        eprintln!("skipping the FIFO case: mkfifo is not available");
+    }
+    let err = SourceFile::load(&zero, &LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, SyntaxError::NotRegular { kind: "character device", .. }), "{err}");
+    let err = SourceFile::load(&a, &LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, SyntaxError::Io { .. }), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(5));
+    // A directory walk reports the special entries and keeps the regular ones.
+    std::fs::write(dir.join("ok.py"), "x = 1\n").unwrap();
+    std::os::unix::fs::symlink(dir.join("ok.py"), dir.join("link_to_ok.py")).unwrap_or(());
+    let (files, errors) = quarry_syntax::corpus::source_files(std::slice::from_ref(&dir), Language::Python);
+    let names: Vec<_> = files.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["link_to_ok.py", "ok.py"]);
+    assert_eq!(errors.len(), if made { 4 } else { 3 }, "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("zero.py: not a regular file (character device)")), "{errors:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_time_budget_stops_a_long_parse() {
+    let unit = "def f(a):\n    return [a, (a + 1) * 2, {a: a}]\n";
+    let text = unit.repeat(200_000);
+    let source = SourceFile::from_text("long.py", text);
+    let deadline = quarry_syntax::Deadline::after(std::time::Duration::from_millis(1));
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let err = ParsedFile::parse_within(source, Language::Python, &deadline).err().unwrap();
+    assert!(err.to_string().contains("long.py: skipped after the per-file time budget of 0.0 s ran out while parsing"));
 }
 
 #[test]

@@ -94,6 +94,11 @@ struct CodeQueriesArgs {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]
     max_file_bytes: u64,
+    /// Seconds allowed per file; a file that takes longer is reported and
+    /// skipped. 0: no limit. The default is generous so that the output
+    /// depends on the input only, not on the machine's speed.
+    #[arg(long, default_value_t = 60.0)]
+    time_budget: f64,
 }
 
 #[derive(Args)]
@@ -152,6 +157,10 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return report_error(&e),
     };
+    let time_budget = match super::query::time_budget(args.time_budget) {
+        Ok(budget) => budget,
+        Err(message) => return report_error(&message),
+    };
     let options = BuildOptions {
         corpus: args.corpus,
         out: args.out.clone(),
@@ -164,6 +173,7 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         gzip: args.gzip,
         chunk_size: args.chunk_size,
         max_file_bytes: args.max_file_bytes,
+        time_budget,
     };
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
     if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} files {wide_bar} {per_sec} eta {eta}") {

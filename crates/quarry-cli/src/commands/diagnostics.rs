@@ -1,21 +1,58 @@
 //! Compiler-diagnostic rendering of findings: the code with answer spans
 //! underlined by `^` and supporting facts by `-`.
+//!
+//! Output is bounded: a long line is shown as a window of at most
+//! [`MAX_LINE_CHARS`] characters around the span, at most five lines are
+//! shown per span, and after `max_findings` findings of one file the rest are
+//! counted rather than shown (JSON Lines and SARIF keep every full span).
 
 use std::io::{self, Write};
 
 use quarry_query::report::{FileReport, FindingRecord};
 use quarry_syntax::SpanRecord;
 
-/// Writes every finding of a file.
-pub fn write(out: &mut dyn Write, report: &FileReport) -> io::Result<()> {
-    let lines: Vec<&str> = report.text.split_inclusive(['\n']).map(|l| l.trim_end_matches(['\n', '\r'])).collect();
-    for finding in &report.findings {
+/// The most characters of one source line shown; longer lines are cut to a
+/// window around the marked columns, with `…` where text was left out.
+pub const MAX_LINE_CHARS: usize = 160;
+
+/// Default number of findings shown per file.
+pub const DEFAULT_MAX_FINDINGS_SHOWN: usize = 1000;
+
+/// Lines of a span shown before the rest is left out.
+const MAX_SPAN_LINES: usize = 5;
+
+/// Characters of context kept left of the span when a line is cut.
+const LEFT_CONTEXT: usize = 40;
+
+/// One source line and whether it is pure ASCII (characters are bytes).
+struct Line<'a> {
+    text: &'a str,
+    ascii: bool,
+}
+
+/// Writes the findings of a file, at most `max_findings` of them.
+pub fn write(out: &mut dyn Write, report: &FileReport, max_findings: usize) -> io::Result<()> {
+    let lines: Vec<Line<'_>> = report
+        .text
+        .split_inclusive(['\n'])
+        .map(|l| l.trim_end_matches(['\n', '\r']))
+        .map(|text| Line { text, ascii: text.is_ascii() })
+        .collect();
+    for finding in report.findings.iter().take(max_findings) {
         write_finding(out, &lines, finding)?;
+    }
+    let hidden = report.findings.len().saturating_sub(max_findings);
+    if hidden > 0 {
+        writeln!(
+            out,
+            "note: {hidden} more finding(s) in {} not shown (--max-shown; --format jsonl or sarif lists all)\n",
+            report.path.display()
+        )?;
     }
     Ok(())
 }
 
-fn write_finding(out: &mut dyn Write, lines: &[&str], finding: &FindingRecord) -> io::Result<()> {
+fn write_finding(out: &mut dyn Write, lines: &[Line<'_>], finding: &FindingRecord) -> io::Result<()> {
     let kind = if finding.example_type == 1 { "answer" } else { "negative" };
     writeln!(out, "{kind}[{}]: {}", finding.query_id, finding.message)?;
     let Some(first) = finding.answer_spans.first() else { return Ok(()) };
@@ -26,17 +63,94 @@ fn write_finding(out: &mut dyn Write, lines: &[&str], finding: &FindingRecord) -
     marked.sort_by_key(|(s, _, _)| (s.start_line, s.start_column));
     let width = marked.iter().map(|(s, _, _)| s.end_line + 1).max().unwrap_or(1).to_string().len();
     for (span, mark, label) in marked {
-        for line in span.start_line..=span.end_line.min(span.start_line + 4) {
-            let Some(text) = lines.get(line) else { break };
-            writeln!(out, "{:>width$} | {text}", line + 1)?;
-            let chars = text.chars().count();
+        let last = span.end_line.min(span.start_line + MAX_SPAN_LINES - 1);
+        for line in span.start_line..=last {
+            let Some(source) = lines.get(line) else { break };
             let from = if line == span.start_line { span.start_column } else { 0 };
-            let to = if line == span.end_line { span.end_column } else { chars };
-            let indent: String = text.chars().take(from).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-            let underline: String = std::iter::repeat_n(mark, to.saturating_sub(from).max(1)).collect();
-            let note = if line == span.end_line.min(span.start_line + 4) { format!(" {label}") } else { String::new() };
-            writeln!(out, "{:>width$} | {indent}{underline}{note}", "")?;
+            let to = if line == span.end_line { Some(span.end_column) } else { None };
+            let shown = window(source, from, to);
+            writeln!(out, "{:>width$} | {}", line + 1, shown.text)?;
+            let underline: String = std::iter::repeat_n(mark, shown.marked.max(1)).collect();
+            let note = if line == last { format!(" {label}") } else { String::new() };
+            writeln!(out, "{:>width$} | {}{underline}{note}", "", shown.indent)?;
         }
     }
     writeln!(out)
+}
+
+/// What is printed of one line: its text (cut to a window when long), the
+/// indentation before the mark and the number of marked characters.
+struct Shown {
+    text: String,
+    indent: String,
+    marked: usize,
+}
+
+/// The part of `line` to show for a mark from character `from` to `to`
+/// (`None`: to the end of the line).
+fn window(line: &Line<'_>, from: usize, to: Option<usize>) -> Shown {
+    let length = if line.ascii { line.text.len() } else { line.text.chars().count() };
+    let from = from.min(length);
+    let to = to.unwrap_or(length).clamp(from, length);
+    let (start, end) = if length <= MAX_LINE_CHARS {
+        (0, length)
+    } else {
+        let start = from.saturating_sub(LEFT_CONTEXT);
+        (start, (start + MAX_LINE_CHARS).min(length))
+    };
+    let slice = char_slice(line, start, end);
+    let prefix = if start > 0 { "…" } else { "" };
+    let suffix = if end < length { "…" } else { "" };
+    let before = char_slice(line, start, from);
+    let indent: String =
+        prefix.chars().map(|_| ' ').chain(before.chars().map(|c| if c == '\t' { '\t' } else { ' ' })).collect();
+    let marked = to.min(end).saturating_sub(from);
+    let marked = if to > end { marked + suffix.chars().count() } else { marked };
+    Shown { text: format!("{prefix}{slice}{suffix}"), indent, marked }
+}
+
+/// Characters `start..end` of a line.
+fn char_slice<'a>(line: &Line<'a>, start: usize, end: usize) -> &'a str {
+    let text = line.text;
+    if line.ascii {
+        return &text[start.min(text.len())..end.min(text.len())];
+    }
+    let start_byte = byte_of_char(text, start);
+    let end_byte = start_byte + byte_of_char(&text[start_byte..], end.saturating_sub(start));
+    &text[start_byte..end_byte]
+}
+
+/// The byte offset of character `index` of `text` (its length past the end).
+fn byte_of_char(text: &str, index: usize) -> usize {
+    text.char_indices().nth(index).map_or(text.len(), |(byte, _)| byte)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_shown_whole() {
+        let line = Line { text: "x = a == a", ascii: true };
+        let shown = window(&line, 4, Some(10));
+        assert_eq!(shown.text, "x = a == a");
+        assert_eq!(shown.indent, "    ");
+        assert_eq!(shown.marked, 6);
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_span() {
+        let text = "a == a; ".repeat(1000);
+        let line = Line { text: &text, ascii: true };
+        let shown = window(&line, 4000, Some(4006));
+        assert_eq!(shown.text.chars().count(), MAX_LINE_CHARS + 2);
+        assert!(shown.text.starts_with('…') && shown.text.ends_with('…'));
+        assert_eq!(shown.indent.chars().count(), LEFT_CONTEXT + 1);
+        assert_eq!(shown.marked, 6);
+        let text = "é".repeat(500);
+        let line = Line { text: &text, ascii: false };
+        let shown = window(&line, 300, None);
+        assert_eq!(shown.text.chars().count(), MAX_LINE_CHARS + 2);
+        assert_eq!(shown.marked, MAX_LINE_CHARS - LEFT_CONTEXT + 1);
+    }
 }

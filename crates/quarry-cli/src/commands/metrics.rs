@@ -121,10 +121,14 @@ pub fn run(args: MetricsArgs) -> i32 {
     }
 }
 
-/// Reads a file as UTF-8 lines (`\n` separated, a final newline ends the
-/// last line, a trailing `\r` is dropped).
+/// The largest hypothesis or reference file read.
+const MAX_TEXT_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads a regular file as UTF-8 lines (`\n` separated, a final newline ends
+/// the last line, a trailing `\r` is dropped).
 fn read_lines(path: &Path) -> Result<Vec<String>, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let bytes =
+        quarry_syntax::read::read_regular_file(path, MAX_TEXT_FILE_BYTES).map_err(|e| bad_input(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         bad_input(format!(
             "{} is not valid UTF-8 (first bad byte at offset {})",

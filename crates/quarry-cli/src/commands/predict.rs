@@ -1,6 +1,7 @@
 //! `quarry predict`: answers queries on Python files with a trained span model instead of
 //! the symbolic engine, printing findings in the formats of `quarry query`.
 
+use super::diagnostics::DEFAULT_MAX_FINDINGS_SHOWN;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -92,7 +93,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
     let status = with_stdout(|out| {
         for path in &files {
             match answer_file(&runner, setting, path, &queries, &options, &args.model) {
-                Ok(report) => emit(out, args.format, &report, &mut sarif_results)?,
+                Ok(report) => emit(out, args.format, DEFAULT_MAX_FINDINGS_SHOWN, &report, &mut sarif_results)?,
                 Err(error) => {
                     failed += 1;
                     eprintln!("quarry: error: {error:#} (skipped)");

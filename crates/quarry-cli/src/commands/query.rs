@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use quarry_query::report::{analyze_file, FileReport};
+use quarry_query::report::{analyze_file_within, FileReport, WorkLimits};
 use quarry_query::{all_queries, find_query, Polarity, Query};
 use quarry_syntax::corpus::source_files;
-use quarry_syntax::{Language, LoadOptions, DEFAULT_MAX_FILE_BYTES};
+use quarry_syntax::{Language, LoadOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIME_BUDGET};
 use rayon::prelude::*;
 
+use super::diagnostics::DEFAULT_MAX_FINDINGS_SHOWN;
 use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};
 use super::{diagnostics, sarif};
 
@@ -47,9 +48,26 @@ pub struct QueryArgs {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]
     max_file_bytes: u64,
+    /// Seconds allowed per file for parsing and queries; a file that takes
+    /// longer is reported and skipped. 0: no limit.
+    #[arg(long, default_value_t = DEFAULT_TIME_BUDGET.as_secs_f64())]
+    time_budget: f64,
+    /// Pretty output: findings shown per file; the rest are counted.
+    #[arg(long, default_value_t = DEFAULT_MAX_FINDINGS_SHOWN)]
+    max_shown: usize,
     /// Worker threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
+}
+
+/// A `--time-budget` in seconds as a budget (none for 0).
+pub(crate) fn time_budget(seconds: f64) -> Result<Option<std::time::Duration>, String> {
+    if seconds == 0.0 {
+        return Ok(None);
+    }
+    std::time::Duration::try_from_secs_f64(seconds)
+        .map(Some)
+        .map_err(|_| format!("--time-budget must be a number of seconds, not {seconds}"))
 }
 
 /// Files are analysed in chunks of this many, and each chunk is printed in
@@ -70,6 +88,10 @@ pub fn run(args: QueryArgs) -> i32 {
     } else {
         &[Polarity::Positive]
     };
+    let limits = match time_budget(args.time_budget) {
+        Ok(time_budget) => WorkLimits { time_budget, ..WorkLimits::default() },
+        Err(message) => return report_error(&message),
+    };
     let (files, walk_errors) = source_files(&args.paths, Language::Python);
     let mut failed = walk_errors.len();
     for error in &walk_errors {
@@ -86,14 +108,14 @@ pub fn run(args: QueryArgs) -> i32 {
             let reports: Vec<_> = chunk
                 .par_iter()
                 .map(|path| {
-                    let report = analyze_file(path, &queries, polarities, &options);
+                    let report = analyze_file_within(path, &queries, polarities, &options, &limits);
                     progress.inc(1);
                     report
                 })
                 .collect();
             for report in reports {
                 match report {
-                    Ok(report) => emit(out, args.format, &report, &mut sarif_results)?,
+                    Ok(report) => emit(out, args.format, args.max_shown, &report, &mut sarif_results)?,
                     Err(error) => {
                         failed += 1;
                         progress.suspend(|| eprintln!("quarry: error: {error} (skipped)"));
@@ -120,6 +142,7 @@ pub fn run(args: QueryArgs) -> i32 {
 pub(crate) fn emit(
     out: &mut dyn Write,
     format: QueryFormat,
+    max_shown: usize,
     report: &FileReport,
     sarif_results: &mut Vec<sarif::Result>,
 ) -> std::io::Result<()> {
@@ -131,7 +154,7 @@ pub(crate) fn emit(
             }
             Ok(())
         }
-        QueryFormat::Pretty => diagnostics::write(out, report),
+        QueryFormat::Pretty => diagnostics::write(out, report, max_shown),
         QueryFormat::Sarif => {
             sarif_results.extend(report.findings.iter().map(sarif::Result::from_finding));
             Ok(())

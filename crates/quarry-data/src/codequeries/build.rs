@@ -12,10 +12,10 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use quarry_query::report::analyze_parsed;
+use quarry_query::report::analyze_parsed_within;
 use quarry_query::{Polarity, Query};
 use quarry_syntax::corpus::source_files;
-use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile};
+use quarry_syntax::{code_blocks, Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +55,10 @@ pub struct BuildOptions {
     pub chunk_size: usize,
     /// Files larger than this are skipped with an error.
     pub max_file_bytes: u64,
+    /// Time allowed per file; a file that takes longer is skipped with an
+    /// error. `None`: no limit (the output then depends on nothing but the
+    /// input).
+    pub time_budget: Option<std::time::Duration>,
 }
 
 /// What a build did.
@@ -95,7 +99,9 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
     for chunk in &chunks {
         let key = chunk.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n");
         let fingerprint = format!("{key}\n{}\n{}\n{}", options.max_len, options.seed, query_ids(&options.queries));
-        let shard = shards_dir.join(format!("{:016x}.jsonl", stable_hash(&fingerprint)));
+        // Shards are compressed like the outputs: a corpus's shards can be several gigabytes.
+        let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
+        let shard = shards_dir.join(format!("{:016x}.{extension}", stable_hash(&fingerprint)));
         if shard.exists() {
             summary.resumed_chunks += 1;
         } else {
@@ -137,29 +143,31 @@ fn relative_path(corpus: &Path, path: &Path) -> String {
     path.strip_prefix(corpus).unwrap_or(path).display().to_string()
 }
 
-/// Processes one chunk of files and writes its shard atomically.
+/// Processes one chunk of files and writes its shard atomically. Files are
+/// analysed in parallel a few at a time and each window's lines are written
+/// before the next starts, so memory holds only the files in flight, each as
+/// compact JSON text.
 fn write_shard(options: &BuildOptions, chunk: &[PathBuf], shard: &Path) -> Result<Vec<String>, DataError> {
     let load = LoadOptions { max_file_bytes: options.max_file_bytes };
-    let results: Vec<Result<Vec<ShardLine>, String>> =
-        chunk.par_iter().map(|path| process_file(options, path, &load)).collect();
     let mut file = AtomicFile::create(shard)?;
     let mut failures = Vec::new();
-    for result in results {
-        match result {
-            Ok(lines) => {
-                for line in lines {
-                    file.write_json_line(&line)?;
+    let window = rayon::current_num_threads().max(1) * 2;
+    for files in chunk.chunks(window) {
+        let results: Vec<Result<Vec<u8>, String>> =
+            files.par_iter().map(|path| process_file(options, path, &load)).collect();
+        for result in results {
+            match result {
+                Ok(lines) => file.write_all(&lines)?,
+                Err(message) => {
+                    file.write_json_line(&ShardLine {
+                        setting: "error".into(),
+                        split: Split::Train,
+                        query: String::new(),
+                        positive: false,
+                        record: message.clone().into(),
+                    })?;
+                    failures.push(message);
                 }
-            }
-            Err(message) => {
-                file.write_json_line(&ShardLine {
-                    setting: "error".into(),
-                    split: Split::Train,
-                    query: String::new(),
-                    positive: false,
-                    record: message.clone().into(),
-                })?;
-                failures.push(message);
             }
         }
     }
@@ -167,15 +175,31 @@ fn write_shard(options: &BuildOptions, chunk: &[PathBuf], shard: &Path) -> Resul
     Ok(failures)
 }
 
-fn process_file(options: &BuildOptions, path: &Path, load: &LoadOptions) -> Result<Vec<ShardLine>, String> {
-    let file = ParsedFile::load(path, Some(Language::Python), load).map_err(|e| e.to_string())?;
-    let report = analyze_parsed(&file, &options.queries, &[Polarity::Positive, Polarity::Negative]);
+/// The shard lines of one file, as JSON Lines text.
+fn process_file(options: &BuildOptions, path: &Path, load: &LoadOptions) -> Result<Vec<u8>, String> {
+    let deadline = Deadline::new(options.time_budget);
+    let source = SourceFile::load(path, load).map_err(|e| e.to_string())?;
+    let file = ParsedFile::parse_within(source, Language::Python, &deadline).map_err(|e| e.to_string())?;
+    let queries = options.queries.clone();
+    let (file, report) = deadline
+        .run_bounded(path, "running queries", move || {
+            let polarities = [Polarity::Positive, Polarity::Negative];
+            let report = analyze_parsed_within(&file, &queries, &polarities, DEFAULT_MAX_DEPTH, &deadline)?;
+            Ok((file, report))
+        })
+        .map_err(|e| e.to_string())?;
     let blocks = code_blocks(&file);
     let relative = relative_path(&options.corpus, path);
     let split = split_of(&relative, options.ratios, options.seed);
     let mut examples = file_examples(&file, &blocks, &relative, &report.findings);
+    drop(report);
     let mut lines = Vec::new();
     let mut cache = super::labels::TokenCache::default();
+    let mut push = |line: ShardLine| -> Result<(), String> {
+        serde_json::to_writer(&mut lines, &line).map_err(|e| format!("{}: {e}", path.display()))?;
+        lines.push(b'\n');
+        Ok(())
+    };
     let to_value = |v: &dyn erased::Record| v.to_value();
     for (setting, list) in [("ideal", &mut examples.ideal), ("file_ideal", &mut examples.file_level)] {
         for example in list.iter_mut() {
@@ -184,26 +208,28 @@ fn process_file(options: &BuildOptions, path: &Path, load: &LoadOptions) -> Resu
                     .label_example_cached(example, options.max_len, &mut cache)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
             }
-            lines.push(ShardLine {
+            push(ShardLine {
                 setting: setting.into(),
                 split,
                 query: example.query_name.clone(),
                 positive: example.example_type == 1,
                 record: to_value(example),
-            });
+            })?;
         }
+        list.clear();
+        list.shrink_to_fit();
     }
     for row in &mut examples.relevance {
         if let Some(tokenizer) = &options.tokenizer {
             tokenizer.tokenize_row(row, options.max_len, &mut cache).map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        lines.push(ShardLine {
+        push(ShardLine {
             setting: "twostep".into(),
             split,
             query: row.query_name.clone(),
             positive: row.relevance_label == 1,
             record: to_value(row),
-        });
+        })?;
     }
     Ok(lines)
 }

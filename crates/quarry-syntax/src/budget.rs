@@ -1,0 +1,118 @@
+//! Work bounds for one file: a time budget that long-running steps check as
+//! they go, and the nesting depth beyond which analyses refuse a tree.
+//!
+//! The budget is cooperative: parsing checks it through tree-sitter's
+//! progress callback, analyses between their steps. A file that runs out is
+//! reported as skipped ([`SyntaxError::TimeBudget`]) and the run goes on.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tree_sitter::Node;
+
+use crate::error::SyntaxError;
+use crate::walk::preorder_with_depth;
+
+/// Default time budget per file.
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(5);
+
+/// Default limit on the depth of a syntax tree handed to analyses. CPython
+/// itself refuses more than 200 nested brackets and 100 nested blocks, which
+/// is well under this; the limit keeps ancestor walks cheap.
+pub const DEFAULT_MAX_DEPTH: usize = 1000;
+
+/// When the work on one file must stop.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    start: Instant,
+    budget: Option<Duration>,
+}
+
+impl Deadline {
+    /// No limit.
+    pub fn unlimited() -> Deadline {
+        Deadline { start: Instant::now(), budget: None }
+    }
+
+    /// `budget` from now.
+    pub fn after(budget: Duration) -> Deadline {
+        Deadline { start: Instant::now(), budget: Some(budget) }
+    }
+
+    /// `budget` from now, or no limit when `None`.
+    pub fn new(budget: Option<Duration>) -> Deadline {
+        Deadline { start: Instant::now(), budget }
+    }
+
+    /// Whether the budget has run out.
+    pub fn expired(&self) -> bool {
+        self.budget.is_some_and(|budget| self.start.elapsed() > budget)
+    }
+
+    /// The budget, if there is one.
+    pub fn budget(&self) -> Option<Duration> {
+        self.budget
+    }
+
+    /// Time left before the budget runs out (`None`: no limit).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.budget.map(|budget| budget.saturating_sub(self.start.elapsed()))
+    }
+
+    /// Runs `work` within the budget. With a budget, `work` runs on a thread
+    /// of its own and the caller waits at most until the budget runs out: an
+    /// analysis that overruns (one whose cost grows faster than its input on
+    /// some pathological file) is then reported as [`SyntaxError::TimeBudget`]
+    /// and left to finish on its own, detached, while the run goes on; the
+    /// process exiting ends it. Without a budget, `work` runs here.
+    pub fn run_bounded<T: Send + 'static>(
+        &self,
+        path: &Path,
+        stage: &str,
+        work: impl FnOnce() -> Result<T, SyntaxError> + Send + 'static,
+    ) -> Result<T, SyntaxError> {
+        let (Some(budget), Some(remaining)) = (self.budget, self.remaining()) else { return work() };
+        let (send, receive) = std::sync::mpsc::sync_channel(1);
+        let spawned = std::thread::Builder::new().name("quarry-bounded".into()).spawn(move || {
+            let _ = send.send(work());
+        });
+        if let Err(e) = spawned {
+            return Err(SyntaxError::Io { path: path.to_path_buf(), source: e });
+        }
+        match receive.recv_timeout(remaining) {
+            Ok(result) => result,
+            Err(_) => Err(SyntaxError::TimeBudget { path: path.to_path_buf(), budget, stage: stage.to_string() }),
+        }
+    }
+
+    /// An error for `path` when the budget has run out while doing `stage`.
+    pub fn check(&self, path: &Path, stage: impl FnOnce() -> String) -> Result<(), SyntaxError> {
+        match self.budget {
+            Some(budget) if self.start.elapsed() > budget => {
+                Err(SyntaxError::TimeBudget { path: path.to_path_buf(), budget, stage: stage() })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The depth of the deepest node below `root` (the root is at depth 0) and
+/// that node, found by one iterative walk.
+pub fn deepest_node(root: Node<'_>) -> (usize, Node<'_>) {
+    let mut deepest = (0, root);
+    for (node, depth) in preorder_with_depth(root) {
+        if depth > deepest.0 {
+            deepest = (depth, node);
+        }
+    }
+    deepest
+}
+
+/// Refuses a tree deeper than `limit`, naming the file and the line.
+pub fn check_depth(path: &Path, root: Node<'_>, limit: usize) -> Result<(), SyntaxError> {
+    let (depth, node) = deepest_node(root);
+    if depth > limit {
+        return Err(SyntaxError::TooDeep { path: path.to_path_buf(), depth, limit, line: node.start_position().row });
+    }
+    Ok(())
+}
