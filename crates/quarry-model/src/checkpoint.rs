@@ -21,8 +21,7 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     std::fs::write(path, text).map_err(|e| ModelError::io(path, e))
 }
 
-/// Writes a checkpoint of every parameter in `store` to `dir`, atomically
-/// (see [`save_checkpoint_with`]).
+/// Writes a checkpoint of every parameter in `store` to `dir` (created if needed).
 ///
 /// Encoder tensors get the `bert.`/`roberta.` prefix and the head keeps `classifier.`, the
 /// layout of Hugging Face's `*ForTokenClassification` models.
@@ -33,64 +32,7 @@ pub fn save_checkpoint(
     store: &ParamStore,
     head: Option<&HeadConfig>,
 ) -> Result<()> {
-    save_checkpoint_with(dir, config, tokenizer, store, head, |_| Ok(()))
-}
-
-/// Writes a checkpoint to `dir` together with whatever `extra` writes into
-/// the same directory (an optimizer state, a trainer state). Everything is
-/// written into a staging directory beside `dir` that then replaces `dir`,
-/// so an interrupted save (SIGINT, SIGKILL, a full disk) leaves the previous
-/// checkpoint whole.
-pub fn save_checkpoint_with(
-    dir: &Path,
-    config: &EncoderConfig,
-    tokenizer: &Tokenizer,
-    store: &ParamStore,
-    head: Option<&HeadConfig>,
-    extra: impl FnOnce(&Path) -> Result<()>,
-) -> Result<()> {
-    let staging = sibling(dir, "tmp");
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging).map_err(|e| ModelError::io(&staging, e))?;
-    }
-    std::fs::create_dir_all(&staging).map_err(|e| ModelError::io(&staging, e))?;
-    let written = write_checkpoint_files(&staging, config, tokenizer, store, head).and_then(|()| extra(&staging));
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(e);
-    }
-    replace_dir(&staging, dir)
-}
-
-/// `.NAME.PID.SUFFIX` beside `dir`.
-fn sibling(dir: &Path, suffix: &str) -> std::path::PathBuf {
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    dir.with_file_name(format!(".{name}.{}.{suffix}", std::process::id()))
-}
-
-/// Moves the complete directory `staging` to `dir`, replacing what was there.
-fn replace_dir(staging: &Path, dir: &Path) -> Result<()> {
-    let old = sibling(dir, "old");
-    if dir.exists() {
-        if old.exists() {
-            std::fs::remove_dir_all(&old).map_err(|e| ModelError::io(&old, e))?;
-        }
-        std::fs::rename(dir, &old).map_err(|e| ModelError::io(dir, e))?;
-    }
-    std::fs::rename(staging, dir).map_err(|e| ModelError::io(dir, e))?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(|e| ModelError::io(&old, e))?;
-    }
-    Ok(())
-}
-
-fn write_checkpoint_files(
-    dir: &Path,
-    config: &EncoderConfig,
-    tokenizer: &Tokenizer,
-    store: &ParamStore,
-    head: Option<&HeadConfig>,
-) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| ModelError::io(dir, e))?;
     let prefix = match config.family()? {
         Family::Bert => "bert.",
         Family::Roberta => "roberta.",
