@@ -394,6 +394,9 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             gzip: false,
             chunk_size: 128,
             max_file_bytes: quarry_syntax::DEFAULT_MAX_FILE_BYTES,
+            // The dataset command's default: pathological files are skipped
+            // rather than stalling the experiment.
+            time_budget: Some(std::time::Duration::from_secs(60)),
         };
         let summary = build(&options, &|_, _| {})?;
         Ok(summary.written)
