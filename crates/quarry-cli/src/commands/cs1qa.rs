@@ -489,8 +489,9 @@ fn retrieve(args: RetrieveArgs) -> Result<i32> {
         }
         None => Ok(with_stdout(|out| {
             for r in &results {
-                serde_json::to_writer(&mut *out, r).map_err(std::io::Error::other)?;
-                writeln!(out)?;
+                // serialized first, so that a closed pipe keeps its error kind
+                let line = serde_json::to_string(r).map_err(std::io::Error::other)?;
+                writeln!(out, "{line}")?;
             }
             Ok(())
         })),
