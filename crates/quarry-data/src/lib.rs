@@ -5,6 +5,7 @@
 //! quarry's query engine, in the public dataset's format.
 
 pub mod atomic;
+pub mod codeqa;
 pub mod codequeries;
 pub mod error;
 pub mod rng;

@@ -32,6 +32,9 @@ pub enum HeadConfig {
         /// Per-class loss weights, if any.
         class_weights: Option<Vec<f32>>,
     },
+    /// Answer generation: a Transformer decoder over the encoder, output tied to the input
+    /// embeddings (see `answer_model`).
+    Answer(crate::answer_model::AnswerConfig),
 }
 
 /// Dropout then one linear layer over every token's last hidden state.

@@ -7,6 +7,8 @@ pub mod dataset;
 pub mod diagnostics;
 pub mod encode;
 pub mod evaluate;
+pub mod evaluate_answer;
+pub mod generate;
 pub mod input;
 pub mod inspect;
 pub mod metrics;
@@ -47,6 +49,9 @@ pub enum Command {
     /// Evaluate a trained model (e.g. `quarry evaluate span`).
     #[command(subcommand, visible_alias = "eval")]
     Evaluate(evaluate::EvaluateTask),
+    /// Generate text with a trained model (e.g. `quarry generate answer`).
+    #[command(subcommand)]
+    Generate(generate::GenerateTask),
     /// Print per-layer summary-token vectors of texts.
     Encode(encode::EncodeArgs),
     /// Answer queries on Python files with a trained span model.
@@ -67,6 +72,7 @@ pub fn run(command: Command) -> i32 {
         Command::Probe(args) => probe::run(args),
         Command::Train(task) => train::run(task),
         Command::Evaluate(task) => evaluate::run(task),
+        Command::Generate(task) => generate::run(task),
         Command::Encode(args) => encode::run(args),
         Command::Predict(args) => predict::run(args),
     }
