@@ -7,7 +7,7 @@
 //! Usage: cargo run --release -p quarry-cli --example codeqa_floors -- TRAIN_PREFIX TEST_PREFIX OUT_DIR
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use quarry_data::atomic::AtomicFile;
 use quarry_data::codeqa::read_split;
@@ -17,7 +17,7 @@ fn tokens(text: &str) -> Vec<String> {
     text.to_lowercase().split_whitespace().map(str::to_string).collect()
 }
 
-fn write_lines(path: &PathBuf, lines: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+fn write_lines(path: &Path, lines: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let mut out = AtomicFile::create(path)?;
     for l in lines {
         out.write_all(l.as_bytes())?;

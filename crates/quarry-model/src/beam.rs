@@ -143,7 +143,9 @@ impl Beam {
 fn top_k(items: impl Iterator<Item = (f32, usize)>, k: usize) -> Vec<(f32, usize)> {
     let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
     for (s, i) in items {
-        if best.len() == k && best.last().is_some_and(|&(ls, _)| !(s > ls)) {
+        if best.len() == k
+            && best.last().is_some_and(|&(ls, _)| s.partial_cmp(&ls) != Some(std::cmp::Ordering::Greater))
+        {
             continue;
         }
         let pos = best.iter().position(|&(bs, _)| s > bs).unwrap_or(best.len());

@@ -38,7 +38,7 @@ impl DecoderConfig {
         if self.layers == 0 || self.hidden == 0 || self.ffn == 0 || self.heads == 0 {
             return Err(ModelError::Config(format!("decoder sizes must be positive: {self:?}")));
         }
-        if self.hidden % self.heads != 0 {
+        if !self.hidden.is_multiple_of(self.heads) {
             return Err(ModelError::Config(format!(
                 "decoder hidden size {} is not a multiple of its {} heads",
                 self.hidden, self.heads
