@@ -7,6 +7,8 @@
 //! | [`sentence_bleu`] | nltk `sentence_bleu` / `corpus_bleu`, weights, method0–7 | 0–1 |
 //! | [`codeqa_bleu`] | CodeQA's averaged smoothed BLEU-4 (`google_bleu.py`) | 0–1 |
 //! | [`codeqa_rouge`] | CodeQA's coco-caption ROUGE-L (beta 1.2, `numpy.mean`) | 0–1 |
+//! | [`codeqa_meteor`] | CodeQA's METEOR 1.5 (drives the authors' jar) | 0–1 |
+//! | [`codeqa_answer`] | CodeQA's EM, precision, recall, F1 (case/space normalization) | 0–100 |
 //! | [`rouge`] | rouge-score ROUGE-L (with or without its Porter stemmer) | 0–1 |
 //! | [`meteor`] | nltk `meteor_score` (exact, stem, WordNet synonyms) | 0–1 |
 //! | [`squad`] | SQuAD v1.1 exact match and token F1 | 0–100 corpus |
@@ -21,9 +23,12 @@
 pub mod bleu;
 pub mod bm25;
 pub mod classification;
+pub mod codeqa_answer;
 pub mod codeqa_bleu;
+pub mod codeqa_meteor;
 pub mod codeqa_rouge;
 pub mod cs1qa;
+pub mod codeqa_scores;
 mod error;
 pub mod lines;
 pub mod meteor;

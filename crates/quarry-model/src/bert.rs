@@ -41,18 +41,21 @@ impl Embeddings {
         })
     }
 
-    fn position_ids(&self, input_ids: &Tensor) -> candle_core::Result<Tensor> {
+    /// Position ids of `input_ids` when its first column is position `start` of the sequence.
+    fn position_ids(&self, input_ids: &Tensor, start: usize) -> candle_core::Result<Tensor> {
         let (b, s) = input_ids.dims2()?;
         match self.family {
-            Family::Bert => {
-                Tensor::arange(0u32, s as u32, input_ids.device())?.unsqueeze(0)?.broadcast_as((b, s))?.contiguous()
-            }
+            Family::Bert => Tensor::arange(start as u32, (start + s) as u32, input_ids.device())?
+                .unsqueeze(0)?
+                .broadcast_as((b, s))?
+                .contiguous(),
             Family::Roberta => {
-                // Padding tokens keep position padding_idx; the others count up from padding_idx + 1.
+                // Padding tokens keep position padding_idx; the others count up from padding_idx + 1
+                // (a continued sequence is taken to hold no padding before `start`).
                 let ids = input_ids.to_vec2::<u32>()?;
                 let mut pos = Vec::with_capacity(b * s);
                 for row in ids {
-                    let mut count = 0u32;
+                    let mut count = start as u32;
                     for id in row {
                         if id == self.pad_id {
                             pos.push(self.pad_id);
@@ -67,8 +70,8 @@ impl Embeddings {
         }
     }
 
-    fn forward(&self, input_ids: &Tensor, train: bool) -> candle_core::Result<Tensor> {
-        let positions = self.position_ids(input_ids)?;
+    fn forward(&self, input_ids: &Tensor, start: usize, train: bool) -> candle_core::Result<Tensor> {
+        let positions = self.position_ids(input_ids, start)?;
         let types = input_ids.zeros_like()?;
         let x = self.word.forward(input_ids, train)?;
         let x = x.add(&self.position.forward(&positions, train)?)?;
@@ -235,7 +238,7 @@ impl Encoder {
         }
         let mask = attention_mask.to_dtype(DType::F32)?;
         let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?;
-        let mut x = self.embeddings.forward(&ids, train)?;
+        let mut x = self.embeddings.forward(&ids, 0, train)?;
         let mut hidden_states = Vec::with_capacity(self.layers.len() + 1);
         hidden_states.push(x.clone());
         for layer in &self.layers {
@@ -243,6 +246,28 @@ impl Encoder {
             hidden_states.push(x.clone());
         }
         Ok(EncoderOutput { hidden_states, last: x })
+    }
+
+    /// The embedding layer's output (word, position and type embeddings, layer norm, dropout)
+    /// for `input_ids` `(batch, seq)` whose first column sits at position `start`: how a
+    /// decoder sharing the encoder's embeddings embeds its target tokens, `start` letting a
+    /// cached decoder embed one new token at a time.
+    pub fn embed(&self, input_ids: &Tensor, start: usize, train: bool) -> Result<Tensor> {
+        let (_, s) = input_ids.dims2()?;
+        if start + s > self.config.max_input_len() {
+            return Err(ModelError::Data(format!(
+                "position {} exceeds the model's maximum of {}",
+                start + s,
+                self.config.max_input_len()
+            )));
+        }
+        Ok(self.embeddings.forward(&input_ids.to_dtype(DType::U32)?, start, train)?)
+    }
+
+    /// The word embedding matrix `(vocab, hidden)` (tracked when `train`), for output layers
+    /// tied to the input embeddings.
+    pub fn word_embeddings(&self, train: bool) -> &Tensor {
+        self.embeddings.word.weight(train)
     }
 
     /// The pooled output `tanh(W h_[CLS] + b)` when the checkpoint has a pooler

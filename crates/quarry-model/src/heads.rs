@@ -46,6 +46,9 @@ pub enum HeadConfig {
         /// How token vectors become one vector: `cls` or `mean`.
         pooling: String,
     },
+    /// Answer generation: a Transformer decoder over the encoder, output tied to the input
+    /// embeddings (see `answer_model`).
+    Answer(crate::answer_model::AnswerConfig),
 }
 
 /// Dropout then one linear layer over every token's last hidden state.

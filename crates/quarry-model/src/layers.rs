@@ -92,6 +92,11 @@ impl Embedding {
         Ok(Embedding { weight: Param::new(weight), dim })
     }
 
+    /// The table `(count, dim)`: tracked when `train`, detached otherwise.
+    pub fn weight(&self, train: bool) -> &Tensor {
+        self.weight.get(train)
+    }
+
     /// Looks up `ids` (any shape, u32) and appends the vector dimension; only with `train`
     /// does the result record gradients.
     pub fn forward(&self, ids: &Tensor, train: bool) -> Result<Tensor> {

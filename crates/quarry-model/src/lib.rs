@@ -1,14 +1,18 @@
 //! Neural encoders of source code on candle: BERT/RoBERTa encoders loaded from Hugging Face
 //! checkpoints or initialized from scratch, per-layer hidden states for probing, span and
-//! relevance heads, training, and exact-match and relevance evaluation; CS1QA's type,
-//! line-selection and dual-encoder retrieval models ([`cs1qa`]).
+//! relevance heads, an encoder-decoder answer generator with beam search, training, and
+//! exact-match and relevance evaluation; CS1QA's type, line-selection and dual-encoder
+//! retrieval models ([`cs1qa`]).
 
 pub mod adamw_cpu;
+pub mod answer_model;
+pub mod beam;
 pub mod bert;
 pub mod checkpoint;
 pub mod config;
 pub mod cs1qa;
 pub mod data;
+pub mod decoder;
 pub mod device;
 pub mod error;
 pub mod features;
@@ -29,6 +33,7 @@ pub mod tokenizer;
 pub mod train;
 pub mod weights;
 
+pub use answer_model::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};
 pub use bert::{Encoder, EncoderOutput};
 pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
 pub use error::{ModelError, Result};

@@ -195,6 +195,29 @@ impl Tokenizer {
         })
     }
 
+    /// The ids of `text` without special tokens and without truncation (what a Hugging Face
+    /// tokenizer's `convert_tokens_to_ids(tokenize(text))` gives).
+    pub fn tokenize_ids(&self, text: &str) -> Result<Vec<u32>> {
+        let enc = self.inner.encode(text, false).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        Ok(enc.get_ids().to_vec())
+    }
+
+    /// The text of `ids` through the tokenizer's decoder (WordPiece `##` joins, byte-level
+    /// BPE bytes), special tokens dropped.
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        self.inner.decode(ids, true).map_err(|e| ModelError::Tokenizer(e.to_string()))
+    }
+
+    /// The ids of the sequence start and end tokens (`[CLS]`/`[SEP]` or `<s>`/`</s>`).
+    pub fn cls_sep_ids(&self) -> Result<(u32, u32)> {
+        let find = |names: &[&str]| {
+            names.iter().find_map(|n| self.token_id(n)).ok_or_else(|| {
+                ModelError::Tokenizer(format!("{}: vocabulary has none of the tokens {names:?}", self.source.display()))
+            })
+        };
+        Ok((find(&["[CLS]", "<s>"])?, find(&["[SEP]", "</s>"])?))
+    }
+
     /// Writes the tokenizer as a `tokenizer.json`.
     pub fn save(&self, path: &Path) -> Result<()> {
         self.inner.save(path, false).map_err(|e| tok_err(path, e))

@@ -28,6 +28,8 @@ pub enum EvaluateTask {
     Span(SpanEvalArgs),
     /// Block relevance: accuracy, precision, recall and F1 of the relevant class.
     Relevance(RelevanceEvalArgs),
+    /// CodeQA answers: BLEU, ROUGE-L, METEOR, EM and F1 of generated against gold answers.
+    Answer(super::evaluate_answer::AnswerEvalArgs),
 }
 
 /// Arguments of every `quarry evaluate` task.
@@ -92,6 +94,7 @@ pub fn run(task: EvaluateTask) -> i32 {
     let result = match task {
         EvaluateTask::Span(args) => evaluate(args),
         EvaluateTask::Relevance(args) => evaluate_relevance(args),
+        EvaluateTask::Answer(args) => super::evaluate_answer::evaluate_answers(args),
     };
     match result {
         Ok(code) => code,

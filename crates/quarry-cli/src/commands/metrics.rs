@@ -9,7 +9,8 @@ use quarry_eval::meteor::{Meteor, MeteorParams};
 use quarry_eval::sentence_bleu::{NltkBleuOptions, Smoothing};
 use quarry_eval::wordnet::WordNet;
 use quarry_eval::{
-    bleu, classification, codeqa_bleu, codeqa_rouge, lines, rouge, sentence_bleu, spans, squad, EvalError,
+    bleu, classification, codeqa_answer, codeqa_bleu, codeqa_meteor, codeqa_rouge, lines, rouge, sentence_bleu, spans,
+    squad, EvalError,
 };
 use serde_json::{json, Map, Value};
 
@@ -28,10 +29,16 @@ pub enum MetricName {
     CodeqaRougeL,
     /// nltk meteor_score per line (whitespace tokens) and its mean, 0-1.
     Meteor,
+    /// CodeQA's METEOR 1.5 (the authors' jar, needs Java; see --meteor-jar), 0-1.
+    CodeqaMeteor,
     /// SQuAD v1.1 exact match, 0-100.
     Em,
     /// SQuAD v1.1 token F1, 0-100.
     F1,
+    /// CodeQA's exact match (lower case, collapsed whitespace), 0-100.
+    CodeqaEm,
+    /// CodeQA's token F1 (lower case, collapsed whitespace), 0-100.
+    CodeqaF1,
     /// Classification accuracy of predicted (hyp) against gold (ref) label lines, 0-1.
     Accuracy,
     /// Macro-F1 over all labels (scikit-learn conventions), 0-1.
@@ -89,6 +96,10 @@ pub struct MetricsArgs {
     /// meteor: exact and stem matching only, without WordNet synonyms.
     #[arg(long)]
     pub no_wordnet: bool,
+    /// codeqa-meteor: METEOR 1.5's `meteor-1.5.jar` (beside `data/paraphrase-en.gz`)
+    /// [default: $QUARRY_METEOR_JAR].
+    #[arg(long, value_name = "JAR")]
+    pub meteor_jar: Option<PathBuf>,
 }
 
 /// A failure with its exit code.
@@ -247,6 +258,27 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
                 }
             );
             ("meteor", mean, desc, Some(lines))
+        }
+        MetricName::CodeqaMeteor => {
+            let (score, lines) = codeqa_meteor::codeqa_meteor(&hyps, &refs, args.meteor_jar.as_deref())?;
+            let desc = format!("CodeQA METEOR 1.5 = {score:.6} (papers report x100: {:.2})", score * 100.0);
+            ("codeqa-meteor", score, desc, Some(lines))
+        }
+        MetricName::CodeqaEm | MetricName::CodeqaF1 => {
+            let (lines, mean) = codeqa_answer::codeqa_answer_scores(&hyps, &refs)?;
+            extra.insert("em".into(), json!(mean.em));
+            extra.insert("precision".into(), json!(mean.precision));
+            extra.insert("recall".into(), json!(mean.recall));
+            extra.insert("f1".into(), json!(mean.f1));
+            let desc = format!(
+                "CodeQA EM = {:.4}, F1 = {:.4} (precision {:.4}, recall {:.4})",
+                mean.em, mean.f1, mean.precision, mean.recall
+            );
+            if args.name == MetricName::CodeqaEm {
+                ("codeqa-em", mean.em, desc, Some(lines.iter().map(|s| s.em).collect()))
+            } else {
+                ("codeqa-f1", mean.f1, desc, Some(lines.iter().map(|s| s.f1).collect()))
+            }
         }
         MetricName::Em | MetricName::F1 => {
             let (name, f): (&'static str, fn(&str, &str) -> f64) =

@@ -10,6 +10,8 @@ pub mod diagnostics;
 pub mod encode;
 pub mod evaluate;
 pub mod experiment;
+pub mod evaluate_answer;
+pub mod generate;
 pub mod input;
 pub mod inspect;
 pub mod metrics;
@@ -66,6 +68,9 @@ pub enum Command {
     /// Run a paper's experimental protocol end to end (e.g. `quarry experiment codequeries`).
     #[command(subcommand)]
     Experiment(experiment::ExperimentTask),
+    /// Generate text with a trained model (e.g. `quarry generate answer`).
+    #[command(subcommand)]
+    Generate(generate::GenerateTask),
     /// Print per-layer summary-token vectors of texts.
     Encode(encode::EncodeArgs),
     /// Answer queries on Python files with a trained span model.
@@ -94,6 +99,7 @@ pub fn run(command: Command) -> i32 {
         Command::Train(task) => train::run(task),
         Command::Evaluate(task) => evaluate::run(task),
         Command::Experiment(task) => experiment::run(task),
+        Command::Generate(task) => generate::run(task),
         Command::Encode(args) => encode::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Nlp(cmd) => nlp::run(cmd),

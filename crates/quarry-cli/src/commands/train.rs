@@ -1,5 +1,6 @@
-//! `quarry train span|relevance`: fine-tunes an encoder with a B/I/O/F head, or with the
-//! two-step procedure's relevance classifier, on CodeQueries-style JSONL.
+//! `quarry train span|relevance|answer`: fine-tunes an encoder with a B/I/O/F head, or with
+//! the two-step procedure's relevance classifier, on CodeQueries-style JSONL; or trains
+//! CodeQA's encoder-decoder answer generator on CodeQA's parallel files.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ use quarry_model::data::{
 use quarry_model::device::parse_device;
 use quarry_model::relevance_model::RELEVANCE_CLASSES;
 use quarry_model::train::{fit, planned_steps, read_state, EpochLog, TrainConfig, TrainEvent, Trainable};
-use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel};
+use quarry_model::{load_model, AnswerConfig, AnswerModel, LoadedModel, ModelSource, RelevanceModel, SpanModel};
 
 /// What to train.
 #[derive(Subcommand)]
@@ -21,6 +22,33 @@ pub enum TrainTask {
     Span(TrainArgs),
     /// Block relevance (two-step procedure): is `[CLS] query [SEP] block [SEP]` relevant?
     Relevance(RelevanceArgs),
+    /// CodeQA answer generation: encoder + Transformer decoder on `PREFIX.code`,
+    /// `PREFIX.question` and `PREFIX.answer` (`--train`/`--valid` are such prefixes, e.g.
+    /// `data/codeqa/python/dev`; `--max-len` caps the source sequence).
+    Answer(AnswerArgs),
+}
+
+/// Arguments of `quarry train answer`.
+#[derive(Args)]
+pub struct AnswerArgs {
+    /// The settings shared with `quarry train span`; `--train` and `--valid` are split
+    /// prefixes, `--max-len` is the source length cap (CodeQA's scripts: 400).
+    #[command(flatten)]
+    pub common: TrainArgs,
+    /// Answer length cap in sub-tokens, start and end tokens included; also the generation
+    /// limit.
+    #[arg(long, default_value_t = 30)]
+    pub max_target_len: usize,
+    /// Decoder layers (CodeQA: 6).
+    #[arg(long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_LAYERS)]
+    pub decoder_layers: usize,
+    /// Decoder feed-forward size (CodeQA: PyTorch's default, 2048).
+    #[arg(long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_FFN)]
+    pub decoder_ffn: usize,
+    /// Keep the encoder layers fixed (embeddings and decoder still train); about half the
+    /// step time, at some cost in accuracy (CodeQA trains everything).
+    #[arg(long)]
+    pub freeze_encoder: bool,
 }
 
 /// Arguments of every `quarry train` task.
@@ -95,6 +123,7 @@ pub fn run(task: TrainTask) -> i32 {
     let result = match task {
         TrainTask::Span(args) => train_span(args),
         TrainTask::Relevance(args) => train_relevance(args),
+        TrainTask::Answer(args) => train_answer(args),
     };
     match result {
         Ok(()) => 0,
@@ -207,6 +236,31 @@ fn train_relevance(args: RelevanceArgs) -> Result<()> {
     };
     let train = encode(&train_set, &common.train)?;
     let valid = encode(&valid_set, &common.valid)?;
+    run_training(&model, &train, &valid, common, &setup)
+}
+
+fn train_answer(args: AnswerArgs) -> Result<()> {
+    let common = &args.common;
+    let (model, setup) = load(common)?;
+    let config = AnswerConfig {
+        decoder_layers: args.decoder_layers,
+        decoder_ffn: args.decoder_ffn,
+        max_source_len: setup.max_len,
+        max_target_len: args.max_target_len,
+        freeze_encoder: args.freeze_encoder,
+        ..AnswerConfig::default()
+    };
+    let model = AnswerModel::new(model, config)?;
+    let encode = |prefix: &PathBuf| -> Result<Vec<quarry_model::EncodedAnswer>> {
+        let examples = quarry_data::codeqa::read_split(prefix, true, false)?;
+        examples
+            .iter()
+            .map(|e| model.encode(&e.question, &e.code, e.answer.as_deref()))
+            .collect::<quarry_model::Result<Vec<_>>>()
+            .with_context(|| format!("encoding {}", prefix.display()))
+    };
+    let train = encode(&common.train)?;
+    let valid = encode(&common.valid)?;
     run_training(&model, &train, &valid, common, &setup)
 }
 
