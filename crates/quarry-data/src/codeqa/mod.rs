@@ -9,6 +9,10 @@
 //! [`verb_group`] finds auxiliaries, negation and do-support, [`wh`] and
 //! [`yesno`] hold the question templates, [`filters`] the paper's answer
 //! filters and [`generate`] puts them together.
+//!
+//! [`files`] reads and writes the released parallel files for the builder and
+//! the statistics; [`parallel`] reads a split as answer generation consumes it
+//! (`run.py`'s stripping, code optional).
 
 pub mod code_text;
 pub mod dataset;
@@ -17,6 +21,7 @@ pub mod files;
 pub mod filters;
 pub mod generate;
 pub mod pair;
+pub mod parallel;
 pub mod pipeline_parser;
 pub mod preprocess;
 pub mod roles;
@@ -34,10 +39,5 @@ pub use generate::{
     Outcome, DEFAULT_MAX_PAIRS,
 };
 pub use pair::{Kind, Pair};
-pub use stored::StoredParses;
-//! CodeQA's data: parallel `{split}.code`, `.code.original`, `.question` and `.answer` files,
-//! one example per line (see [`parallel`]).
-
-pub mod parallel;
-
 pub use parallel::{read_lines, read_split, write_split, CodeQaExample, Field, SplitFiles};
+pub use stored::StoredParses;
