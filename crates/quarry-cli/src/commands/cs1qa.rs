@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -18,7 +19,7 @@ use quarry_model::device::parse_device;
 use quarry_model::{load_model, LoadedModel, ModelSource};
 use serde_json::json;
 
-use super::output::{report_error, with_stdout, write_json, EXIT_OK};
+use super::output::{report_error, with_stdout, write_json, EXIT_INPUT_ERROR, EXIT_OK};
 use super::train::{load, run_training, TrainArgs};
 
 /// A CS1QA subcommand.
@@ -247,16 +248,28 @@ pub fn run(command: Cs1qaCommand) -> i32 {
         Cs1qaCommand::Augment(args) => run_augment(args),
     };
     match result {
+        // Skipped malformed input still fails the run, after the rest was done.
+        Ok(EXIT_OK) if SKIPPED_INPUT.load(Ordering::Relaxed) => EXIT_INPUT_ERROR,
         Ok(code) => code,
         Err(e) => report_error(&format!("{e:#}")),
     }
+}
+
+/// Set when a malformed row or line was reported and skipped.
+static SKIPPED_INPUT: AtomicBool = AtomicBool::new(false);
+
+/// Reports a skipped malformed row or line on stderr and remembers that the
+/// run must end with exit code 2.
+fn warn_skipped(e: &impl std::fmt::Display) {
+    SKIPPED_INPUT.store(true, Ordering::Relaxed);
+    eprintln!("quarry: warning: skipping {e}");
 }
 
 /// Annotated rows; malformed ones are reported on stderr and skipped.
 fn rows(path: &Path) -> Result<Vec<Cs1qaRow>> {
     let loaded = read_rows(path)?;
     for e in &loaded.errors {
-        eprintln!("quarry: warning: skipping {e}");
+        warn_skipped(e);
     }
     if loaded.records.is_empty() {
         bail!("{}: no usable rows", path.display());
@@ -268,7 +281,7 @@ fn rows(path: &Path) -> Result<Vec<Cs1qaRow>> {
 fn questions(path: &Path) -> Result<Vec<RetrievalQuestion>> {
     let loaded = read_questions(path)?;
     for e in &loaded.errors {
-        eprintln!("quarry: warning: skipping {e}");
+        warn_skipped(e);
     }
     if loaded.records.is_empty() {
         bail!("{}: no usable questions", path.display());
@@ -391,12 +404,12 @@ fn eval_lines(args: LinesEvalArgs) -> Result<i32> {
 fn eval_answers(args: AnswersArgs) -> Result<i32> {
     let loaded = read_rows(&args.rows)?;
     for e in &loaded.errors {
-        eprintln!("quarry: warning: skipping {e}");
+        warn_skipped(e);
     }
     let by_id: HashMap<u64, &Cs1qaRow> = loaded.records.iter().map(|(line, r)| (*line as u64 - 1, r)).collect();
     let hits = read_retrieved(&args.hits)?;
     for e in &hits.errors {
-        eprintln!("quarry: warning: skipping {e}");
+        warn_skipped(e);
     }
     let results: Vec<Retrieved> = hits.into_records();
     let b = answer_bleu(&results, &by_id)?;
