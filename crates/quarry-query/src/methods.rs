@@ -119,6 +119,60 @@ pub fn reads_receiver_attribute(file: &ParsedFile, function: Node<'_>, name: &st
     })
 }
 
+/// Whether the class attribute named after the method `function` is the
+/// function itself once the class body has run, as CodeQL's
+/// `declaredAttribute(name) = fv` asks: not when the `def` is decorated (the
+/// attribute is then what the decorator returns) nor when a later statement
+/// of the class body binds the name again (`f = staticmethod(f)`,
+/// `__del__ = __del__()`, a second `def f`).
+pub fn is_class_attribute(file: &ParsedFile, class: Node<'_>, function: Node<'_>) -> bool {
+    if function.parent().is_some_and(|p| p.py_kind() == Kind::DecoratedDefinition) {
+        return false;
+    }
+    let Some(name) = function.field(Field::Name).map(|n| file.node_text(n)) else { return false };
+    let Some(body) = class.field(Field::Body) else { return false };
+    !statements(body).into_iter().filter(|s| s.start_byte() > function.end_byte()).any(|statement| {
+        let definition = match statement.py_kind() {
+            Kind::DecoratedDefinition => statement.field(Field::Definition),
+            _ => Some(statement),
+        };
+        if let Some(definition) = definition.filter(|d| d.py_kind() == Kind::FunctionDefinition) {
+            return definition.field(Field::Name).is_some_and(|n| file.node_text(n) == name);
+        }
+        statement
+            .named_child(0)
+            .filter(|a| a.py_kind() == Kind::Assignment)
+            .and_then(|a| a.field(Field::Left))
+            .is_some_and(|left| left.py_kind() == Kind::Identifier && file.node_text(left) == name)
+    })
+}
+
+/// Whether the class body itself, outside its methods, calls `name` or
+/// applies it as a decorator, as CodeQL's `used_in_defining_scope`: the
+/// function is then a helper run while the class is built, not a method.
+pub fn used_in_class_body(file: &ParsedFile, class: Node<'_>, name: &str) -> bool {
+    let Some(body) = class.field(Field::Body) else { return false };
+    let is_name =
+        |node: Option<Node<'_>>| node.is_some_and(|n| n.py_kind() == Kind::Identifier && file.node_text(n) == name);
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        match node.py_kind() {
+            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => continue,
+            Kind::Call if is_name(node.field(Field::Function)) => return true,
+            Kind::Decorator => {
+                let expression = node.named_child(0);
+                let callee = expression.filter(|e| e.py_kind() == Kind::Call).and_then(|e| e.field(Field::Function));
+                if is_name(expression) || is_name(callee) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        stack.extend(named_children(node));
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,9 @@
 //!
 //! As in CodeQL, the answer is the class of the returned object, for the
 //! classes of the file quarry can see (`return self`, `return Cls(...)`);
-//! a class is an iterator when it or a base defines `__next__` or `next`.
+//! a class is an iterator when it or a base defines `__iter__` and
+//! `__next__` (or `next`): a class with `__next__` but no `__iter__` cannot
+//! be iterated over either.
 //! Both classes are relevant. Negative form: `__iter__` methods returning
 //! instances of classes that are iterators.
 
@@ -78,7 +80,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     findings
 }
 
-/// Whether instances of the class have `__next__` or `next`.
+/// Whether instances of the class implement the iterator interface, as
+/// CodeQL's `isIterator`: `__iter__` and `__next__` (or Python 2's `next`).
 fn is_iterator(classes: &Classes<'_>, id: ClassId) -> bool {
-    ["__next__", "next"].iter().any(|name| !matches!(classes.lookup(id, name), Lookup::Missing))
+    let has = |name: &str| !matches!(classes.lookup(id, name), Lookup::Missing);
+    has("__iter__") && (has("__next__") || has("next"))
 }

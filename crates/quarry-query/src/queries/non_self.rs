@@ -8,16 +8,23 @@
 //!         return abs(this.x)
 //! ```
 //!
-//! Static methods, class methods, implicit class methods (`__new__`,
-//! `__init_subclass__`, `__class_getitem__`) and methods of metaclasses are
-//! left out. Negative form: instance methods whose first parameter is `self`.
+//! As in CodeQL, only a function that is the class attribute of its name
+//! counts: decorated methods (static and class methods, properties, any
+//! decorator whose result is not the function) and functions whose name the
+//! class body binds again (`f = staticmethod(f)`) are left out, as are
+//! helpers the class body calls or applies as decorators, implicit class
+//! methods (`__new__`, `__init_subclass__`, `__class_getitem__`), methods of
+//! metaclasses, methods of `zope.interface.Interface` subclasses, and
+//! methods with `*args`. Negative form: instance methods whose first
+//! parameter is `self`.
 
-use crate::ast::{decorators, field_text, method_class};
+use crate::ast::{field_text, import_aliases, method_class, resolve_imported};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::methods::{is_class_attribute, used_in_class_body};
 use crate::parameters::parameter_names;
 use crate::registry::{Hops, Query, QueryMeta};
-use crate::syntax::{Field, Kind, SyntaxNode};
+use crate::syntax::{Field, Kind};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -36,6 +43,9 @@ const IMPLICIT_CLASS_METHODS: &[&str] = &["__new__", "__init_subclass__", "__cla
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
+    let imports: Vec<_> =
+        cx.nodes(Kind::ImportStatement).iter().chain(cx.nodes(Kind::ImportFromStatement)).copied().collect();
+    let aliases = import_aliases(file, &imports);
     let mut findings = Vec::new();
     for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = method_class(function) else { continue };
@@ -43,8 +53,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if IMPLICIT_CLASS_METHODS.contains(&name) {
             continue;
         }
-        let decorated = decorators(file, function);
-        if decorated.iter().any(|d| d.contains("staticmethod") || d.contains("classmethod")) {
+        if !is_class_attribute(file, class, function) || used_in_class_body(file, class, name) {
             continue;
         }
         let bases = field_text(file, class, Field::Superclasses).unwrap_or_default();
@@ -54,13 +63,15 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         {
             continue;
         }
+        let zope_interface = bases
+            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
+            .any(|b| resolve_imported(&aliases, b).as_deref() == Some("zope.interface.Interface"));
+        if zope_interface {
+            continue;
+        }
         let parameters = parameter_names(file, function);
         let first = parameters.first().map(|(n, _)| n.as_str());
-        let first_is_splat = function
-            .field(Field::Parameters)
-            .and_then(|p| p.named_child(0))
-            .is_some_and(|p| p.py_kind() == Kind::ListSplatPattern);
-        if first_is_splat {
+        if crate::signatures::Signature::of(file, function).varargs {
             continue;
         }
         let is_self = first == Some("self");

@@ -171,31 +171,41 @@ fn known_object(cx: &FileContext<'_>, object: Node<'_>, statement: Node<'_>) -> 
     let earlier = scope.bindings.iter().rfind(|b| b.name == root && b.start_byte < statement.start_byte());
     match earlier.map(|b| b.kind) {
         Some(Some(crate::scopes::BindingKind::Import)) => true,
-        Some(Some(crate::scopes::BindingKind::Assign)) => {
-            let Some(binding) = earlier else { return false };
-            cx.nodes(Kind::Assignment).iter().any(|a| {
-                a.field(Field::Left).is_some_and(|l| l.start_byte() == binding.start_byte)
-                    && a.field(Field::Right).map(strip_parentheses).is_some_and(|v| {
-                        v.py_kind() == Kind::Call
-                            && crate::ast::callee_text(cx.file(), v).is_some_and(|callee| {
-                                cx.nodes(Kind::ClassDefinition)
-                                    .iter()
-                                    .any(|c| field_text(cx.file(), *c, Field::Name) == Some(callee))
-                            })
-                    })
-            })
-        }
+        Some(Some(crate::scopes::BindingKind::Assign)) => instance_class(cx, root, statement).is_some(),
         _ => false,
     }
 }
 
-/// For `self.<attr>`: whether the enclosing class defines `attr` as a
-/// property or defines `__setattr__`.
+/// The class of the file whose instance `name` was last assigned, earlier
+/// in the statement's scope (`s = Session()`), if that is what it holds.
+fn instance_class<'t>(cx: &FileContext<'t>, name: &str, statement: Node<'_>) -> Option<Node<'t>> {
+    let scope = scope_of(cx, statement)?;
+    let binding = scope.bindings.iter().rfind(|b| b.name == name && b.start_byte < statement.start_byte())?;
+    if binding.kind != Some(crate::scopes::BindingKind::Assign) {
+        return None;
+    }
+    let assignment = cx
+        .nodes(Kind::Assignment)
+        .iter()
+        .find(|a| a.field(Field::Left).is_some_and(|l| l.start_byte() == binding.start_byte))?;
+    let value = assignment.field(Field::Right).map(strip_parentheses).filter(|v| v.py_kind() == Kind::Call)?;
+    let callee = crate::ast::callee_text(cx.file(), value)?;
+    cx.nodes(Kind::ClassDefinition).iter().copied().find(|c| field_text(cx.file(), *c, Field::Name) == Some(callee))
+}
+
+/// For `self.<attr>`, or `<name>.<attr>` on an instance of a class of the
+/// file: whether that class defines `attr` as a property or defines
+/// `__setattr__`.
 fn property_or_setattr(cx: &FileContext<'_>, object: Node<'_>, attribute: &str, statement: Node<'_>) -> bool {
-    if object.py_kind() != Kind::Identifier || cx.text(object) != "self" {
+    if object.py_kind() != Kind::Identifier {
         return false;
     }
-    let Some(class) = crate::ast::enclosing_function(statement).and_then(method_class) else { return false };
+    let class = if cx.text(object) == "self" {
+        crate::ast::enclosing_function(statement).and_then(method_class)
+    } else {
+        instance_class(cx, cx.text(object), statement)
+    };
+    let Some(class) = class else { return false };
     let Some(body) = class.field(Field::Body) else { return false };
     named_children(body).into_iter().any(|item| {
         let function = if item.py_kind() == Kind::DecoratedDefinition {

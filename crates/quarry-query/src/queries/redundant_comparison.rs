@@ -26,8 +26,10 @@
 //! variables are approximated: a variable rebound between the two tests
 //! (except in another branch of the same `if`), or anywhere in a loop
 //! around the later test that starts after the earlier one, stops the
-//! implication. A comparison under `not` is reported as the `not`
-//! expression, as CodeQL reports the largest redundant test. Negative form:
+//! implication. A comparison under `not` is reported as the comparison
+//! itself, with its own truth value, as CodeQL reports the innermost
+//! redundant test (`elif not 0 <= x:` after `if x < 0:` reports `0 <= x`,
+//! always true). Negative form:
 //! comparisons controlled by earlier tests of a shared variable that do not
 //! decide them.
 
@@ -145,10 +147,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         match polarity {
             Polarity::Positive => {
                 for (fact, result) in decided {
-                    let (reported, result) = outermost_not(comparison, result);
                     findings.push(
                         RawFinding::answer(
-                            cx.location(reported),
+                            cx.location(comparison),
                             format!("Test is always {result}, because of this condition."),
                         )
                         .with_facts([cx.location(fact.node)]),
@@ -417,23 +418,4 @@ fn in_other_branch(node: Node<'_>, test: Node<'_>) -> bool {
         child = parent;
     }
     false
-}
-
-/// The outermost `not` around a comparison (through parentheses), with the
-/// truth value adjusted for each `not`.
-fn outermost_not(comparison: Node<'_>, mut result: bool) -> (Node<'_>, bool) {
-    let mut reported = comparison;
-    let mut current = comparison;
-    while let Some(parent) = current.parent() {
-        match parent.py_kind() {
-            Kind::ParenthesizedExpression => current = parent,
-            Kind::NotOperator => {
-                result = !result;
-                reported = parent;
-                current = parent;
-            }
-            _ => break,
-        }
-    }
-    (reported, result)
 }

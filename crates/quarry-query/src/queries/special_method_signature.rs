@@ -14,8 +14,10 @@
 //! `__exit__`; `__pow__` and `__get__` take 2 or 3). A method is wrong when
 //! it accepts too few positional arguments, requires too many, or has
 //! defaults that can never be used. As in the CodeQL list, `__getattr__` and
-//! `__getattribute__` are not checked. Decorated methods (static and class
-//! methods included) are left out, as CodeQL only checks plain functions.
+//! `__getattribute__` are not checked. Only a function that is the class
+//! attribute of its name is checked, as CodeQL does: decorated methods
+//! (static and class methods included) and a `def` whose name the class body
+//! binds again (`__del__ = __del__()`) are left out.
 //! Lambdas and module-level functions bound to a special name in a class
 //! body (`__sub__ = lambda self: ...`, `__add__ = f`) are checked too; the
 //! answer is then the lambda or the function's header.
@@ -26,9 +28,10 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{decorators, field_text, method_class, statements};
+use crate::ast::{field_text, method_class, statements};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::methods::is_class_attribute;
 use crate::registry::{Hops, Query, QueryMeta};
 use crate::signatures::Signature;
 
@@ -192,7 +195,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
-        if !decorators(file, function).is_empty() {
+        if !is_class_attribute(file, class, function) {
             continue;
         }
         check(cx, polarity, name, function, class, &mut findings);
