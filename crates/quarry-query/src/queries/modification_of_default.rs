@@ -13,9 +13,10 @@
 //! `pop`, `clear`, `sort`, `reverse`, `popitem`, `setdefault`, `update`), the
 //! target of an augmented assignment, and the object of a subscript
 //! assignment or deletion. Flow is approximated syntactically: the sink is
-//! the parameter's own name in the function body, before any rebinding of
-//! it, and not under `if param:` for an empty default (an empty default is
-//! never truthy) or under `if not param:` for a non-empty one. Flow into
+//! the parameter's own name in the function body, not after a rebinding of
+//! it in the same block, and not where the default cannot be: under `if param:` (or in the
+//! `elif`/`else` branches of `if not param:`) for an empty default, which is
+//! never truthy, and the other way round for a non-empty one. Flow into
 //! other functions is followed as CodeQL's data flow does for the functions
 //! of the file: a default passed, before any rebinding, as an argument
 //! (positional or by keyword) to a module-level function of the file flows
@@ -257,24 +258,44 @@ fn references_before_rebinding<'t>(cx: &FileContext<'t>, function: Node<'t>, par
     references
 }
 
-/// Whether the sink sits in the true branch of `if param:` (empty default)
-/// or `if not param:` (non-empty default), where the default cannot be.
+/// Whether the sink sits where the default cannot be: in the true branch of
+/// `if param:` or in the `elif`/`else` branches of `if not param:` for an
+/// empty default (never truthy), and the other way round for a non-empty
+/// default (never falsy).
 fn guarded(cx: &FileContext<'_>, sink: Node<'_>, function: Node<'_>, param: &str, non_empty: bool) -> bool {
+    let truthy_test = param.to_string();
+    let falsy_test = format!("not {param}");
+    let condition_text = |n: Node<'_>| {
+        n.field(Field::Condition)
+            .map(strip_parentheses)
+            .map(|c| cx.text(c).split_whitespace().collect::<Vec<_>>().join(" "))
+    };
     let mut child = sink;
     let mut current = sink.parent();
     while let Some(n) = current {
         if n.id() == function.id() {
             return false;
         }
-        if matches!(n.py_kind(), Kind::IfStatement | Kind::ElifClause)
-            && n.field(Field::Consequence).is_some_and(|c| c.id() == child.id())
-        {
-            if let Some(condition) = n.field(Field::Condition).map(strip_parentheses) {
-                let text: String = cx.text(condition).split_whitespace().collect::<Vec<_>>().join(" ");
-                let blocked = if non_empty { text == format!("not {param}") } else { text == param };
-                if blocked {
-                    return true;
-                }
+        if matches!(n.py_kind(), Kind::IfStatement | Kind::ElifClause) {
+            let in_consequence = n.field(Field::Consequence).is_some_and(|c| c.id() == child.id());
+            let in_later_branch =
+                n.py_kind() == Kind::IfStatement && matches!(child.py_kind(), Kind::ElifClause | Kind::ElseClause);
+            // The test that holds where the sink is: the condition itself in
+            // its consequence, its negation in the later branches of an `if`.
+            let holds = match condition_text(n) {
+                Some(text) if in_consequence => Some(text),
+                Some(text) if in_later_branch => Some(if text == truthy_test {
+                    falsy_test.clone()
+                } else if text == falsy_test {
+                    truthy_test.clone()
+                } else {
+                    String::new()
+                }),
+                _ => None,
+            };
+            let impossible = if non_empty { &falsy_test } else { &truthy_test };
+            if holds.as_ref() == Some(impossible) {
+                return true;
             }
         }
         child = n;
