@@ -1,7 +1,9 @@
 //! Compares quarry with CodeQL on CodeQL's own query tests. Each directory
-//! `tests/codeql/<query-id>/` holds CodeQL test inputs (`.py`, in
-//! subdirectories too) and the `.expected` results of the CodeQL query that
-//! `<query-id>` mirrors. For every query the test prints how many locations
+//! `tests/codeql/<query-id>/` holds the `.expected` results of the CodeQL
+//! query that `<query-id>` mirrors and CodeQL's test inputs (`.py`, in
+//! subdirectories too), or, where one CodeQL test directory serves several
+//! queries, a file `sources` naming the directory under `tests/codeql/shared/`
+//! that holds those inputs once. For every query the test prints how many locations
 //! CodeQL reports, how many quarry reports, how many both report, the share
 //! of CodeQL's that quarry finds (recall) and the share of quarry's that
 //! CodeQL reports (precision), matching locations by file, start line and
@@ -134,13 +136,25 @@ fn python_files(dir: &Path) -> Vec<(PathBuf, String)> {
     files
 }
 
+/// The directory holding a query directory's inputs: the shared one its
+/// `sources` file names, or the query directory itself.
+fn inputs_dir(dir: &Path) -> PathBuf {
+    match std::fs::read_to_string(dir.join("sources")) {
+        Ok(shared) => dir.parent().unwrap().join("shared").join(shared.trim()),
+        Err(_) => dir.to_path_buf(),
+    }
+}
+
 /// quarry's positive answer locations, and answer and fact locations, on
-/// every `.py` file under the directory.
+/// every `.py` file of the query directory's inputs.
 fn quarry_locations(dir: &Path, query_id: &str) -> (BTreeSet<Location>, BTreeSet<Location>) {
     let query = find_query(query_id).unwrap_or_else(|| panic!("no query with id {query_id}"));
     let mut found = BTreeSet::new();
     let mut all_spans = BTreeSet::new();
-    for (path, name) in python_files(dir) {
+    let inputs = inputs_dir(dir);
+    let files = python_files(&inputs);
+    assert!(!files.is_empty(), "{}: no Python inputs in {}", query_id, inputs.display());
+    for (path, name) in files {
         let file = ParsedFile::load(&path, Some(Language::Python), &LoadOptions::default()).unwrap();
         let context = FileContext::new(&file);
         for finding in run_query(&context, query, Polarity::Positive) {
@@ -174,7 +188,8 @@ fn quarry_agrees_with_codeql_expected_results() {
         eprintln!("skipped: {} is absent", root.display());
         return;
     };
-    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.is_dir()).collect();
+    let mut dirs: Vec<PathBuf> =
+        entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.is_dir() && !p.ends_with("shared")).collect();
     dirs.sort();
     let mut known: BTreeMap<&str, BTreeSet<(Side, String)>> = BTreeMap::new();
     for (id, side, location, reason) in KNOWN_DISAGREEMENTS {
