@@ -119,58 +119,82 @@ pub fn reads_receiver_attribute(file: &ParsedFile, function: Node<'_>, name: &st
     })
 }
 
-/// Whether the class attribute named after the method `function` is the
-/// function itself once the class body has run, as CodeQL's
-/// `declaredAttribute(name) = fv` asks: not when the `def` is decorated (the
-/// attribute is then what the decorator returns) nor when a later statement
-/// of the class body binds the name again (`f = staticmethod(f)`,
-/// `__del__ = __del__()`, a second `def f`).
-pub fn is_class_attribute(file: &ParsedFile, class: Node<'_>, function: Node<'_>) -> bool {
-    if function.parent().is_some_and(|p| p.py_kind() == Kind::DecoratedDefinition) {
-        return false;
-    }
-    let Some(name) = function.field(Field::Name).map(|n| file.node_text(n)) else { return false };
-    let Some(body) = class.field(Field::Body) else { return false };
-    !statements(body).into_iter().filter(|s| s.start_byte() > function.end_byte()).any(|statement| {
-        let definition = match statement.py_kind() {
-            Kind::DecoratedDefinition => statement.field(Field::Definition),
-            _ => Some(statement),
-        };
-        if let Some(definition) = definition.filter(|d| d.py_kind() == Kind::FunctionDefinition) {
-            return definition.field(Field::Name).is_some_and(|n| file.node_text(n) == name);
-        }
-        statement
-            .named_child(0)
-            .filter(|a| a.py_kind() == Kind::Assignment)
-            .and_then(|a| a.field(Field::Left))
-            .is_some_and(|left| left.py_kind() == Kind::Identifier && file.node_text(left) == name)
-    })
+/// What a class body binds and uses while it runs, read once per class for
+/// the questions CodeQL asks about its methods.
+pub struct ClassBody<'f> {
+    /// Each name the body's own statements bind (`def`, `name = ...`), with
+    /// the statement's start byte.
+    bindings: Vec<(&'f str, usize)>,
+    /// The names the body calls or applies as decorators outside its methods.
+    used: std::collections::HashSet<&'f str>,
 }
 
-/// Whether the class body itself, outside its methods, calls `name` or
-/// applies it as a decorator, as CodeQL's `used_in_defining_scope`: the
-/// function is then a helper run while the class is built, not a method.
-pub fn used_in_class_body(file: &ParsedFile, class: Node<'_>, name: &str) -> bool {
-    let Some(body) = class.field(Field::Body) else { return false };
-    let is_name =
-        |node: Option<Node<'_>>| node.is_some_and(|n| n.py_kind() == Kind::Identifier && file.node_text(n) == name);
-    let mut stack = vec![body];
-    while let Some(node) = stack.pop() {
-        match node.py_kind() {
-            Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => continue,
-            Kind::Call if is_name(node.field(Field::Function)) => return true,
-            Kind::Decorator => {
-                let expression = node.named_child(0);
-                let callee = expression.filter(|e| e.py_kind() == Kind::Call).and_then(|e| e.field(Field::Function));
-                if is_name(expression) || is_name(callee) {
-                    return true;
+impl<'f> ClassBody<'f> {
+    /// Reads the body of `class`.
+    pub fn of(file: &'f ParsedFile, class: Node<'_>) -> ClassBody<'f> {
+        let mut facts = ClassBody { bindings: Vec::new(), used: std::collections::HashSet::new() };
+        let Some(body) = class.field(Field::Body) else { return facts };
+        for statement in statements(body) {
+            let definition = match statement.py_kind() {
+                Kind::DecoratedDefinition => statement.field(Field::Definition),
+                _ => Some(statement),
+            };
+            if let Some(definition) = definition.filter(|d| d.py_kind() == Kind::FunctionDefinition) {
+                if let Some(name) = definition.field(Field::Name) {
+                    facts.bindings.push((file.node_text(name), definition.start_byte()));
                 }
+                continue;
             }
-            _ => {}
+            let left = statement
+                .named_child(0)
+                .filter(|a| a.py_kind() == Kind::Assignment)
+                .and_then(|a| a.field(Field::Left))
+                .filter(|l| l.py_kind() == Kind::Identifier);
+            if let Some(left) = left {
+                facts.bindings.push((file.node_text(left), statement.start_byte()));
+            }
         }
-        stack.extend(named_children(node));
+        let identifier =
+            |node: Option<Node<'_>>| node.filter(|n| n.py_kind() == Kind::Identifier).map(|n| file.node_text(n));
+        let mut stack = vec![body];
+        while let Some(node) = stack.pop() {
+            match node.py_kind() {
+                Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => continue,
+                Kind::Call => facts.used.extend(identifier(node.field(Field::Function))),
+                Kind::Decorator => {
+                    let expression = node.named_child(0);
+                    let callee =
+                        expression.filter(|e| e.py_kind() == Kind::Call).and_then(|e| e.field(Field::Function));
+                    facts.used.extend(identifier(expression).into_iter().chain(identifier(callee)));
+                }
+                _ => {}
+            }
+            stack.extend(named_children(node));
+        }
+        facts
     }
-    false
+
+    /// Whether the class attribute named after the method `function` is the
+    /// function itself once the body has run, as CodeQL's
+    /// `declaredAttribute(name) = fv` asks: not when the `def` is decorated
+    /// (the attribute is then what the decorator returns) nor when a later
+    /// statement of the body binds the name again (`f = staticmethod(f)`,
+    /// `__del__ = __del__()`, a second `def f`). A method nested in an `if`
+    /// of the body is judged by the body's own later statements.
+    pub fn is_class_attribute(&self, file: &ParsedFile, function: Node<'_>) -> bool {
+        if function.parent().is_some_and(|p| p.py_kind() == Kind::DecoratedDefinition) {
+            return false;
+        }
+        let Some(name) = function.field(Field::Name).map(|n| file.node_text(n)) else { return false };
+        !self.bindings.iter().any(|&(bound, at)| bound == name && at > function.start_byte())
+    }
+
+    /// Whether the body itself, outside its methods, calls `name` or applies
+    /// it as a decorator, as CodeQL's `used_in_defining_scope`: the function
+    /// is then a helper run while the class is built, not a method.
+    pub fn uses(&self, name: &str) -> bool {
+        self.used.contains(name)
+    }
 }
 
 #[cfg(test)]
@@ -211,5 +235,17 @@ mod tests {
         assert!(is_identity_eq(&file, f[0]) && !is_identity_eq(&file, f[2]));
         assert!(is_generic_eq(&file, f[1]) && !is_generic_eq(&file, f[2]));
         assert!(reads_receiver_attribute(&file, f[2], "x") && !reads_receiver_attribute(&file, f[2], "y"));
+    }
+
+    #[test]
+    fn class_body_attributes_and_uses() {
+        let text = "class C(object):\n    def helper(f):\n        return f\n    @helper\n    def m(self):\n        pass\n    def s(x):\n        return x\n    s = staticmethod(s)\n    def plain(this):\n        pass\n";
+        let (file, starts) = functions(text);
+        let f: Vec<Node<'_>> = starts.iter().map(|s| function_at(&file, *s)).collect();
+        let class = file.root().named_child(0).unwrap();
+        let body = ClassBody::of(&file, class);
+        assert!(body.uses("helper") && !body.uses("plain") && !body.uses("staticmethod_not_called"));
+        assert!(body.is_class_attribute(&file, f[0]) && !body.is_class_attribute(&file, f[1]));
+        assert!(!body.is_class_attribute(&file, f[2]) && body.is_class_attribute(&file, f[3]));
     }
 }

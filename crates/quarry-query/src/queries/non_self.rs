@@ -18,10 +18,12 @@
 //! methods with `*args`. Negative form: instance methods whose first
 //! parameter is `self`.
 
+use std::collections::HashMap;
+
 use crate::ast::{field_text, import_aliases, method_class, resolve_imported};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::methods::{is_class_attribute, used_in_class_body};
+use crate::methods::ClassBody;
 use crate::parameters::parameter_names;
 use crate::registry::{Hops, Query, QueryMeta};
 use crate::syntax::{Field, Kind};
@@ -47,13 +49,15 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         cx.nodes(Kind::ImportStatement).iter().chain(cx.nodes(Kind::ImportFromStatement)).copied().collect();
     let aliases = import_aliases(file, &imports);
     let mut findings = Vec::new();
+    let mut bodies: HashMap<usize, ClassBody<'_>> = HashMap::new();
     for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
         if IMPLICIT_CLASS_METHODS.contains(&name) {
             continue;
         }
-        if !is_class_attribute(file, class, function) || used_in_class_body(file, class, name) {
+        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(file, class));
+        if !body.is_class_attribute(file, function) || body.uses(name) {
             continue;
         }
         let bases = field_text(file, class, Field::Superclasses).unwrap_or_default();

@@ -31,7 +31,7 @@ use tree_sitter::Node;
 use crate::ast::{field_text, method_class, statements};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::methods::is_class_attribute;
+use crate::methods::ClassBody;
 use crate::registry::{Hops, Query, QueryMeta};
 use crate::signatures::Signature;
 
@@ -192,10 +192,12 @@ fn problem(name: &str, a: &Signature) -> Option<(String, bool)> {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
+    let mut bodies: std::collections::HashMap<usize, ClassBody<'_>> = std::collections::HashMap::new();
     for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
-        if !is_class_attribute(file, class, function) {
+        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(file, class));
+        if !body.is_class_attribute(file, function) {
             continue;
         }
         check(cx, polarity, name, function, class, &mut findings);
