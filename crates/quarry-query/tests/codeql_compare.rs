@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use quarry_query::{find_query, run_query, FileContext, Polarity};
+use quarry_query::{all_queries, find_query, run_query, FileContext, Polarity};
 use quarry_syntax::{Language, LoadOptions, ParsedFile};
 
 /// `(file path relative to the query directory, 1-based line, 1-based column)`.
@@ -252,6 +252,11 @@ fn quarry_agrees_with_codeql_expected_results() {
     }
     for (id, _) in known {
         changed.push(format!("{id}: listed in KNOWN_DISAGREEMENTS but has no test directory"));
+    }
+    for query in all_queries() {
+        if !root.join(query.meta.id).is_dir() {
+            changed.push(format!("{}: no CodeQL test directory", query.meta.id));
+        }
     }
     println!(
         "{:<38} {:>6} {:>6} {:>5} {:>7} {:>9} {:>8} {:>8}",
