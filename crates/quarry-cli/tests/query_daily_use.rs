@@ -330,3 +330,25 @@ fn type_ignore_does_not_hide_an_unused_import() {
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(text.contains("Import of 're' is not used."), "{text}");
 }
+
+#[test]
+fn one_vocabulary_across_commands() {
+    let dir = project("vocabulary", &[("a.py", "x = y == None\n"), ("hyp.txt", "a\n")]);
+    // `--format json` is one JSON document in every command, `query` included.
+    let out = quarry_in(&dir, &["query", "a.py", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc.as_array().unwrap().len(), 1);
+    assert_eq!(doc[0]["query_id"], "equals-none");
+    // `--out` names an output in every command.
+    let out = quarry_in(&dir, &["query", "a.py", "--format", "jsonl", "--out", "f.jsonl"]);
+    assert_eq!(std::fs::read_to_string(dir.join("f.jsonl")).unwrap().lines().count(), 1, "{}", stderr(&out));
+    // One error prefix.
+    let out = quarry_in(&dir, &["metrics", "bleu", "--hyp", "hyp.txt", "--ref", "missing.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("quarry: error: "), "{}", stderr(&out));
+    // Both spellings of the learning rate, in training and in probing.
+    for command in [&["train", "span", "--help"][..], &["probe", "--help"][..]] {
+        let help = stdout(&quarry_in(&dir, command));
+        assert!(help.contains("--learning-rate") && help.contains("--lr"), "{command:?}: {help}");
+    }
+}

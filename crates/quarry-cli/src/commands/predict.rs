@@ -8,7 +8,7 @@ use clap::Args;
 use quarry_data::codequeries::labels::TokenCache;
 use quarry_model::file_level::{Runner, Setting};
 use quarry_model::predict::predict_file;
-use quarry_query::output::{sarif, Palette, DEFAULT_MAX_FINDINGS_SHOWN};
+use quarry_query::output::{Palette, DEFAULT_MAX_FINDINGS_SHOWN};
 use quarry_query::report::{BlockRef, FileReport, FindingRecord};
 use quarry_query::triage::TriagedFile;
 use quarry_query::Query;
@@ -17,7 +17,7 @@ use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile, DEFAULT_MAX_
 
 use super::evaluate::{load_selector, load_span_model, subtokenizer_of};
 use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};
-use super::query::{emit, select_queries, QueryFormat};
+use super::query::{emit, select_queries, Collected, QueryFormat};
 
 /// Arguments of `quarry predict`.
 #[derive(Args)]
@@ -90,7 +90,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
         eprintln!("quarry: error: {error}");
     }
     let options = LoadOptions { max_file_bytes: args.max_file_bytes };
-    let mut sarif_results = Vec::new();
+    let mut collected = Collected::default();
     let status = with_stdout(|out| {
         for path in &files {
             match answer_file(&runner, setting, path, &queries, &options, &args.model) {
@@ -99,7 +99,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
                     args.format,
                     DEFAULT_MAX_FINDINGS_SHOWN,
                     &TriagedFile::unfiltered(report),
-                    &mut sarif_results,
+                    &mut collected,
                     Palette::plain(),
                 )?,
                 Err(error) => {
@@ -108,10 +108,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
                 }
             }
         }
-        if args.format == QueryFormat::Sarif {
-            sarif::write(out, &queries, &sarif_results, false)?;
-        }
-        Ok(())
+        collected.write_end(out, args.format, &queries, false)
     });
     if status != EXIT_OK {
         return Ok(status);

@@ -16,7 +16,7 @@ use quarry_query::baseline::{Baseline, BaselineWriter};
 use quarry_query::config::{self, selected_queries, Settings};
 use quarry_query::output::sarif::{self, SarifResult};
 use quarry_query::output::{pretty, summary, Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
-use quarry_query::report::{analyze_file_within, analyze_source_within, FileReport, WorkLimits};
+use quarry_query::report::{analyze_file_within, analyze_source_within, FileReport, FindingRecord, WorkLimits};
 use quarry_query::triage::{PerFileIgnores, Policy, Status, TriagedFile};
 use quarry_query::{find_query, Polarity, Query};
 use quarry_syntax::corpus::source_files_excluding;
@@ -36,6 +36,8 @@ pub enum QueryFormat {
     Pretty,
     /// One finding per line as JSON, in the CodeQueries span schema.
     Jsonl,
+    /// One JSON array of the findings (as ruff's `json`).
+    Json,
     /// SARIF 2.1.0, for code-scanning tools.
     Sarif,
 }
@@ -102,7 +104,7 @@ pub struct QueryArgs {
     #[arg(long, visible_alias = "output-format", value_enum, default_value_t = QueryFormat::Pretty)]
     format: QueryFormat,
     /// Write the output to this file instead of standard output.
-    #[arg(long, short = 'o')]
+    #[arg(long, short = 'o', visible_alias = "out")]
     output_file: Option<PathBuf>,
     /// Findings in the baseline FILE are not reported; only new ones fail the run.
     #[arg(long, value_name = "FILE")]
@@ -292,8 +294,8 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     };
     let progress = progress_bar(total as u64, args.quiet);
     let mut tally = Tally::default();
-    let mut sarif_results = Vec::new();
-    let mut printer = Printer { args, palette, tally: &mut tally, sarif_results: &mut sarif_results };
+    let mut collected = Collected::default();
+    let mut printer = Printer { args, palette, tally: &mut tally, collected: &mut collected };
     let written: std::io::Result<()> = (|| {
         match input {
             Input::Stdin(source) => {
@@ -396,7 +398,7 @@ fn plan(args: &QueryArgs, settings: &Settings, root: &Path) -> Result<Plan, Stri
         None => PerFileIgnores::none(),
     };
     if args.statistics && args.format == QueryFormat::Sarif {
-        return Err("--statistics prints a table or JSON Lines, not SARIF".into());
+        return Err("--statistics prints a table or JSON, not SARIF".into());
     }
     Ok(Plan {
         queries,
@@ -460,7 +462,7 @@ struct Printer<'a> {
     args: &'a QueryArgs,
     palette: Palette,
     tally: &'a mut Tally,
-    sarif_results: &'a mut Vec<SarifResult>,
+    collected: &'a mut Collected,
 }
 
 impl Printer<'_> {
@@ -491,7 +493,7 @@ impl Printer<'_> {
 
     fn emit(&mut self, out: &mut dyn Write, file: &TriagedFile) -> std::io::Result<()> {
         if !self.args.statistics {
-            emit(out, self.args.format, self.args.max_shown, file, self.sarif_results, self.palette)?;
+            emit(out, self.args.format, self.args.max_shown, file, self.collected, self.palette)?;
         }
         if !self.args.report_unused_suppressions {
             return Ok(());
@@ -524,7 +526,7 @@ impl Printer<'_> {
         if self.args.statistics {
             let rows = self.tally.statistics();
             match self.args.format {
-                QueryFormat::Jsonl => {
+                QueryFormat::Jsonl | QueryFormat::Json => {
                     for row in &rows {
                         serde_json::to_writer(&mut *out, row).map_err(std::io::Error::other)?;
                         writeln!(out)?;
@@ -533,8 +535,8 @@ impl Printer<'_> {
                 _ => summary::write_statistics(out, &rows, self.palette)?,
             }
         }
-        if self.args.format == QueryFormat::Sarif {
-            sarif::write(out, queries, self.sarif_results, with_baseline)?;
+        if !self.args.statistics {
+            self.collected.write_end(out, self.args.format, queries, with_baseline)?;
         }
         if self.args.quiet {
             return Ok(());
@@ -559,7 +561,7 @@ pub(crate) fn emit(
     format: QueryFormat,
     max_shown: usize,
     file: &TriagedFile,
-    sarif_results: &mut Vec<SarifResult>,
+    collected: &mut Collected,
     palette: Palette,
 ) -> std::io::Result<()> {
     match format {
@@ -571,9 +573,42 @@ pub(crate) fn emit(
             Ok(())
         }
         QueryFormat::Pretty => pretty::write(out, file, max_shown, palette),
-        QueryFormat::Sarif => {
-            sarif_results.extend(file.findings.iter().map(SarifResult::from_triaged));
+        QueryFormat::Json => {
+            let reported = file.findings.iter().filter(|t| t.status == Status::Reported);
+            collected.json.extend(reported.map(|t| t.finding.clone()));
             Ok(())
+        }
+        QueryFormat::Sarif => {
+            collected.sarif.extend(file.findings.iter().map(SarifResult::from_triaged));
+            Ok(())
+        }
+    }
+}
+
+/// Output kept until the end of a run: SARIF results (every finding) and
+/// the reported findings for `--format json`.
+#[derive(Default)]
+pub(crate) struct Collected {
+    sarif: Vec<SarifResult>,
+    json: Vec<FindingRecord>,
+}
+
+impl Collected {
+    /// Writes what the format writes once the run ends.
+    pub(crate) fn write_end(
+        &self,
+        out: &mut dyn Write,
+        format: QueryFormat,
+        queries: &[&'static Query],
+        with_baseline: bool,
+    ) -> std::io::Result<()> {
+        match format {
+            QueryFormat::Sarif => sarif::write(out, queries, &self.sarif, with_baseline),
+            QueryFormat::Json => {
+                serde_json::to_writer_pretty(&mut *out, &self.json).map_err(std::io::Error::other)?;
+                writeln!(out)
+            }
+            QueryFormat::Pretty | QueryFormat::Jsonl => Ok(()),
         }
     }
 }
