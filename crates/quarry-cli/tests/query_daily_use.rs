@@ -92,7 +92,10 @@ fn skip_file_and_unused_suppressions() {
         "skip",
         &[
             ("skipped.py", "# quarry: skip-file\na = x == None\n"),
-            ("kept.py", "import os  # noqa: F401\nb = 1  # noqa: equals-none, E501\nc = 2  # noqa\n"),
+            (
+                "kept.py",
+                "import os  # noqa: F401\nb = 1  # noqa: equals-none, E501\nc = 2  # noqa\nd = 3  # noqa: E711\n",
+            ),
         ],
     );
     let out = quarry_in(&dir, &["query", ".", "--format", "jsonl"]);
@@ -110,7 +113,7 @@ fn skip_file_and_unused_suppressions() {
     assert_eq!(
         text.matches("unused-suppression").count(),
         1,
-        "a used noqa and a blanket noqa are not reported: {text}"
+        "a used noqa, a blanket noqa and ruff codes are not reported: {text}"
     );
 }
 
@@ -190,6 +193,15 @@ fn configuration_is_found_from_a_subfolder() {
     assert!(stderr(&out).contains("quarry.toml: invalid configuration") && stderr(&out).contains("selct"));
     let out = quarry_in(&dir, &["query", "pkg", "--config", "pyproject.toml", "--format", "jsonl"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // max-file-bytes and python-version from the file.
+    std::fs::write(dir.join("quarry.toml"), "max-file-bytes = 20\npython-version = \"py312\"\n").unwrap();
+    let out = quarry_in(&dir, &["query", "pkg/sub"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("mod.py"), "{}", stderr(&out));
+    let out =
+        quarry_in(&dir, &["query", "pkg/sub", "--max-file-bytes", "100000", "--select", "unguarded-next-in-generator"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("No findings in 1 file"), "no query applies to 3.12: {}", stdout(&out));
 }
 
 #[test]

@@ -99,6 +99,11 @@ pub fn ruff_code(query_id: &str) -> Option<&'static str> {
     RUFF_CODES.iter().find(|(id, _)| *id == query_id).map(|(_, code)| *code)
 }
 
+/// Whether `code` is one of the ruff codes quarry understands (`F401`).
+pub fn is_ruff_code(code: &str) -> bool {
+    RUFF_CODES.iter().any(|(_, ruff)| ruff.eq_ignore_ascii_case(code))
+}
+
 /// The quarry id named by a CodeQL `@id` (case-insensitive) or a ruff code.
 pub fn quarry_id_of_alias(alias: &str) -> Option<&'static str> {
     CODEQL_IDS

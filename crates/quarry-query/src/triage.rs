@@ -9,6 +9,7 @@ use quarry_syntax::exclude::PathGlobs;
 use crate::baseline::{fingerprint, Baseline, BaselineWriter};
 use crate::config::resolve_all;
 use crate::report::{FileReport, FindingRecord};
+use crate::rule_ids::is_ruff_code;
 use crate::suppression::{names_query, Form, Suppressions};
 use crate::Query;
 
@@ -40,6 +41,8 @@ pub struct Triaged {
 }
 
 /// A suppression comment naming queries that ran but found nothing there.
+/// Only quarry's own names count (ids, `Q` numbers, CodeQL ids): a ruff
+/// code or a blanket `# noqa` may be there for another tool.
 #[derive(Debug, Clone)]
 pub struct UnusedSuppression {
     /// The file.
@@ -184,6 +187,10 @@ impl Policy<'_> {
                 let unused: Vec<String> = codes
                     .iter()
                     .filter(|code| {
+                        // A ruff code is addressed to ruff as well, whose RUF100 checks it.
+                        if is_ruff_code(code) {
+                            return false;
+                        }
                         let ran = self.queries.iter().any(|q| names_query(code, q.meta.id));
                         ran && !used.iter().any(|id| names_query(code, id))
                     })

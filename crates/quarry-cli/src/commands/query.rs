@@ -483,7 +483,10 @@ impl Printer<'_> {
                 return Ok(());
             }
         };
-        let triaged = policy.triage(report);
+        let mut triaged = policy.triage(report);
+        if !self.args.report_unused_suppressions {
+            triaged.unused_suppressions.clear();
+        }
         self.tally.add(&triaged);
         progress.suspend(|| {
             self.emit(sink.out(), &triaged)?;
