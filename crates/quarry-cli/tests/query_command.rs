@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod common;
+use common::named_project;
+
 fn quarry(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_quarry")).args(args).output().expect("run quarry")
 }
@@ -108,17 +111,6 @@ fn queries_lists_the_registry() {
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let first = &list[0];
     assert!(first["id"].is_string() && first["name"].is_string() && first["index"].is_number());
-}
-
-fn named_project(tag: &str, files: &[(&str, &[u8])]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("quarry-cli-query-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (name, contents) in files {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, contents).unwrap();
-    }
-    dir
 }
 
 #[test]

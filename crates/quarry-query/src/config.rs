@@ -57,26 +57,25 @@ impl Settings {
     pub fn overridden_by(self, other: Settings) -> Settings {
         Settings {
             select: other.select.or(self.select),
-            extend_select: match (self.extend_select, other.extend_select) {
-                (Some(mut a), Some(b)) => {
-                    a.extend(b);
-                    Some(a)
-                }
-                (a, b) => b.or(a),
-            },
+            extend_select: concat(self.extend_select, other.extend_select),
             ignore: other.ignore.or(self.ignore),
             exclude: other.exclude.or(self.exclude),
-            extend_exclude: match (self.extend_exclude, other.extend_exclude) {
-                (Some(mut a), Some(b)) => {
-                    a.extend(b);
-                    Some(a)
-                }
-                (a, b) => b.or(a),
-            },
+            extend_exclude: concat(self.extend_exclude, other.extend_exclude),
             per_file_ignores: other.per_file_ignores.or(self.per_file_ignores),
             python_version: other.python_version.or(self.python_version),
             max_file_bytes: other.max_file_bytes.or(self.max_file_bytes),
         }
+    }
+}
+
+/// `extend-*` values add up: both lists, the file's first.
+fn concat(first: Option<Vec<String>>, second: Option<Vec<String>>) -> Option<Vec<String>> {
+    match (first, second) {
+        (Some(mut a), Some(b)) => {
+            a.extend(b);
+            Some(a)
+        }
+        (a, b) => b.or(a),
     }
 }
 

@@ -5,6 +5,11 @@
 //! them, in a positive form (the CodeQL query's results) and a negative form
 //! (plausible but not actual answers). Parsing, blocks and analyses are done
 //! once per file in a [`FileContext`] and shared by every query.
+//!
+//! For running queries over a repository as a linter does: [`config`]
+//! (`[tool.quarry]`, `quarry.toml`), [`suppression`] (`# noqa`, `# codeql[...]`,
+//! `# lgtm[...]`, `# quarry: skip-file`), [`baseline`], [`triage`] (which
+//! findings are reported) and [`output`] (diagnostics, SARIF, summary).
 
 pub mod ast;
 pub mod baseline;
