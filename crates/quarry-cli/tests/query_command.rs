@@ -111,6 +111,9 @@ fn queries_lists_the_registry() {
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let first = &list[0];
     assert!(first["id"].is_string() && first["name"].is_string() && first["index"].is_number());
+    let unused_import = list.as_array().unwrap().iter().find(|q| q["id"] == "unused-import").unwrap();
+    assert_eq!(unused_import["codeql_id"], "py/unused-import");
+    assert_eq!(unused_import["ruff_code"], "F401");
 }
 
 #[test]
