@@ -176,6 +176,8 @@ fn configuration_is_found_from_a_subfolder() {
     assert_eq!(findings(&out), [("catching-base-exception".to_string(), 5)]);
     let out = quarry_in(&dir, &["query", "pkg/venv/lib.py", "--format", "jsonl"]);
     assert_eq!(findings(&out).len(), 1);
+    let out = quarry_in(&dir, &["query", "pkg/venv/lib.py", "--force-exclude", "--format", "jsonl"]);
+    assert_eq!((out.status.code(), findings(&out).len()), (Some(0), 0), "pre-commit style: {}", stderr(&out));
     // --isolated ignores the file; default excludes still apply.
     let out = quarry_in(&dir, &["query", ".", "--isolated", "--select", "Q20", "--format", "jsonl"]);
     assert_eq!(findings(&out).len(), 2, "mod.py and generated/gen.py: {}", stdout(&out));

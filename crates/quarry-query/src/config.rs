@@ -44,6 +44,9 @@ pub struct Settings {
     pub exclude: Option<Vec<String>>,
     /// Patterns left out in addition to `exclude`.
     pub extend_exclude: Option<Vec<String>>,
+    /// Apply `exclude` to paths named explicitly too (and to
+    /// `--stdin-filename`), for pre-commit hooks that pass every changed file.
+    pub force_exclude: Option<bool>,
     /// Queries not reported for files matching a pattern.
     pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
     /// The Python version the code targets (`3.12`, `py312`).
@@ -61,6 +64,7 @@ impl Settings {
             ignore: other.ignore.or(self.ignore),
             exclude: other.exclude.or(self.exclude),
             extend_exclude: concat(self.extend_exclude, other.extend_exclude),
+            force_exclude: other.force_exclude.or(self.force_exclude),
             per_file_ignores: other.per_file_ignores.or(self.per_file_ignores),
             python_version: other.python_version.or(self.python_version),
             max_file_bytes: other.max_file_bytes.or(self.max_file_bytes),

@@ -43,6 +43,7 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
 /// A compiled set of path patterns relative to a root.
 #[derive(Debug, Clone)]
 pub struct PathGlobs {
+    root: PathBuf,
     names: GlobSet,
     paths: GlobSet,
     patterns: Vec<String>,
@@ -63,6 +64,7 @@ impl PathGlobs {
         }
         let build = |set: GlobSetBuilder| set.build().map_err(|e| format!("invalid patterns: {e}"));
         Ok(PathGlobs {
+            root,
             names: build(names)?,
             paths: build(paths)?,
             patterns: patterns.iter().map(|p| p.as_ref().to_string()).collect(),
@@ -71,7 +73,7 @@ impl PathGlobs {
 
     /// Patterns that match nothing.
     pub fn none() -> PathGlobs {
-        PathGlobs { names: GlobSet::empty(), paths: GlobSet::empty(), patterns: Vec::new() }
+        PathGlobs { root: PathBuf::new(), names: GlobSet::empty(), paths: GlobSet::empty(), patterns: Vec::new() }
     }
 
     /// The patterns as given.
@@ -85,6 +87,15 @@ impl PathGlobs {
             return false;
         }
         path.file_name().is_some_and(|name| self.names.is_match(name)) || self.paths.is_match(absolute(path))
+    }
+}
+
+impl PathGlobs {
+    /// Whether `path` or a folder above it matches, looking no higher than
+    /// the root (ruff's `force-exclude` for paths named explicitly).
+    pub fn matches_within_root(&self, path: &Path) -> bool {
+        let path = absolute(path);
+        path.ancestors().take_while(|p| p.starts_with(&self.root) && *p != self.root).any(|p| self.matches(p))
     }
 }
 
@@ -110,6 +121,13 @@ mod tests {
         assert!(!globs.matches(Path::new("/project/src/tests/data/x.py")));
         assert!(!globs.matches(Path::new("/project/venv2")));
         assert!(!PathGlobs::none().matches(Path::new("/project/venv")));
+        assert!(globs.matches_within_root(Path::new("/project/sub/venv/lib/x.py")));
+        assert!(!globs.matches_within_root(Path::new("/project/sub/lib/x.py")));
+        let under_venv = PathGlobs::new(Path::new("/venv/project"), &["venv"]).unwrap();
+        assert!(
+            !under_venv.matches_within_root(Path::new("/venv/project/x.py")),
+            "folders above the root do not count"
+        );
         assert!(PathGlobs::new(root, &["a[b"]).unwrap_err().contains("a[b"));
         let defaults = PathGlobs::new(root, DEFAULT_EXCLUDES).unwrap();
         assert!(defaults.matches(Path::new("/project/.venv")));

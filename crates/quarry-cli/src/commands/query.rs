@@ -77,6 +77,9 @@ pub struct QueryArgs {
     /// Path patterns left out in addition to `--exclude`.
     #[arg(long, value_delimiter = ',')]
     extend_exclude: Vec<String>,
+    /// Apply the excludes to paths named on the command line too.
+    #[arg(long)]
+    force_exclude: bool,
     /// Queries not reported in files matching a pattern: `PATTERN:ID[,ID]`; repeatable.
     #[arg(long)]
     per_file_ignores: Vec<String>,
@@ -250,6 +253,7 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build_global();
     }
     let mut failed = 0usize;
+    let force_exclude = settings.force_exclude.unwrap_or(false);
     let input = if stdin {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
@@ -261,14 +265,21 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
             ));
         }
         let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
-        Input::Stdin(SourceFile::from_bytes(name, bytes).map_err(|e| e.to_string())?)
+        if force_exclude && args.stdin_filename.is_some() && plan.exclude.matches_within_root(&name) {
+            Input::Files(Vec::new())
+        } else {
+            Input::Stdin(SourceFile::from_bytes(name, bytes).map_err(|e| e.to_string())?)
+        }
     } else {
-        let (files, walk_errors) = source_files_excluding(&paths, Language::Python, &plan.exclude);
+        let (mut files, walk_errors) = source_files_excluding(&paths, Language::Python, &plan.exclude);
+        if force_exclude {
+            files.retain(|file| !plan.exclude.matches_within_root(file));
+        }
         failed += walk_errors.len();
         for error in &walk_errors {
             eprintln!("quarry: error: {error}");
         }
-        if files.is_empty() && walk_errors.is_empty() {
+        if files.is_empty() && walk_errors.is_empty() && !force_exclude {
             let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
             eprintln!("quarry: warning: no Python files found under {}", shown.join(", "));
         }
@@ -372,6 +383,7 @@ fn command_line_settings(args: &QueryArgs) -> Result<Settings, String> {
         ignore: non_empty(&args.ignore),
         exclude: args.exclude.clone(),
         extend_exclude: non_empty(&args.extend_exclude),
+        force_exclude: args.force_exclude.then_some(true),
         per_file_ignores: (!per_file.is_empty()).then_some(per_file),
         python_version: args.python_version.clone(),
         max_file_bytes: args.max_file_bytes,
