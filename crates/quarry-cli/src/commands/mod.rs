@@ -21,6 +21,7 @@ pub mod predict;
 pub mod probe;
 pub mod queries;
 pub mod query;
+pub mod query_print;
 pub mod tokens;
 pub mod train;
 

@@ -3,21 +3,22 @@
 //!
 //! The command only parses options and prints: configuration, suppression
 //! comments, baselines, triage and the output formats are in
-//! `quarry_query::{config, suppression, baseline, triage, output}`.
+//! `quarry_query::{config, suppression, baseline, triage, output}`; the
+//! printing itself is in `query_print`. The per-file analysis is one call,
+//! in `analyze_chunk` (and `analyze_source_within` for standard input).
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use quarry_query::baseline::{Baseline, BaselineWriter};
 use quarry_query::config::{self, selected_queries, Settings};
-use quarry_query::output::sarif::{self, SarifResult};
-use quarry_query::output::{pretty, summary, Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
-use quarry_query::report::{analyze_file_within, analyze_source_within, FileReport, FindingRecord, WorkLimits};
-use quarry_query::triage::{PerFileIgnores, Policy, Status, TriagedFile};
+use quarry_query::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
+use quarry_query::report::{analyze_file_within, analyze_source_within, FileReport, WorkLimits};
+use quarry_query::triage::{PerFileIgnores, Policy};
 use quarry_query::{find_query, Polarity, Query};
 use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
@@ -25,6 +26,8 @@ use quarry_syntax::{Language, LoadOptions, SourceFile, SyntaxError, DEFAULT_MAX_
 use rayon::prelude::*;
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
+use super::query_print::{colour, progress_bar, PrintOptions, Printer, Sink};
+pub(crate) use super::query_print::{emit, Collected};
 
 /// Exit code of a run with findings (ruff's).
 pub const EXIT_FINDINGS: i32 = 1;
@@ -306,7 +309,14 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     let progress = progress_bar(total as u64, args.quiet);
     let mut tally = Tally::default();
     let mut collected = Collected::default();
-    let mut printer = Printer { args, palette, tally: &mut tally, collected: &mut collected };
+    let options = PrintOptions {
+        format: args.format,
+        max_shown: args.max_shown,
+        statistics: args.statistics,
+        quiet: args.quiet,
+        report_unused: args.report_unused_suppressions,
+    };
+    let mut printer = Printer { options, palette, tally: &mut tally, collected: &mut collected };
     let written: std::io::Result<()> = (|| {
         match input {
             Input::Stdin(source) => {
@@ -422,225 +432,8 @@ fn plan(args: &QueryArgs, settings: &Settings, root: &Path) -> Result<Plan, Stri
     })
 }
 
-/// Whether to colour: `--color`, else on a terminal (not into a file)
-/// unless `NO_COLOR`/`CLICOLOR`/`TERM=dumb` say otherwise (anstream's rules).
-fn colour(choice: ColorChoice, to_file: bool) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            !to_file && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-        }
-    }
-}
-
-/// Where the output goes: standard output, or a temporary file renamed to
-/// `--output-file` when the run ends.
-enum Sink {
-    Stdout(std::io::BufWriter<std::io::Stdout>),
-    File { file: std::io::BufWriter<tempfile::NamedTempFile>, path: PathBuf },
-}
-
-impl Sink {
-    fn open(path: Option<&Path>) -> Result<Sink, String> {
-        let Some(path) = path else { return Ok(Sink::Stdout(std::io::BufWriter::new(std::io::stdout()))) };
-        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let file = tempfile::NamedTempFile::new_in(folder)
-            .map_err(|e| format!("{}: cannot create output file: {e}", path.display()))?;
-        Ok(Sink::File { file: std::io::BufWriter::new(file), path: path.to_path_buf() })
-    }
-
-    fn out(&mut self) -> &mut dyn Write {
-        match self {
-            Sink::Stdout(out) => out,
-            Sink::File { file, .. } => file,
-        }
-    }
-
-    fn finish(self) -> std::io::Result<()> {
-        match self {
-            Sink::Stdout(mut out) => out.flush(),
-            Sink::File { file, path } => {
-                let file = file.into_inner().map_err(|e| e.into_error())?;
-                file.persist(&path).map_err(|e| e.error)?;
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Prints triaged files as they come and the closing parts of the output.
-struct Printer<'a> {
-    args: &'a QueryArgs,
-    palette: Palette,
-    tally: &'a mut Tally,
-    collected: &'a mut Collected,
-}
-
-impl Printer<'_> {
-    fn handle(
-        &mut self,
-        sink: &mut Sink,
-        progress: &ProgressBar,
-        policy: &mut Policy<'_>,
-        report: Result<FileReport, SyntaxError>,
-        failed: &mut usize,
-    ) -> std::io::Result<()> {
-        let report = match report {
-            Ok(report) => report,
-            Err(error) => {
-                *failed += 1;
-                self.tally.add_failed();
-                progress.suspend(|| eprintln!("quarry: error: {error} (skipped)"));
-                return Ok(());
-            }
-        };
-        let mut triaged = policy.triage(report);
-        if !self.args.report_unused_suppressions {
-            triaged.unused_suppressions.clear();
-        }
-        self.tally.add(&triaged);
-        progress.suspend(|| {
-            self.emit(sink.out(), &triaged)?;
-            sink.out().flush()
-        })
-    }
-
-    fn emit(&mut self, out: &mut dyn Write, file: &TriagedFile) -> std::io::Result<()> {
-        if !self.args.statistics {
-            emit(out, self.args.format, self.args.max_shown, file, self.collected, self.palette)?;
-        }
-        if !self.args.report_unused_suppressions {
-            return Ok(());
-        }
-        for suppression in &file.unused_suppressions {
-            if self.args.format == QueryFormat::Pretty && !self.args.statistics {
-                pretty::write_unused(out, suppression, self.palette)?;
-            } else {
-                eprintln!(
-                    "quarry: warning: {}:{}:{}: suppression `{}` names {} but nothing was found there",
-                    suppression.file,
-                    suppression.line + 1,
-                    suppression.column + 1,
-                    suppression.text,
-                    suppression.unused.join(", ")
-                );
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(
-        &mut self,
-        sink: &mut Sink,
-        queries: &[&'static Query],
-        with_baseline: bool,
-        started: Instant,
-    ) -> std::io::Result<()> {
-        let out = sink.out();
-        if self.args.statistics {
-            let rows = self.tally.statistics();
-            match self.args.format {
-                QueryFormat::Jsonl | QueryFormat::Json => {
-                    for row in &rows {
-                        serde_json::to_writer(&mut *out, row).map_err(std::io::Error::other)?;
-                        writeln!(out)?;
-                    }
-                }
-                _ => summary::write_statistics(out, &rows, self.palette)?,
-            }
-        }
-        if !self.args.statistics {
-            self.collected.write_end(out, self.args.format, queries, with_baseline)?;
-        }
-        if self.args.quiet {
-            return Ok(());
-        }
-        let elapsed = started.elapsed();
-        if self.args.format == QueryFormat::Pretty {
-            return self.tally.write_summary(out, elapsed, self.palette);
-        }
-        // Machine-readable output keeps standard output clean.
-        let stderr_palette = Palette::new(self.palette.enabled && std::io::stderr().is_terminal());
-        let mut line = Vec::new();
-        self.tally.write_summary(&mut line, elapsed, stderr_palette)?;
-        eprint!("quarry: {}", String::from_utf8_lossy(&line));
-        Ok(())
-    }
-}
-
-/// Writes the reported findings of a file (SARIF: collects every finding,
-/// suppressed ones too, for the log written at the end).
-pub(crate) fn emit(
-    out: &mut dyn Write,
-    format: QueryFormat,
-    max_shown: usize,
-    file: &TriagedFile,
-    collected: &mut Collected,
-    palette: Palette,
-) -> std::io::Result<()> {
-    match format {
-        QueryFormat::Jsonl => {
-            for triaged in file.findings.iter().filter(|t| t.status == Status::Reported) {
-                serde_json::to_writer(&mut *out, &triaged.finding).map_err(std::io::Error::other)?;
-                writeln!(out)?;
-            }
-            Ok(())
-        }
-        QueryFormat::Pretty => pretty::write(out, file, max_shown, palette),
-        QueryFormat::Json => {
-            let reported = file.findings.iter().filter(|t| t.status == Status::Reported);
-            collected.json.extend(reported.map(|t| t.finding.clone()));
-            Ok(())
-        }
-        QueryFormat::Sarif => {
-            collected.sarif.extend(file.findings.iter().map(SarifResult::from_triaged));
-            Ok(())
-        }
-    }
-}
-
-/// Output kept until the end of a run: SARIF results (every finding) and
-/// the reported findings for `--format json`.
-#[derive(Default)]
-pub(crate) struct Collected {
-    sarif: Vec<SarifResult>,
-    json: Vec<FindingRecord>,
-}
-
-impl Collected {
-    /// Writes what the format writes once the run ends.
-    pub(crate) fn write_end(
-        &self,
-        out: &mut dyn Write,
-        format: QueryFormat,
-        queries: &[&'static Query],
-        with_baseline: bool,
-    ) -> std::io::Result<()> {
-        match format {
-            QueryFormat::Sarif => sarif::write(out, queries, &self.sarif, with_baseline),
-            QueryFormat::Json => {
-                serde_json::to_writer_pretty(&mut *out, &self.json).map_err(std::io::Error::other)?;
-                writeln!(out)
-            }
-            QueryFormat::Pretty | QueryFormat::Jsonl => Ok(()),
-        }
-    }
-}
-
 /// The queries named by `keys` (all when none), in registry order.
 pub(crate) fn select_queries(keys: &[String]) -> Result<Vec<&'static Query>, String> {
     let select = (!keys.is_empty()).then(|| keys.to_vec());
     selected_queries(&Settings { select, ..Settings::default() })
-}
-
-fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} files {wide_bar} {per_sec} eta {eta}") {
-        bar.set_style(style);
-    }
-    bar
 }
