@@ -29,6 +29,6 @@ struct Cli {
 
 fn main() {
     keep_freed_memory();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(commands::query::rewrite_legacy_args(std::env::args_os().collect()));
     std::process::exit(commands::run(cli.command));
 }

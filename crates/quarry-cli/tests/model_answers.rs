@@ -95,7 +95,8 @@ fn span_model_answers_queries_in_every_setting() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown setting `window`"));
 
     // Every span `quarry predict` reports quotes the file at its coordinates.
-    let args = ["predict", "--model", &span, "-q", "Unused local variable", "--format", "jsonl", "--max-len", "64"];
+    let args =
+        ["predict", "--model", &span, "--select", "Unused local variable", "--format", "jsonl", "--max-len", "64"];
     let out = ok(quarry(&[&args[..], &[s(&corpus()).as_str()]].concat()));
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let finding: serde_json::Value = serde_json::from_str(line).unwrap();

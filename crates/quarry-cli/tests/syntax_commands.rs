@@ -56,7 +56,12 @@ fn parse_reports_error_regions_and_succeeds() {
     assert!(!doc["error_regions"].as_array().unwrap().is_empty());
     let pretty = quarry(&["parse", path.to_str().unwrap()]);
     let text = String::from_utf8(pretty.stdout).unwrap();
-    assert!(text.starts_with("module 0:0-"), "{text}");
+    assert!(text.starts_with("module 1:1-"), "1-based for people: {text}");
+    assert!(text.contains("1:7-1:8\tunexpected") || text.contains("\n1:"), "{text}");
+    let blocks = quarry(&["blocks", path.to_str().unwrap()]);
+    assert!(String::from_utf8(blocks.stdout).unwrap().contains("lines 1-2"));
+    let tokens = quarry(&["tokens", path.to_str().unwrap()]);
+    assert!(String::from_utf8(tokens.stdout).unwrap().starts_with("1:1-1:4\tkeyword\t\"def\""));
 }
 
 #[test]

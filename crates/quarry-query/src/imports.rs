@@ -66,7 +66,7 @@ impl<'f> Imports<'f> {
         names.sort_by_key(|n| n.statement.start_byte());
         let texts = |kind: Kind| nodes(kind).iter().map(|n| file.node_text(*n).to_string()).collect::<Vec<_>>();
         let comments = texts(Kind::Comment);
-        let type_comments = comments.iter().filter(|c| c.starts_with("# type:")).cloned().collect();
+        let type_comments = comments.iter().filter(|c| is_type_comment(c)).cloned().collect();
         Imports {
             names,
             all: all_names(file, nodes(Kind::Assignment), nodes(Kind::AugmentedAssignment), nodes(Kind::Call)),
@@ -107,7 +107,7 @@ impl<'f> Imports<'f> {
             || acceptable_unused(name)
             || self.comments.iter().any(|c| c.contains(&format!("L{{{name}}}")))
             || self.docstrings.iter().any(|d| in_doctest(d, name))
-            || self.type_comments.iter().any(|c| c["# type:".len()..].contains(name))
+            || self.type_comments.iter().any(|c| contains_word(&c["# type:".len()..], name))
             || self.string_annotations.iter().any(|a| contains_word(a, name))
     }
 }
@@ -346,6 +346,18 @@ fn string_annotations<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(Kind) -> &'
 }
 
 /// Whether `name` occurs in `text` as a whole word.
+/// Whether a comment is a type comment (`# type: List[int]`), not the
+/// `# type: ignore` pragma, which names no type. CodeQL matches any
+/// `# type:` comment containing the name as a substring, so `ignore` would
+/// count as a use of `re`; quarry requires a whole word in a real type comment.
+fn is_type_comment(comment: &str) -> bool {
+    let Some(body) = comment.strip_prefix("# type:") else { return false };
+    let body = body.trim_start();
+    let pragma =
+        body.strip_prefix("ignore").is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '#', ' ', '\t']));
+    !pragma
+}
+
 fn contains_word(text: &str, name: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(name).any(|(at, _)| {
@@ -389,6 +401,13 @@ mod tests {
     fn all_doctests_comments_and_annotations() {
         let text = "import a, b, d, e, f, g\n__all__ = ['a']\n# see L{b}\ndef h(x: 'Optional[d]') -> 'e':\n    '''\n    >>> f.run()\n    '''\nv = 1  # type: g.T\nif False:\n    import never\nclass K:\n    import inner\n";
         assert!(used(text).iter().all(|(_, u)| *u));
+    }
+
+    #[test]
+    fn type_ignore_is_no_use_of_re() {
+        // Regression: `ignore` contains `re`, and any `# type:` comment used to count.
+        let text = "import re\nimport typing\nx = f()  # type: ignore\ny = g()  # type: ignore[attr-defined]\nz = 1  # type: typing.Any\n";
+        assert_eq!(used(text), [("re".to_string(), false), ("typing".to_string(), true)]);
     }
 
     #[test]

@@ -5,17 +5,25 @@
 //! them, in a positive form (the CodeQL query's results) and a negative form
 //! (plausible but not actual answers). Parsing, blocks and analyses are done
 //! once per file in a [`FileContext`] and shared by every query.
+//!
+//! For running queries over a repository as a linter does: [`config`]
+//! (`[tool.quarry]`, `quarry.toml`), [`suppression`] (`# noqa`, `# codeql[...]`,
+//! `# lgtm[...]`, `# quarry: skip-file`), [`baseline`], [`triage`] (which
+//! findings are reported) and [`output`] (diagnostics, SARIF, summary).
 
 pub mod ast;
+pub mod baseline;
 pub mod builtins;
 pub mod calls;
 pub mod classes;
+pub mod config;
 pub mod context;
 pub mod engine;
 pub mod finding;
 pub mod flow;
 pub mod imports;
 pub mod methods;
+pub mod output;
 pub mod parameters;
 pub mod queries;
 pub mod reachability;
@@ -23,10 +31,13 @@ pub mod registry;
 pub mod relevance;
 pub mod render;
 pub mod report;
+pub mod rule_ids;
 pub mod scopes;
 pub mod signatures;
+pub mod suppression;
 pub mod syntax;
 pub mod syntax_kinds;
+pub mod triage;
 
 pub use context::FileContext;
 pub use engine::run_query;

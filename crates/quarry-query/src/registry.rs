@@ -49,8 +49,16 @@ pub fn all_queries() -> Vec<&'static Query> {
     queries
 }
 
-/// Finds a query by id, exact name, or paper index (`Q16` or `16`).
+/// Finds a query by id, exact name, paper index (`Q16` or `16`), CodeQL
+/// `@id` (`py/unused-import`) or the code of the ruff rule that finds the
+/// same problem (`F401`), see [`crate::rule_ids`].
 pub fn find_query(key: &str) -> Option<&'static Query> {
-    let index = key.trim_start_matches(['Q', 'q']).parse::<u8>().ok();
-    crate::queries::ALL.iter().copied().find(|q| q.meta.id == key || q.meta.name == key || Some(q.meta.index) == index)
+    // No leading zero: `Q003` is flake8-quotes' code, not paper query 3.
+    let digits = key.strip_prefix(['Q', 'q']).unwrap_or(key);
+    let index = if digits.starts_with('0') { None } else { digits.parse::<u8>().ok() };
+    let alias = crate::rule_ids::quarry_id_of_alias(key);
+    crate::queries::ALL
+        .iter()
+        .copied()
+        .find(|q| q.meta.id == key || q.meta.name == key || Some(q.meta.index) == index || Some(q.meta.id) == alias)
 }

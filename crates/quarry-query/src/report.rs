@@ -114,8 +114,20 @@ pub fn analyze_file_within(
     options: &LoadOptions,
     limits: &WorkLimits,
 ) -> Result<FileReport, SyntaxError> {
+    analyze_source_within(SourceFile::load(path, options)?, queries, polarities, limits)
+}
+
+/// [`analyze_file_within`] for a file already read, such as standard input.
+pub fn analyze_source_within(
+    source: SourceFile,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    limits: &WorkLimits,
+) -> Result<FileReport, SyntaxError> {
     let deadline = Deadline::new(limits.time_budget);
-    let file = ParsedFile::parse_within(SourceFile::load(path, options)?, Language::Python, &deadline)?;
+    let path = source.path().to_path_buf();
+    let file = ParsedFile::parse_within(source, Language::Python, &deadline)?;
+    let path = path.as_path();
     let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
     deadline.run_bounded(path, "running queries", move || {
         analyze_parsed_within(&file, &queries, &polarities, max_depth, &deadline)

@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::exclude::PathGlobs;
 use crate::language::Language;
 
 /// Every file of `language` under `paths`, sorted for determinism. A path that
@@ -15,6 +16,17 @@ use crate::language::Language;
 /// broken or cyclic links are reported, as are unreadable directories:
 /// these messages are returned alongside.
 pub fn source_files(paths: &[PathBuf], language: Language) -> (Vec<PathBuf>, Vec<String>) {
+    source_files_excluding(paths, language, &PathGlobs::none())
+}
+
+/// [`source_files`], leaving out what `exclude` matches inside the walked
+/// directories (a matching folder is not entered). Paths given explicitly
+/// are kept even when they match, as in ruff without `force-exclude`.
+pub fn source_files_excluding(
+    paths: &[PathBuf],
+    language: Language,
+    exclude: &PathGlobs,
+) -> (Vec<PathBuf>, Vec<String>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
@@ -26,7 +38,12 @@ pub fn source_files(paths: &[PathBuf], language: Language) -> (Vec<PathBuf>, Vec
             files.push(path.clone());
             continue;
         }
-        for entry in ignore::WalkBuilder::new(path).require_git(false).build() {
+        let exclude = exclude.clone();
+        let walk = ignore::WalkBuilder::new(path)
+            .require_git(false)
+            .filter_entry(move |entry| entry.depth() == 0 || !exclude.matches(entry.path()))
+            .build();
+        for entry in walk {
             match entry {
                 Ok(entry) => {
                     let p = entry.path();

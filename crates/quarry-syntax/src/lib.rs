@@ -9,6 +9,7 @@ pub mod budget;
 pub mod corpus;
 pub mod encoding;
 pub mod error;
+pub mod exclude;
 pub mod java_lexer;
 pub mod language;
 pub mod parse;

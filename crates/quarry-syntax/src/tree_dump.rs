@@ -6,7 +6,8 @@ use crate::parse::ParsedFile;
 
 /// Writes one line per named node (and per missing or error node):
 /// indentation by depth, the field name, the kind, the span as
-/// `start_line:start_column-end_line:end_column`, and the text of leaves.
+/// `start_line:start_column-end_line:end_column` (1-based, as people read
+/// positions; JSON output keeps the 0-based span schema), and the text of leaves.
 pub fn write_tree(file: &ParsedFile, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
     let mut cursor = file.root().walk();
     let mut depth = 0usize;
@@ -26,10 +27,10 @@ pub fn write_tree(file: &ParsedFile, out: &mut (impl Write + ?Sized)) -> io::Res
                 out,
                 "{} {}:{}-{}:{}",
                 node.kind(),
-                span.start.line,
-                span.start.column,
-                span.end.line,
-                span.end.column
+                span.start.line + 1,
+                span.start.column + 1,
+                span.end.line + 1,
+                span.end.column + 1
             )?;
             if node.child_count() == 0 && !node.is_missing() {
                 let text = file.node_text(node);

@@ -65,7 +65,8 @@ pub fn run(args: BlocksArgs) -> i32 {
         ),
         Format::Pretty => {
             for record in &records {
-                let runs: Vec<String> = record.lines.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
+                // 1-based line numbers for people; JSON keeps 0-based runs.
+                let runs: Vec<String> = record.lines.iter().map(|r| format!("{}-{}", r.start + 1, r.end + 1)).collect();
                 writeln!(
                     out,
                     "── block {} · {} · {} · lines {}",

@@ -32,7 +32,7 @@ pub fn run(args: EncodeArgs) -> i32 {
     match encode(args) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("quarry: error: {e:#}");
             1
         }
     }

@@ -99,7 +99,7 @@ pub fn run(task: EvaluateTask) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("quarry: error: {e:#}");
             1
         }
     }

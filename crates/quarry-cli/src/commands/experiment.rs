@@ -53,7 +53,7 @@ pub struct CodeQueriesArgs {
     #[arg(long, default_value_t = 8)]
     pub batch_size: usize,
     /// Peak learning rate.
-    #[arg(long, default_value_t = 5e-5)]
+    #[arg(long = "learning-rate", visible_alias = "lr", default_value_t = 5e-5)]
     pub lr: f64,
     /// Warm-up steps of every run.
     #[arg(long, default_value_t = 0)]
@@ -87,7 +87,7 @@ pub fn run(task: ExperimentTask) -> i32 {
     match codequeries(args) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("quarry: error: {e:#}");
             1
         }
     }

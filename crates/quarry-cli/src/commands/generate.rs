@@ -57,7 +57,7 @@ pub fn run(task: GenerateTask) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("quarry: error: {e:#}");
             2
         }
     }

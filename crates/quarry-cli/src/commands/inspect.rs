@@ -113,7 +113,7 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
     if let Some(max) = args.max_files {
         limits.max_files = max;
     }
-    eprintln!("reading {} ...", args.corpus.display());
+    eprintln!("quarry: reading {} ...", args.corpus.display());
     let show_progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut progress = |files: usize| {
         if show_progress && files.checked_rem(100) == Some(0) {

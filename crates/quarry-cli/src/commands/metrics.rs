@@ -126,7 +126,7 @@ pub fn run(args: MetricsArgs) -> i32 {
             0
         }
         Err(f) => {
-            eprintln!("quarry metrics: {}", f.message);
+            eprintln!("quarry: error: {}", f.message);
             f.code
         }
     }
@@ -422,7 +422,7 @@ fn print(args: &MetricsArgs, out: &Output) {
             };
             match serde_json::to_string(&record) {
                 Ok(text) => println!("{text}"),
-                Err(e) => eprintln!("quarry metrics: cannot serialize the result: {e}"),
+                Err(e) => eprintln!("quarry: error: cannot serialize the result: {e}"),
             }
         }
         Format::Pretty => {

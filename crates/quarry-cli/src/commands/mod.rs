@@ -6,7 +6,6 @@ pub mod blocks;
 pub mod codeqa;
 pub mod cs1qa;
 pub mod dataset;
-pub mod diagnostics;
 pub mod encode;
 pub mod evaluate;
 pub mod evaluate_answer;
@@ -22,7 +21,7 @@ pub mod predict;
 pub mod probe;
 pub mod queries;
 pub mod query;
-pub mod sarif;
+pub mod query_print;
 pub mod tokens;
 pub mod train;
 

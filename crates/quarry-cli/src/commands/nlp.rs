@@ -48,7 +48,7 @@ fn parse(args: ParseArgs) -> i32 {
     let pipeline = match Pipeline::load(&args.model) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("quarry: error: {e}");
             return 2;
         }
     };
@@ -56,14 +56,14 @@ fn parse(args: ParseArgs) -> i32 {
         Some(f) => match std::fs::read(f) {
             Ok(b) => (f.display().to_string(), b),
             Err(e) => {
-                eprintln!("error: {}: {e}", f.display());
+                eprintln!("quarry: error: {}: {e}", f.display());
                 return 2;
             }
         },
         None => {
             let mut b = Vec::new();
             if let Err(e) = std::io::stdin().read_to_end(&mut b) {
-                eprintln!("error: <stdin>: {e}");
+                eprintln!("quarry: error: <stdin>: {e}");
                 return 2;
             }
             ("<stdin>".to_string(), b)
@@ -90,7 +90,7 @@ fn parse(args: ParseArgs) -> i32 {
                 Format::Conllu => out.write_all(conllu::to_conllu(&doc, &(no + 1).to_string()).as_bytes()),
             },
             Err(e) => {
-                eprintln!("error: {name}:{}: {e}", no + 1);
+                eprintln!("quarry: error: {name}:{}: {e}", no + 1);
                 code = 2;
                 match args.format {
                     // Keep one JSON line per input line.
@@ -100,12 +100,12 @@ fn parse(args: ParseArgs) -> i32 {
             }
         };
         if let Err(e) = written {
-            eprintln!("error: writing output: {e}");
+            eprintln!("quarry: error: writing output: {e}");
             return 2;
         }
     }
     if let Err(e) = out.flush() {
-        eprintln!("error: writing output: {e}");
+        eprintln!("quarry: error: writing output: {e}");
         return 2;
     }
     code

@@ -52,7 +52,9 @@ pub fn run(args: ParseArgs) -> i32 {
                     Some(expected) => format!("missing {expected}"),
                     None => format!("unexpected {:?}", s.span.chars().take(40).collect::<String>()),
                 };
-                writeln!(out, "{}:{}-{}:{}\t{what}", s.start_line, s.start_column, s.end_line, s.end_column)?;
+                // 1-based, as people read positions (JSON keeps 0-based spans).
+                let (start, end) = (s.start_line + 1, s.end_line + 1);
+                writeln!(out, "{start}:{}-{end}:{}\t{what}", s.start_column + 1, s.end_column + 1)?;
             }
             Ok(())
         }

@@ -1,7 +1,6 @@
 //! `quarry predict`: answers queries on Python files with a trained span model instead of
 //! the symbolic engine, printing findings in the formats of `quarry query`.
 
-use super::diagnostics::DEFAULT_MAX_FINDINGS_SHOWN;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -9,15 +8,16 @@ use clap::Args;
 use quarry_data::codequeries::labels::TokenCache;
 use quarry_model::file_level::{Runner, Setting};
 use quarry_model::predict::predict_file;
+use quarry_query::output::{Palette, DEFAULT_MAX_FINDINGS_SHOWN};
 use quarry_query::report::{BlockRef, FileReport, FindingRecord};
+use quarry_query::triage::TriagedFile;
 use quarry_query::Query;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile, DEFAULT_MAX_FILE_BYTES};
 
 use super::evaluate::{load_selector, load_span_model, subtokenizer_of};
 use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};
-use super::query::{emit, select_queries, QueryFormat};
-use super::sarif;
+use super::query::{emit, select_queries, Collected, QueryFormat};
 
 /// Arguments of `quarry predict`.
 #[derive(Args)]
@@ -28,8 +28,9 @@ pub struct PredictArgs {
     /// A span checkpoint written by `quarry train span`.
     #[arg(long)]
     model: String,
-    /// A query to answer, by id, exact name or paper index (Q16); repeatable.
-    #[arg(long = "query", short = 'q', required = true)]
+    /// Queries to answer, by id, exact name, paper index (Q16), CodeQL id or
+    /// ruff code; repeatable or comma-separated.
+    #[arg(long = "select", visible_alias = "query", value_delimiter = ',', required = true)]
     queries: Vec<String>,
     /// A relevance checkpoint (`quarry train relevance`): blocks are picked first (two-step).
     #[arg(long)]
@@ -89,27 +90,31 @@ fn predict(args: &PredictArgs) -> Result<i32> {
         eprintln!("quarry: error: {error}");
     }
     let options = LoadOptions { max_file_bytes: args.max_file_bytes };
-    let mut sarif_results = Vec::new();
+    let mut collected = Collected::default();
     let status = with_stdout(|out| {
         for path in &files {
             match answer_file(&runner, setting, path, &queries, &options, &args.model) {
-                Ok(report) => emit(out, args.format, DEFAULT_MAX_FINDINGS_SHOWN, &report, &mut sarif_results)?,
+                Ok(report) => emit(
+                    out,
+                    args.format,
+                    DEFAULT_MAX_FINDINGS_SHOWN,
+                    &TriagedFile::unfiltered(report),
+                    &mut collected,
+                    Palette::plain(),
+                )?,
                 Err(error) => {
                     failed += 1;
                     eprintln!("quarry: error: {error:#} (skipped)");
                 }
             }
         }
-        if args.format == QueryFormat::Sarif {
-            sarif::write(out, &queries, &sarif_results)?;
-        }
-        Ok(())
+        collected.write_end(out, args.format, &queries, false)
     });
     if status != EXIT_OK {
         return Ok(status);
     }
     if failed > 0 {
-        eprintln!("quarry: {failed} file(s) could not be answered");
+        eprintln!("quarry: error: {failed} file(s) could not be answered");
         return Ok(EXIT_INPUT_ERROR);
     }
     Ok(EXIT_OK)

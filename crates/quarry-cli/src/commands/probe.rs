@@ -68,7 +68,7 @@ pub struct ProbeArgs {
     #[arg(long, default_value_t = 1)]
     batch_size: usize,
     /// Adam learning rate.
-    #[arg(long, default_value_t = 1e-3)]
+    #[arg(long, visible_alias = "lr", default_value_t = 1e-3)]
     learning_rate: f32,
     /// Train on the raw features (by default each feature is standardised on the training split).
     #[arg(long)]

@@ -1,20 +1,36 @@
 //! `quarry query`: runs queries over Python files and directories, in
-//! parallel, printing findings as JSON Lines, diagnostics or SARIF.
+//! parallel, and prints findings as diagnostics, JSON Lines or SARIF.
+//!
+//! The command only parses options and prints: configuration, suppression
+//! comments, baselines, triage and the output formats are in
+//! `quarry_query::{config, suppression, baseline, triage, output}`; the
+//! printing itself is in `query_print`. The per-file analysis is one call,
+//! in `analyze_chunk` (and `analyze_source_within` for standard input).
 
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use quarry_query::report::{analyze_file_within, FileReport, WorkLimits};
-use quarry_query::{all_queries, find_query, Polarity, Query};
-use quarry_syntax::corpus::source_files;
-use quarry_syntax::{Language, LoadOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIME_BUDGET};
+use indicatif::ProgressBar;
+use quarry_query::baseline::{Baseline, BaselineWriter};
+use quarry_query::config::{self, selected_queries, Settings};
+use quarry_query::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
+use quarry_query::report::{analyze_file_within, analyze_source_within, FileReport, WorkLimits};
+use quarry_query::triage::{PerFileIgnores, Policy};
+use quarry_query::{find_query, Polarity, Query};
+use quarry_syntax::corpus::source_files_excluding;
+use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
+use quarry_syntax::{Language, LoadOptions, SourceFile, SyntaxError, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIME_BUDGET};
 use rayon::prelude::*;
 
-use super::diagnostics::DEFAULT_MAX_FINDINGS_SHOWN;
-use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};
-use super::{diagnostics, sarif};
+use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
+use super::query_print::{colour, progress_bar, PrintOptions, Printer, Sink};
+pub(crate) use super::query_print::{emit, Collected};
+
+/// Exit code of a run with findings (ruff's).
+pub const EXIT_FINDINGS: i32 = 1;
 
 /// Output format of `quarry query`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -23,19 +39,67 @@ pub enum QueryFormat {
     Pretty,
     /// One finding per line as JSON, in the CodeQueries span schema.
     Jsonl,
+    /// One JSON array of the findings (as ruff's `json`).
+    Json,
     /// SARIF 2.1.0, for code-scanning tools.
     Sarif,
+}
+
+/// When to colour the output.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set or `TERM=dumb`.
+    Auto,
+    /// Always, even into a pipe or file.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// Arguments of `quarry query`.
 #[derive(Args)]
 pub struct QueryArgs {
-    /// Python files and directories (searched recursively, honouring .gitignore).
-    #[arg(required = true)]
+    /// Python files and directories (searched recursively, honouring .gitignore
+    /// and `exclude`); `-` reads one file from standard input. Default: `.`.
     paths: Vec<PathBuf>,
-    /// A query to run, by id, exact name or paper index (Q16); repeatable. Default: all.
-    #[arg(long = "query", short = 'q')]
-    queries: Vec<String>,
+    /// Queries to run, by id, exact name, paper index (Q16), CodeQL id
+    /// (py/unused-import) or ruff code (F401); repeatable or comma-separated.
+    /// Default: all, or the configuration's `select`.
+    #[arg(long = "select", visible_alias = "query", value_delimiter = ',')]
+    select: Vec<String>,
+    /// Queries to run in addition to `--select`.
+    #[arg(long, value_delimiter = ',')]
+    extend_select: Vec<String>,
+    /// Queries not to run.
+    #[arg(long, value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Path patterns left out of directory walks, replacing the defaults
+    /// (.venv, venv, node_modules, build, dist, __pypackages__, .git, ...).
+    #[arg(long, value_delimiter = ',')]
+    exclude: Option<Vec<String>>,
+    /// Path patterns left out in addition to `--exclude`.
+    #[arg(long, value_delimiter = ',')]
+    extend_exclude: Vec<String>,
+    /// Apply the excludes to paths named on the command line too.
+    #[arg(long)]
+    force_exclude: bool,
+    /// Queries not reported in files matching a pattern: `PATTERN:ID[,ID]`; repeatable.
+    #[arg(long)]
+    per_file_ignores: Vec<String>,
+    /// The Python version the code targets (`3.12` or `py312`); drops
+    /// queries that do not apply to it.
+    #[arg(long)]
+    python_version: Option<String>,
+    /// Skip files larger than this many bytes.
+    #[arg(long)]
+    max_file_bytes: Option<u64>,
+    /// The configuration file (`quarry.toml` or a `pyproject.toml` with
+    /// `[tool.quarry]`); default: the nearest one above the first path.
+    #[arg(long, conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Read no configuration file.
+    #[arg(long)]
+    isolated: bool,
     /// Report the negative form (plausible but not actual answers) instead of the positive.
     #[arg(long, conflicts_with = "both")]
     negative: bool,
@@ -43,11 +107,39 @@ pub struct QueryArgs {
     #[arg(long)]
     both: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = QueryFormat::Pretty)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = QueryFormat::Pretty)]
     format: QueryFormat,
-    /// Skip files larger than this many bytes.
-    #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]
-    max_file_bytes: u64,
+    /// Write the output to this file instead of standard output.
+    #[arg(long, short = 'o', visible_alias = "out")]
+    output_file: Option<PathBuf>,
+    /// Findings in the baseline FILE are not reported; only new ones fail the run.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every current finding to the `--baseline` file (exit code 0).
+    #[arg(long, requires = "baseline")]
+    write_baseline: bool,
+    /// Report `# noqa: ID` / `# codeql[ID]` / `# lgtm[ID]` comments that
+    /// suppressed nothing (they fail the run, like ruff's RUF100).
+    #[arg(long)]
+    report_unused_suppressions: bool,
+    /// Ignore every suppression comment.
+    #[arg(long)]
+    ignore_noqa: bool,
+    /// Exit with 0 even when there are findings.
+    #[arg(long)]
+    exit_zero: bool,
+    /// Print findings only: no progress bar, no summary.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Print the number of findings per query instead of the findings.
+    #[arg(long)]
+    statistics: bool,
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// The file name standard input (`-`) stands for.
+    #[arg(long)]
+    stdin_filename: Option<PathBuf>,
     /// Seconds allowed per file for parsing and queries; a file that takes
     /// longer is reported and skipped. 0: no limit.
     #[arg(long, default_value_t = DEFAULT_TIME_BUDGET.as_secs_f64())]
@@ -70,120 +162,278 @@ pub(crate) fn time_budget(seconds: f64) -> Result<Option<std::time::Duration>, S
         .map_err(|_| format!("--time-budget must be a number of seconds, not {seconds}"))
 }
 
+/// Rewrites `quarry query -q QUERY` (the old spelling of `--select`) to
+/// `--select QUERY` with a deprecation note: `-q` is now `--quiet`. A value
+/// after `-q` is taken as a query only when it names one and is no path.
+pub fn rewrite_legacy_args(args: Vec<OsString>) -> Vec<OsString> {
+    // `predict` has no --quiet: there `-q` is always the old --query.
+    let predict = args.get(1).is_some_and(|a| a == "predict");
+    if !predict && args.get(1).is_none_or(|a| a != "query") {
+        return args;
+    }
+    let mut out = Vec::with_capacity(args.len());
+    let mut iter = args.into_iter().peekable();
+    while let Some(arg) = iter.next() {
+        let legacy = arg == "-q"
+            && iter
+                .peek()
+                .and_then(|v| v.to_str())
+                .is_some_and(|v| predict || (!v.starts_with('-') && find_query(v).is_some() && !Path::new(v).exists()));
+        if legacy {
+            let value = iter.next().unwrap_or_default();
+            eprintln!(
+                "quarry: warning: `-q {}` is deprecated: `-q` now means --quiet; use `--select {}`",
+                value.to_string_lossy(),
+                value.to_string_lossy()
+            );
+            out.push(OsString::from("--select"));
+            out.push(value);
+        } else {
+            out.push(arg);
+        }
+    }
+    out
+}
+
 /// Files are analysed in chunks of this many, and each chunk is printed in
 /// order before the next starts: output is deterministic and memory stays
 /// bounded on large corpora.
 const CHUNK: usize = 256;
 
+/// What is analysed: files found on disk, or standard input.
+enum Input {
+    Files(Vec<PathBuf>),
+    Stdin(SourceFile),
+}
+
+/// Everything resolved from the configuration and the options.
+struct Plan {
+    queries: Vec<&'static Query>,
+    polarities: &'static [Polarity],
+    limits: WorkLimits,
+    load: LoadOptions,
+    per_file_ignores: PerFileIgnores,
+    exclude: PathGlobs,
+}
+
 /// Runs the selected queries over every file and prints the findings.
 pub fn run(args: QueryArgs) -> i32 {
-    let queries = match select_queries(&args.queries) {
-        Ok(queries) => queries,
-        Err(message) => return report_error(&message),
+    let started = Instant::now();
+    match run_inner(&args, started) {
+        Ok(code) => code,
+        Err(message) => report_error(&message),
+    }
+}
+
+fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
+    let stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
+    if stdin && args.paths.len() > 1 {
+        return Err("`-` (standard input) cannot be combined with other paths".into());
+    }
+    if args.stdin_filename.is_some() && !stdin {
+        return Err("--stdin-filename needs `-` as the path".into());
+    }
+    let paths: Vec<PathBuf> = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let anchor = match (&args.stdin_filename, stdin) {
+        (Some(name), _) => name.clone(),
+        (None, true) => PathBuf::from("."),
+        (None, false) => paths[0].clone(),
     };
-    let polarities: &[Polarity] = if args.both {
+    let config_file = if args.isolated {
+        None
+    } else if let Some(path) = &args.config {
+        Some(config::load(path)?.ok_or_else(|| format!("{}: has no [tool.quarry] table", path.display()))?)
+    } else {
+        config::discover(&anchor)?
+    };
+    let root = match &config_file {
+        Some(file) => file.root(),
+        None => std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?,
+    };
+    let settings = config_file.map(|f| f.settings).unwrap_or_default().overridden_by(command_line_settings(args)?);
+    let plan = plan(args, &settings, &root)?;
+    if let Some(jobs) = args.jobs {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build_global();
+    }
+    let mut failed = 0usize;
+    let force_exclude = settings.force_exclude.unwrap_or(false);
+    let input = if stdin {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
+        if bytes.len() as u64 > plan.load.max_file_bytes {
+            return Err(format!(
+                "standard input: {} bytes, over the limit of {} (--max-file-bytes)",
+                bytes.len(),
+                plan.load.max_file_bytes
+            ));
+        }
+        let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
+        if force_exclude && args.stdin_filename.is_some() && plan.exclude.matches_within_root(&name) {
+            Input::Files(Vec::new())
+        } else {
+            Input::Stdin(SourceFile::from_bytes(name, bytes).map_err(|e| e.to_string())?)
+        }
+    } else {
+        let (mut files, walk_errors) = source_files_excluding(&paths, Language::Python, &plan.exclude);
+        if force_exclude {
+            files.retain(|file| !plan.exclude.matches_within_root(file));
+        }
+        failed += walk_errors.len();
+        for error in &walk_errors {
+            eprintln!("quarry: error: {error}");
+        }
+        if files.is_empty() && walk_errors.is_empty() && !force_exclude {
+            let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            eprintln!("quarry: warning: no Python files found under {}", shown.join(", "));
+        }
+        Input::Files(files)
+    };
+    let mut baseline = match (&args.baseline, args.write_baseline) {
+        (Some(path), false) => Some(Baseline::load(path)?),
+        _ => None,
+    };
+    let mut writer = args.baseline.as_ref().filter(|_| args.write_baseline).map(|p| BaselineWriter::new(p));
+    let mut policy = Policy {
+        per_file_ignores: &plan.per_file_ignores,
+        honour_comments: !args.ignore_noqa,
+        baseline: baseline.as_mut(),
+        writer: writer.as_mut(),
+        queries: &plan.queries,
+    };
+    let palette = Palette::new(colour(args.color, args.output_file.is_some()));
+    let mut sink = Sink::open(args.output_file.as_deref())?;
+    let total = match &input {
+        Input::Files(files) => files.len(),
+        Input::Stdin(_) => 1,
+    };
+    let progress = progress_bar(total as u64, args.quiet);
+    let mut tally = Tally::default();
+    let mut collected = Collected::default();
+    let options = PrintOptions {
+        format: args.format,
+        max_shown: args.max_shown,
+        statistics: args.statistics,
+        quiet: args.quiet,
+        report_unused: args.report_unused_suppressions,
+    };
+    let mut printer = Printer { options, palette, tally: &mut tally, collected: &mut collected };
+    let written: std::io::Result<()> = (|| {
+        match input {
+            Input::Stdin(source) => {
+                let report = analyze_source_within(source, &plan.queries, plan.polarities, &plan.limits);
+                progress.inc(1);
+                printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)?;
+            }
+            Input::Files(files) => {
+                for chunk in files.chunks(CHUNK) {
+                    let reports = analyze_chunk(chunk, &plan, &progress);
+                    for report in reports {
+                        printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)?;
+                    }
+                }
+            }
+        }
+        progress.finish_and_clear();
+        printer.finish(&mut sink, &plan.queries, args.baseline.is_some(), started)
+    })();
+    progress.finish_and_clear();
+    if let Err(error) = written.and_then(|()| sink.finish()) {
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(format!("cannot write output: {error}"));
+        }
+    }
+    if let (Some(writer), Some(path)) = (&writer, &args.baseline) {
+        writer.write()?;
+        if !args.quiet {
+            eprintln!("quarry: wrote {} finding(s) to the baseline {}", writer.len(), path.display());
+        }
+    }
+    if let (Some(baseline), Some(path)) = (&baseline, &args.baseline) {
+        let gone = baseline.unmatched();
+        if gone > 0 && !args.quiet {
+            eprintln!(
+                "quarry: note: {gone} baseline finding(s) are gone; `--write-baseline` shrinks {}",
+                path.display()
+            );
+        }
+    }
+    if failed > 0 {
+        eprintln!("quarry: error: {failed} file(s) could not be analysed");
+        return Ok(EXIT_INPUT_ERROR);
+    }
+    let failing = tally.reported_positive + if args.report_unused_suppressions { tally.unused_suppressions } else { 0 };
+    Ok(if failing > 0 && !args.exit_zero { EXIT_FINDINGS } else { EXIT_OK })
+}
+
+/// The per-file analysis: every file of a chunk, in parallel, in order.
+fn analyze_chunk(chunk: &[PathBuf], plan: &Plan, progress: &ProgressBar) -> Vec<Result<FileReport, SyntaxError>> {
+    chunk
+        .par_iter()
+        .map(|path| {
+            let report = analyze_file_within(path, &plan.queries, plan.polarities, &plan.load, &plan.limits);
+            progress.inc(1);
+            report
+        })
+        .collect()
+}
+
+/// The command-line options that are also configuration settings.
+fn command_line_settings(args: &QueryArgs) -> Result<Settings, String> {
+    let non_empty = |values: &[String]| (!values.is_empty()).then(|| values.to_vec());
+    let mut per_file = std::collections::BTreeMap::new();
+    for entry in &args.per_file_ignores {
+        let (pattern, ids) = entry
+            .rsplit_once(':')
+            .ok_or_else(|| format!("--per-file-ignores expects PATTERN:ID[,ID], not `{entry}`"))?;
+        per_file.insert(pattern.to_string(), ids.split(',').map(|s| s.trim().to_string()).collect());
+    }
+    Ok(Settings {
+        select: non_empty(&args.select),
+        extend_select: non_empty(&args.extend_select),
+        ignore: non_empty(&args.ignore),
+        exclude: args.exclude.clone(),
+        extend_exclude: non_empty(&args.extend_exclude),
+        force_exclude: args.force_exclude.then_some(true),
+        per_file_ignores: (!per_file.is_empty()).then_some(per_file),
+        python_version: args.python_version.clone(),
+        max_file_bytes: args.max_file_bytes,
+    })
+}
+
+fn plan(args: &QueryArgs, settings: &Settings, root: &Path) -> Result<Plan, String> {
+    let queries = selected_queries(settings)?;
+    let polarities: &'static [Polarity] = if args.both {
         &[Polarity::Positive, Polarity::Negative]
     } else if args.negative {
         &[Polarity::Negative]
     } else {
         &[Polarity::Positive]
     };
-    let limits = match time_budget(args.time_budget) {
-        Ok(time_budget) => WorkLimits { time_budget, ..WorkLimits::default() },
-        Err(message) => return report_error(&message),
+    let limits = WorkLimits { time_budget: time_budget(args.time_budget)?, ..WorkLimits::default() };
+    let mut exclude: Vec<String> = match &settings.exclude {
+        Some(patterns) => patterns.clone(),
+        None => DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
     };
-    let (files, walk_errors) = source_files(&args.paths, Language::Python);
-    let mut failed = walk_errors.len();
-    for error in &walk_errors {
-        eprintln!("quarry: error: {error}");
+    exclude.extend(settings.extend_exclude.iter().flatten().cloned());
+    let per_file_ignores = match &settings.per_file_ignores {
+        Some(entries) => PerFileIgnores::new(root, entries)?,
+        None => PerFileIgnores::none(),
+    };
+    if args.statistics && args.format == QueryFormat::Sarif {
+        return Err("--statistics prints a table or JSON, not SARIF".into());
     }
-    if let Some(jobs) = args.jobs {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build_global();
-    }
-    let options = LoadOptions { max_file_bytes: args.max_file_bytes };
-    let progress = progress_bar(files.len() as u64);
-    let mut sarif_results = Vec::new();
-    let status = with_stdout(|out| {
-        for chunk in files.chunks(CHUNK) {
-            let reports: Vec<_> = chunk
-                .par_iter()
-                .map(|path| {
-                    let report = analyze_file_within(path, &queries, polarities, &options, &limits);
-                    progress.inc(1);
-                    report
-                })
-                .collect();
-            for report in reports {
-                match report {
-                    Ok(report) => emit(out, args.format, args.max_shown, &report, &mut sarif_results)?,
-                    Err(error) => {
-                        failed += 1;
-                        progress.suspend(|| eprintln!("quarry: error: {error} (skipped)"));
-                    }
-                }
-            }
-        }
-        if args.format == QueryFormat::Sarif {
-            sarif::write(out, &queries, &sarif_results)?;
-        }
-        Ok(())
-    });
-    progress.finish_and_clear();
-    if status != EXIT_OK {
-        return status;
-    }
-    if failed > 0 {
-        eprintln!("quarry: {failed} file(s) could not be analysed");
-        return EXIT_INPUT_ERROR;
-    }
-    EXIT_OK
+    Ok(Plan {
+        queries,
+        polarities,
+        limits,
+        load: LoadOptions { max_file_bytes: settings.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES) },
+        per_file_ignores,
+        exclude: PathGlobs::new(root, &exclude)?,
+    })
 }
 
-pub(crate) fn emit(
-    out: &mut dyn Write,
-    format: QueryFormat,
-    max_shown: usize,
-    report: &FileReport,
-    sarif_results: &mut Vec<sarif::Result>,
-) -> std::io::Result<()> {
-    match format {
-        QueryFormat::Jsonl => {
-            for finding in &report.findings {
-                serde_json::to_writer(&mut *out, finding).map_err(std::io::Error::other)?;
-                writeln!(out)?;
-            }
-            Ok(())
-        }
-        QueryFormat::Pretty => diagnostics::write(out, report, max_shown),
-        QueryFormat::Sarif => {
-            sarif_results.extend(report.findings.iter().map(sarif::Result::from_finding));
-            Ok(())
-        }
-    }
-}
-
+/// The queries named by `keys` (all when none), in registry order.
 pub(crate) fn select_queries(keys: &[String]) -> Result<Vec<&'static Query>, String> {
-    if keys.is_empty() {
-        return Ok(all_queries());
-    }
-    let mut selected: Vec<&'static Query> = Vec::new();
-    for key in keys {
-        let query = find_query(key).ok_or_else(|| format!("unknown query `{key}` (see `quarry queries`)"))?;
-        if !selected.iter().any(|q| q.meta.id == query.meta.id) {
-            selected.push(query);
-        }
-    }
-    selected.sort_by_key(|q| q.meta.index);
-    Ok(selected)
-}
-
-fn progress_bar(total: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} files {wide_bar} {per_sec} eta {eta}") {
-        bar.set_style(style);
-    }
-    bar
+    let select = (!keys.is_empty()).then(|| keys.to_vec());
+    selected_queries(&Settings { select, ..Settings::default() })
 }

@@ -51,7 +51,11 @@ pub fn run(args: TokensArgs) -> i32 {
                 writeln!(
                     out,
                     "{}:{}-{}:{}\t{kind}\t{:?}",
-                    t.span.start_line, t.span.start_column, t.span.end_line, t.span.end_column, t.span.span
+                    t.span.start_line + 1,
+                    t.span.start_column + 1,
+                    t.span.end_line + 1,
+                    t.span.end_column + 1,
+                    t.span.span
                 )?;
             }
             Ok(())

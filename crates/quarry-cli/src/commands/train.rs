@@ -80,7 +80,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     pub grad_accum: usize,
     /// Peak learning rate, decayed linearly to zero.
-    #[arg(long, default_value_t = 5e-5)]
+    #[arg(long = "learning-rate", visible_alias = "lr", default_value_t = 5e-5)]
     pub lr: f64,
     /// Optimizer steps of linear warm-up from zero to `--lr`.
     #[arg(long, default_value_t = 0)]
@@ -128,7 +128,7 @@ pub fn run(task: TrainTask) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("quarry: error: {e:#}");
             1
         }
     }

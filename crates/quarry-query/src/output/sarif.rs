@@ -2,49 +2,72 @@
 //! reported in Unicode code points (`columnKind: unicodeCodePoints`), which is
 //! what quarry's character columns are; lines and columns are 1-based and
 //! end columns exclusive, as SARIF requires.
+//!
+//! Suppressed findings stay in the log with a `suppressions` entry (`inSource`
+//! for a comment, `external` for a baseline), as code scanning expects; with
+//! a baseline every result also carries its `baselineState`. Each result has
+//! a `partialFingerprints` entry with its baseline fingerprint, so code
+//! scanning tracks it across commits as the baseline does.
 
 use std::io::{self, Write};
 
-use quarry_query::report::FindingRecord;
-use quarry_query::Query;
 use quarry_syntax::SpanRecord;
 use serde_json::{json, Value};
 
+use crate::rule_ids::codeql_id;
+use crate::triage::{Status, Triaged};
+use crate::Query;
+
 /// One SARIF result, kept until the whole log is written.
-pub struct Result {
+pub struct SarifResult {
     query_id: &'static str,
     message: String,
     file: String,
     answers: Vec<SpanRecord>,
     facts: Vec<SpanRecord>,
     negative: bool,
+    status: Status,
+    fingerprint: String,
 }
 
-impl Result {
-    /// Converts a finding.
-    pub fn from_finding(finding: &FindingRecord) -> Result {
-        Result {
+impl SarifResult {
+    /// Converts a triaged finding.
+    pub fn from_triaged(triaged: &Triaged) -> SarifResult {
+        let finding = &triaged.finding;
+        SarifResult {
             query_id: finding.query_id,
             message: finding.message.clone(),
             file: finding.file.clone(),
             answers: finding.answer_spans.clone(),
             facts: finding.supporting_fact_spans.clone(),
             negative: finding.example_type == 0,
+            status: triaged.status.clone(),
+            fingerprint: triaged.fingerprint.clone(),
         }
     }
 }
 
-/// Writes the SARIF log for the given rules and results.
-pub fn write(out: &mut dyn Write, queries: &[&'static Query], results: &[Result]) -> io::Result<()> {
+/// Writes the SARIF log for the given rules and results; `with_baseline`
+/// adds each result's `baselineState`.
+pub fn write(
+    out: &mut dyn Write,
+    queries: &[&'static Query],
+    results: &[SarifResult],
+    with_baseline: bool,
+) -> io::Result<()> {
     let rules: Vec<Value> = queries
         .iter()
         .map(|q| {
+            let mut properties = json!({"codeql": q.meta.codeql, "paperIndex": format!("Q{}", q.meta.index)});
+            if let Some(id) = codeql_id(q.meta.id) {
+                properties["codeqlId"] = id.into();
+            }
             json!({
                 "id": q.meta.id,
                 "name": q.meta.name,
                 "shortDescription": {"text": q.meta.name},
                 "fullDescription": {"text": q.meta.description},
-                "properties": {"codeql": q.meta.codeql, "paperIndex": format!("Q{}", q.meta.index)},
+                "properties": properties,
             })
         })
         .collect();
@@ -58,6 +81,7 @@ pub fn write(out: &mut dyn Write, queries: &[&'static Query], results: &[Result]
                 "level": if r.negative { "note" } else { "warning" },
                 "message": {"text": r.message},
                 "locations": r.answers.iter().map(|s| location(&r.file, s, None)).collect::<Vec<_>>(),
+                "partialFingerprints": {"quarryFingerprint/v1": r.fingerprint},
             });
             if !r.facts.is_empty() {
                 result["relatedLocations"] =
@@ -65,6 +89,18 @@ pub fn write(out: &mut dyn Write, queries: &[&'static Query], results: &[Result]
             }
             if r.negative {
                 result["kind"] = "pass".into();
+            }
+            match &r.status {
+                Status::Reported => {}
+                Status::Suppressed { text, .. } => {
+                    result["suppressions"] = json!([{"kind": "inSource", "justification": text}]);
+                }
+                Status::Baselined => {
+                    result["suppressions"] = json!([{"kind": "external", "justification": "in the baseline"}]);
+                }
+            }
+            if with_baseline {
+                result["baselineState"] = if r.status == Status::Baselined { "unchanged" } else { "new" }.into();
             }
             result
         })

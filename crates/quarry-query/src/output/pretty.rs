@@ -1,5 +1,6 @@
 //! Compiler-diagnostic rendering of findings: the code with answer spans
-//! underlined by `^` and supporting facts by `-`.
+//! underlined by `^` and supporting facts by `-`, in colour when the
+//! [`Palette`] is enabled.
 //!
 //! Output is bounded: a long line is shown as a window of at most
 //! [`MAX_LINE_CHARS`] characters around the span, at most five lines are
@@ -8,8 +9,11 @@
 
 use std::io::{self, Write};
 
-use quarry_query::report::{FileReport, FindingRecord};
 use quarry_syntax::SpanRecord;
+
+use super::style::{self, Palette};
+use crate::report::FindingRecord;
+use crate::triage::{Status, TriagedFile, UnusedSuppression};
 
 /// The most characters of one source line shown; longer lines are cut to a
 /// window around the marked columns, with `…` where text was left out.
@@ -30,49 +34,99 @@ struct Line<'a> {
     ascii: bool,
 }
 
-/// Writes the findings of a file, at most `max_findings` of them.
-pub fn write(out: &mut dyn Write, report: &FileReport, max_findings: usize) -> io::Result<()> {
-    let lines: Vec<Line<'_>> = report
+/// Writes the reported findings of a file (not those suppressed or in the
+/// baseline), at most `max_findings` of them.
+pub fn write(out: &mut dyn Write, file: &TriagedFile, max_findings: usize, palette: Palette) -> io::Result<()> {
+    let reported: Vec<&FindingRecord> =
+        file.findings.iter().filter(|t| t.status == Status::Reported).map(|t| &t.finding).collect();
+    if reported.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<Line<'_>> = file
+        .report
         .text
         .split_inclusive(['\n'])
         .map(|l| l.trim_end_matches(['\n', '\r']))
         .map(|text| Line { text, ascii: text.is_ascii() })
         .collect();
-    for finding in report.findings.iter().take(max_findings) {
-        write_finding(out, &lines, finding)?;
+    for finding in reported.iter().take(max_findings) {
+        write_finding(out, &lines, finding, palette)?;
     }
-    let hidden = report.findings.len().saturating_sub(max_findings);
+    let hidden = reported.len().saturating_sub(max_findings);
     if hidden > 0 {
         writeln!(
             out,
             "note: {hidden} more finding(s) in {} not shown (--max-shown; --format jsonl or sarif lists all)\n",
-            report.path.display()
+            file.report.path.display()
         )?;
     }
     Ok(())
 }
 
-fn write_finding(out: &mut dyn Write, lines: &[Line<'_>], finding: &FindingRecord) -> io::Result<()> {
-    let kind = if finding.example_type == 1 { "answer" } else { "negative" };
-    writeln!(out, "{kind}[{}]: {}", finding.query_id, finding.message)?;
+/// Writes one unused suppression as a warning.
+pub fn write_unused(out: &mut dyn Write, unused: &UnusedSuppression, palette: Palette) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}{}: suppression `{}` names {} but nothing was found there",
+        palette.paint(style::WARNING, "warning"),
+        palette.paint(style::QUERY, "[unused-suppression]"),
+        unused.text,
+        unused.unused.join(", ")
+    )?;
+    writeln!(
+        out,
+        "  {} {}:{}:{}\n",
+        palette.paint(style::GUTTER, "-->"),
+        unused.file,
+        unused.line + 1,
+        unused.column + 1
+    )
+}
+
+fn write_finding(out: &mut dyn Write, lines: &[Line<'_>], finding: &FindingRecord, palette: Palette) -> io::Result<()> {
+    let (kind, kind_style) =
+        if finding.example_type == 1 { ("answer", style::ANSWER) } else { ("negative", style::NEGATIVE) };
+    writeln!(
+        out,
+        "{}{}: {}",
+        palette.paint(kind_style, kind),
+        palette.paint(style::QUERY, &format!("[{}]", finding.query_id)),
+        finding.message
+    )?;
     let Some(first) = finding.answer_spans.first() else { return Ok(()) };
-    writeln!(out, "  --> {}:{}:{}", finding.file, first.start_line + 1, first.start_column + 1)?;
+    writeln!(
+        out,
+        "  {} {}:{}:{}",
+        palette.paint(style::GUTTER, "-->"),
+        finding.file,
+        first.start_line + 1,
+        first.start_column + 1
+    )?;
     let mut marked: Vec<(&SpanRecord, char, &str)> = Vec::new();
     marked.extend(finding.answer_spans.iter().map(|s| (s, '^', "answer")));
     marked.extend(finding.supporting_fact_spans.iter().map(|s| (s, '-', "supporting fact")));
     marked.sort_by_key(|(s, _, _)| (s.start_line, s.start_column));
     let width = marked.iter().map(|(s, _, _)| s.end_line + 1).max().unwrap_or(1).to_string().len();
+    let bar = palette.paint(style::GUTTER, "|");
     for (span, mark, label) in marked {
+        let mark_style = if mark == '^' { style::ANSWER_MARK } else { style::FACT_MARK };
         let last = span.end_line.min(span.start_line + MAX_SPAN_LINES - 1);
         for line in span.start_line..=last {
             let Some(source) = lines.get(line) else { break };
             let from = if line == span.start_line { span.start_column } else { 0 };
             let to = if line == span.end_line { Some(span.end_column) } else { None };
             let shown = window(source, from, to);
-            writeln!(out, "{:>width$} | {}", line + 1, shown.text)?;
+            let number = palette.paint(style::GUTTER, &format!("{:>width$}", line + 1));
+            writeln!(out, "{number} {bar} {}", shown.text)?;
             let underline: String = std::iter::repeat_n(mark, shown.marked.max(1)).collect();
             let note = if line == last { format!(" {label}") } else { String::new() };
-            writeln!(out, "{:>width$} | {}{underline}{note}", "", shown.indent)?;
+            writeln!(
+                out,
+                "{:>width$} {bar} {}{}",
+                "",
+                shown.indent,
+                palette.paint(mark_style, &format!("{underline}{note}"))
+            )?;
         }
     }
     writeln!(out)

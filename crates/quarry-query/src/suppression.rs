@@ -1,0 +1,303 @@
+//! Suppression comments: the forms ruff, flake8 and CodeQL users already
+//! write, read from a file's comments (found by the tokenizer, so a `#`
+//! inside a string is not a comment).
+//!
+//! - `# noqa` (every query) and `# noqa: ID[,ID ...]` on the line where the
+//!   finding's first answer span starts, as in ruff and flake8. An ID is a
+//!   quarry id (`unused-import`), a paper index (`Q1`), a CodeQL `@id`
+//!   (`py/unused-import`) or a ruff code that finds the same thing (`F401`),
+//!   see [`crate::rule_ids`]. IDs may be separated by commas or spaces.
+//! - `# lgtm[ID, ...]` (and a bare `# lgtm` at the start of a comment)
+//!   covers its own line and, when the comment stands alone on its line, the
+//!   next line, as in CodeQL's `AlertSuppression.qll`.
+//! - `# codeql[ID, ...]` stands alone on its line and covers the next line,
+//!   as in CodeQL.
+//! - `# quarry: skip-file` anywhere in the file: no finding of the file is
+//!   reported (ruff's `# ruff: noqa`).
+
+use quarry_syntax::{tokenize, Language, TokenKind};
+
+use crate::find_query;
+
+/// The comment form of a suppression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `# noqa` / `# noqa: ID`.
+    Noqa,
+    /// `# lgtm[ID]` / `# lgtm`.
+    Lgtm,
+    /// `# codeql[ID]`.
+    CodeQl,
+}
+
+impl Form {
+    /// How the form is written, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Noqa => "noqa",
+            Form::Lgtm => "lgtm",
+            Form::CodeQl => "codeql",
+        }
+    }
+}
+
+/// One suppression directive found in a comment.
+#[derive(Debug, Clone)]
+pub struct Directive {
+    /// Its form.
+    pub form: Form,
+    /// 0-based line of the comment.
+    pub line: usize,
+    /// 0-based character column of the directive in its line (of the `#`
+    /// before `noqa`, as ruff reports it).
+    pub column: usize,
+    /// 0-based lines whose findings it suppresses.
+    pub covers: Vec<usize>,
+    /// The IDs it names as written; `None` for every query.
+    pub codes: Option<Vec<String>>,
+    /// The directive's text (`noqa: F401`, `codeql[py/unused-import]`).
+    pub text: String,
+}
+
+impl Directive {
+    /// Whether the directive applies to a finding of `query_id` starting on
+    /// 0-based line `line`.
+    pub fn suppresses(&self, query_id: &str, line: usize) -> bool {
+        self.covers.contains(&line) && self.names(query_id)
+    }
+
+    /// Whether the directive names `query_id` (a blanket directive names all).
+    pub fn names(&self, query_id: &str) -> bool {
+        match &self.codes {
+            None => true,
+            Some(codes) => codes.iter().any(|code| names_query(code, query_id)),
+        }
+    }
+}
+
+/// Whether the ID `code` as written in a comment names `query_id`.
+pub fn names_query(code: &str, query_id: &str) -> bool {
+    find_query(code).is_some_and(|q| q.meta.id == query_id)
+}
+
+/// The suppressions of one file.
+#[derive(Debug, Clone, Default)]
+pub struct Suppressions {
+    /// `# quarry: skip-file` was found.
+    pub skip_file: bool,
+    /// Line directives in file order.
+    pub directives: Vec<Directive>,
+}
+
+impl Suppressions {
+    /// Reads the suppression comments of a Python file's text.
+    pub fn scan(text: &str) -> Suppressions {
+        let mut found = Suppressions::default();
+        if !may_hold_directives(text) {
+            return found;
+        }
+        let mut line = 0usize;
+        let mut line_start = 0usize;
+        let mut counted_to = 0usize;
+        for token in tokenize(text, Language::Python) {
+            if token.kind != TokenKind::Comment {
+                continue;
+            }
+            for (offset, byte) in text.as_bytes()[counted_to..token.start].iter().enumerate() {
+                if *byte == b'\n' {
+                    line += 1;
+                    line_start = counted_to + offset + 1;
+                }
+            }
+            counted_to = token.start;
+            let comment = token.text(text);
+            let alone = text[line_start..token.start].trim().is_empty();
+            let column = text[line_start..token.start].chars().count();
+            if is_skip_file(comment) {
+                found.skip_file = true;
+            }
+            found.directives.extend(directives_in(comment, line, column, alone));
+        }
+        found
+    }
+
+    /// The index of the first directive that suppresses a finding of
+    /// `query_id` starting on 0-based line `line`.
+    pub fn find(&self, query_id: &str, line: usize) -> Option<usize> {
+        self.directives.iter().position(|d| d.suppresses(query_id, line))
+    }
+}
+
+/// Whether some `#` of the text is followed on its line by a directive's
+/// keyword: most files have none, and are not tokenized again.
+fn may_hold_directives(text: &str) -> bool {
+    text.match_indices('#').any(|(at, _)| {
+        let line = text[at..].split('\n').next().unwrap_or_default().to_ascii_lowercase();
+        ["noqa", "lgtm", "codeql", "quarry"].iter().any(|word| line.contains(word))
+    })
+}
+
+/// Whether a comment is `# quarry: skip-file` (case and spacing as ruff's
+/// `# ruff: noqa`: any spaces around the colon).
+fn is_skip_file(comment: &str) -> bool {
+    let body = comment.trim_start_matches('#').trim_start();
+    let Some(rest) = strip_prefix_ignore_case(body, "quarry") else { return false };
+    let Some(rest) = rest.trim_start().strip_prefix(':') else { return false };
+    strip_prefix_ignore_case(rest.trim_start(), "skip-file").is_some_and(|rest| !starts_with_word_char(rest))
+}
+
+/// Every directive in one comment.
+fn directives_in(comment: &str, line: usize, column: usize, alone: bool) -> Vec<Directive> {
+    let mut out = Vec::new();
+    let lower = comment.to_ascii_lowercase();
+    // `# noqa`: after any `#` of the comment, as ruff (`# type: ignore # noqa`).
+    for (hash, _) in comment.match_indices('#') {
+        let after = &comment[hash + 1..];
+        let trimmed = after.trim_start();
+        let Some(rest) = strip_prefix_ignore_case(trimmed, "noqa") else { continue };
+        if starts_with_word_char(rest) {
+            continue;
+        }
+        let start = hash + 1 + (after.len() - trimmed.len());
+        let (codes, end) = match rest.strip_prefix(':') {
+            Some(list) => {
+                let (codes, used) = code_list(list);
+                let end = comment.len() - list.len() + used;
+                (if codes.is_empty() { None } else { Some(codes) }, end)
+            }
+            None => (None, comment.len() - rest.len()),
+        };
+        out.push(Directive {
+            form: Form::Noqa,
+            line,
+            column: column + comment[..hash].chars().count(),
+            covers: vec![line],
+            codes,
+            text: comment[start..end].trim_end().to_string(),
+        });
+    }
+    for (form, word) in [(Form::Lgtm, "lgtm"), (Form::CodeQl, "codeql")] {
+        for (at, _) in lower.match_indices(word) {
+            if comment[..at].chars().next_back().is_some_and(is_word_char) {
+                continue;
+            }
+            let rest = &comment[at + word.len()..];
+            let bracketed = rest.trim_start().strip_prefix('[').and_then(|inner| {
+                let close = inner.find(']')?;
+                let codes: Vec<String> =
+                    inner[..close].split(',').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
+                let end = comment.len() - inner.len() + close + 1;
+                Some((codes, end))
+            });
+            let (codes, end) = match bracketed {
+                Some((codes, end)) => (Some(codes), end),
+                // A bare `lgtm` counts only at the start of the comment or after `;`.
+                None if form == Form::Lgtm && !starts_with_word_char(rest) => {
+                    let before = comment[..at].trim_end();
+                    if !(before.ends_with(';') || before.trim_start_matches('#').trim().is_empty()) {
+                        continue;
+                    }
+                    (None, at + word.len())
+                }
+                None => continue,
+            };
+            let covers = match form {
+                Form::CodeQl if alone => vec![line + 1],
+                Form::CodeQl => continue,
+                _ if alone => vec![line, line + 1],
+                _ => vec![line],
+            };
+            out.push(Directive {
+                form,
+                line,
+                column: column + comment[..at].chars().count(),
+                covers,
+                codes,
+                text: comment[at..end].to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// The IDs at the start of `list` (after `noqa:`), separated by commas or
+/// spaces, and how many bytes they take.
+fn code_list(list: &str) -> (Vec<String>, usize) {
+    let mut codes = Vec::new();
+    let mut used = 0;
+    let mut rest = list;
+    loop {
+        let trimmed = rest.trim_start_matches([' ', '\t', ',']);
+        let length =
+            trimmed.find(|c: char| !(is_word_char(c) || matches!(c, '-' | '/' | '.'))).unwrap_or(trimmed.len());
+        if length == 0 {
+            break;
+        }
+        codes.push(trimmed[..length].to_string());
+        used += rest.len() - trimmed.len() + length;
+        rest = &trimmed[length..];
+    }
+    (codes, used)
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+fn starts_with_word_char(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| is_word_char(c) || c == '-')
+}
+
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> Suppressions {
+        Suppressions::scan(text)
+    }
+
+    #[test]
+    fn noqa_forms() {
+        let s = scan("import os  # noqa\nimport re  # NoQA: F401, py/unused-import Q2\nx = '# noqa'\n");
+        assert_eq!(s.directives.len(), 2);
+        assert_eq!(s.directives[0].codes, None);
+        assert_eq!(s.directives[0].covers, vec![0]);
+        assert_eq!(s.directives[0].column, 11);
+        let codes = s.directives[1].codes.clone().unwrap();
+        assert_eq!(codes, ["F401", "py/unused-import", "Q2"]);
+        assert_eq!(s.directives[1].text, "NoQA: F401, py/unused-import Q2");
+        assert!(s.directives[1].suppresses("unused-import", 1));
+        assert!(!s.directives[1].suppresses("equals-none", 1));
+        assert!(!s.directives[1].suppresses("unused-import", 0));
+        assert!(s.find("equals-none", 0).is_some());
+        assert!(s.find("equals-none", 2).is_none(), "a # in a string is no comment");
+        let s = scan("x = 1  # type: ignore # noqa:E711\ny = 2  # noqaz\n");
+        assert_eq!(s.directives.len(), 1);
+        assert!(s.directives[0].suppresses("equals-none", 0));
+    }
+
+    #[test]
+    fn codeql_and_lgtm_forms() {
+        let text = "# codeql[py/unused-import]\nimport os\nimport re  # lgtm[py/unused-import]\n# lgtm\nimport sys\nx = 1  # codeql[py/unused-import]\ny = 2  # see lgtm docs\n";
+        let s = scan(text);
+        let forms: Vec<_> = s.directives.iter().map(|d| (d.form, d.covers.clone())).collect();
+        assert_eq!(forms, [(Form::CodeQl, vec![1]), (Form::Lgtm, vec![2]), (Form::Lgtm, vec![3, 4])]);
+        assert!(s.find("unused-import", 1).is_some());
+        assert!(s.find("unused-import", 2).is_some());
+        assert!(s.find("unused-import", 4).is_some());
+        assert!(s.find("unused-import", 6).is_none());
+    }
+
+    #[test]
+    fn skip_file() {
+        assert!(scan("# quarry: skip-file\nimport os\n").skip_file);
+        assert!(scan("import os\n#Quarry:Skip-File\n").skip_file);
+        assert!(!scan("s = '# quarry: skip-file'\n").skip_file);
+        assert!(!scan("# quarry: skip-files\n").skip_file);
+    }
+}
