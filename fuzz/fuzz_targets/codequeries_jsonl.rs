@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use quarry_data::atomic::parse_records;
+use quarry_data::jsonl::parse_records;
 use quarry_data::codequeries::schema::{Example, RelevanceRow};
 
 fuzz_target!(|data: &[u8]| {

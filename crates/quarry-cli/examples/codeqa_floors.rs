@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use quarry_data::atomic::AtomicFile;
 use quarry_data::codeqa::read_split;
 use quarry_eval::bm25::{Bm25, Bm25Params};
+use quarry_stdx::AtomicFile;
 
 fn tokens(text: &str) -> Vec<String> {
     text.to_lowercase().split_whitespace().map(str::to_string).collect()

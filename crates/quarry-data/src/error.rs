@@ -2,17 +2,14 @@
 
 use std::path::PathBuf;
 
+use quarry_stdx::IoError;
+
 /// What can go wrong while reading or writing datasets.
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// A line of a JSON Lines file is not a valid record.
     #[error("{path}:{line}: {message}")]
     BadRecord {
@@ -39,6 +36,6 @@ pub enum DataError {
 impl DataError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> DataError {
-        DataError::Io { path: path.into(), source }
+        DataError::Io(IoError::new(path, source))
     }
 }

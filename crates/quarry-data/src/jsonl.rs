@@ -1,11 +1,84 @@
-//! Lenient JSON Lines reading: every well-formed record loads, and each malformed line
-//! becomes an error naming the file and the line, so one bad row does not lose a dataset.
+//! JSON Lines reading (`.gz` decompressed): strict ([`read_records`], the first bad line
+//! is an error) and lenient ([`read_lenient`], every well-formed record loads and each
+//! malformed line becomes an error naming the file and the line, so one bad row does not
+//! lose a dataset). Writing goes through [`quarry_stdx::AtomicFile`].
 
+use std::fs::File;
 use std::io::BufRead as _;
 use std::path::Path;
 
-use crate::atomic::open_lines;
 use crate::error::DataError;
+
+/// Opens a JSON Lines file for reading, transparently decompressing `.gz`.
+pub fn open_lines(path: &Path) -> Result<Box<dyn std::io::BufRead>, DataError> {
+    let file = File::open(path).map_err(|e| DataError::io(path, e))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        Ok(Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file))))
+    } else {
+        Ok(Box::new(std::io::BufReader::new(file)))
+    }
+}
+
+/// Reads every record of a JSON Lines file (`.gz` decompressed), skipping
+/// blank lines; a bad line is an error naming the file and the line.
+pub fn read_records<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, DataError> {
+    parse_records(open_lines(path)?, path)
+}
+
+/// Reads every record of JSON Lines text from `reader`, skipping blank
+/// lines; errors name `path` and the 1-based line, including a truncated
+/// gzip stream or a line that is not UTF-8.
+pub fn parse_records<T: serde::de::DeserializeOwned>(
+    reader: impl std::io::BufRead,
+    path: &Path,
+) -> Result<Vec<T>, DataError> {
+    Ok(parse_numbered(reader, path, None)?.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Like [`read_records`], with each record's 1-based line number; a line that does not
+/// parse is an error saying `what` the line should hold.
+pub fn read_numbered<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<Vec<(usize, T)>, DataError> {
+    parse_numbered(open_lines(path)?, path, Some(what))
+}
+
+fn parse_numbered<T: serde::de::DeserializeOwned>(
+    reader: impl std::io::BufRead,
+    path: &Path,
+    what: Option<&str>,
+) -> Result<Vec<(usize, T)>, DataError> {
+    let mut out = Vec::new();
+    for item in stream_records(reader, path) {
+        let (line, record) = item?;
+        let record = record.map_err(|e| DataError::BadRecord {
+            path: path.to_path_buf(),
+            line,
+            message: match what {
+                Some(what) => format!("{what}: {e}"),
+                None => e.to_string(),
+            },
+        })?;
+        out.push((line, record));
+    }
+    Ok(out)
+}
+
+/// The non-blank lines of JSON Lines text from `reader`, one at a time, with their 1-based
+/// numbers and each parsed as `T`. A line that cannot be read (a truncated gzip stream,
+/// text that is not UTF-8) is an error naming `path` and the line.
+pub fn stream_records<'a, T: serde::de::DeserializeOwned>(
+    reader: impl std::io::BufRead + 'a,
+    path: &'a Path,
+) -> impl Iterator<Item = Result<(usize, Result<T, serde_json::Error>), DataError>> + 'a {
+    reader.lines().enumerate().filter_map(move |(i, line)| match line {
+        Err(e) => Some(Err(DataError::BadRecord {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message: format!("cannot read the line: {e}"),
+        })),
+        Ok(text) if text.trim().is_empty() => None,
+        Ok(text) => Some(Ok((i + 1, serde_json::from_str(&text)))),
+    })
+}
 
 /// The records of a file that loaded and the lines that did not.
 #[derive(Debug)]

@@ -5,12 +5,10 @@
 //! quarry's query engine, in the public dataset's format. [`cs1qa`] reads and writes
 //! CS1QA's annotated rows and answer-retrieval files.
 
-pub mod atomic;
 pub mod codeqa;
 pub mod codequeries;
 pub mod cs1qa;
 pub mod error;
 pub mod jsonl;
-pub mod rng;
 
 pub use error::DataError;

@@ -10,7 +10,7 @@ use quarry_data::codequeries::perturb::{perturb_example, PerturbOptions};
 use quarry_data::codequeries::schema::label;
 use quarry_data::codequeries::split::Ratios;
 use quarry_data::codequeries::{Example, RelevanceRow};
-use quarry_data::rng::Rng;
+use quarry_stdx::rng::SplitMix64;
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus")
@@ -236,7 +236,7 @@ fn perturbations_keep_spans_and_change_code() {
     let mut changed = 0;
     for (i, original) in examples.iter().enumerate() {
         let mut example = original.clone();
-        let mut rng = Rng::new(i as u64);
+        let mut rng = SplitMix64::new(i as u64);
         let Some(edits) = perturb_example(&mut example, &mut rng, &PerturbOptions::default()) else { continue };
         assert!((1..=3).contains(&edits.len()));
         assert_ne!(example.context_blocks, original.context_blocks);

@@ -27,6 +27,16 @@ pub enum EvalError {
     /// The reference implementation raises on this input (kept as an error).
     #[error("undefined for this input: {0}")]
     Undefined(String),
+    /// A line of an input does not hold what the metric reads (a line set, a span set).
+    #[error("{input} line {line}: {message}")]
+    BadLine {
+        /// The input's name (its file).
+        input: String,
+        /// One-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A WordNet file could not be read.
     #[error("cannot read WordNet file {path}: {source}")]
     WordNetIo {

@@ -17,6 +17,9 @@
 //! | [`classification`] | accuracy, per-class P/R/F1, macro-F1, confusion | 0–1 |
 //! | [`bm25`] | rank-bm25 `BM25Okapi` | raw |
 //! | [`cs1qa`] | CS1QA's line F1/EM, majority vote, answer BLEU-1 | 0–1 |
+//!
+//! [`metric`] names them all: `metric::score(Metric::from_name("rouge-l"), ...)` is what
+//! `quarry metrics rouge-l` computes.
 
 #![warn(missing_docs)]
 
@@ -32,6 +35,7 @@ pub mod cs1qa;
 mod error;
 pub mod lines;
 pub mod meteor;
+pub mod metric;
 pub mod ngrams;
 pub mod porter;
 pub mod pynum;

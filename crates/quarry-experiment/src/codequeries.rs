@@ -13,13 +13,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::Device;
-use quarry_data::atomic::{read_records, AtomicFile};
 use quarry_data::codequeries::build::{build, BuildOptions};
 use quarry_data::codequeries::labels::Subtokenizer;
-use quarry_data::codequeries::perturb::{perturb_example, PerturbOptions};
+use quarry_data::codequeries::perturb::{perturb_file, PerturbOptions};
 use quarry_data::codequeries::split::Ratios;
 use quarry_data::codequeries::Example;
-use quarry_data::rng::Rng;
+use quarry_data::jsonl::read_records;
 use quarry_model::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, EncodedExample,
     SpanExample,
@@ -27,14 +26,17 @@ use quarry_model::data::{
 use quarry_model::file_level::{Runner, Setting};
 use quarry_model::relevance_model::RELEVANCE_CLASSES;
 use quarry_model::spans::{Breakdown, ExactMatch};
-use quarry_model::train::{fit, read_state, EpochLog, TrainConfig, TrainEvent, Trainable};
+use quarry_model::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
 use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel, Tokenizer};
 use quarry_query::{all_queries, find_query};
+use quarry_stdx::rng::sample_per_key;
+use quarry_stdx::AtomicFile;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ExperimentError, Result};
+pub use crate::report::Trained;
 use crate::report::{render, Rate, RelevanceRow, Report, Row};
-use crate::sample::{budget_sample, is_positive, per_key, without_facts};
+use crate::sample::{budget_sample, is_positive, without_facts};
 use crate::stages::Stages;
 
 /// Settings of a CodeQueries experiment.
@@ -108,19 +110,6 @@ impl Config {
             device: Device::Cpu,
         }
     }
-}
-
-/// What a training stage records.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Trained {
-    /// The run's directory (`best/` is evaluated).
-    pub dir: PathBuf,
-    /// Training examples.
-    pub examples: usize,
-    /// Every epoch's log.
-    pub epochs: Vec<EpochLog>,
-    /// Wall-clock seconds of the stage (of its last, resumed part when it was interrupted).
-    pub seconds: f64,
 }
 
 /// What an exact-match evaluation stage records.
@@ -252,7 +241,7 @@ impl Run<'_, '_> {
     /// The training examples used, sampled per query when `train_limit` is set.
     fn train_sample<T>(&self, items: Vec<T>, key: impl Fn(&T) -> (String, bool)) -> Vec<T> {
         match self.config.train_limit {
-            Some(limit) => per_key(items, limit, self.config.seed, key),
+            Some(limit) => sample_per_key(items, limit, self.config.seed, key),
             None => items,
         }
     }
@@ -260,7 +249,7 @@ impl Run<'_, '_> {
     /// The test examples evaluated, sampled per query when `test_limit` is set.
     fn test_sample<T>(&self, items: Vec<T>, key: impl Fn(&T) -> (String, bool)) -> Vec<T> {
         match self.config.test_limit {
-            Some(limit) => per_key(items, limit, self.config.seed, key),
+            Some(limit) => sample_per_key(items, limit, self.config.seed, key),
             None => items,
         }
     }
@@ -337,22 +326,9 @@ fn perturb_test(
     max_len: usize,
     seed: u64,
 ) -> Result<(usize, usize)> {
-    let examples: Vec<Example> = read_records(input)?;
-    let mut out = AtomicFile::create(output)?;
-    let (mut written, mut dropped) = (0, 0);
     let options = PerturbOptions::default();
-    for (i, mut example) in examples.into_iter().enumerate() {
-        let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
-        if perturb_example(&mut example, &mut rng, &options).is_none() {
-            dropped += 1;
-            continue;
-        }
-        subtokenizer.label_example(&mut example, max_len)?;
-        out.write_json_line(&example)?;
-        written += 1;
-    }
-    out.commit()?;
-    Ok((written, dropped))
+    let s = perturb_file(input, output, seed, &options, Some((subtokenizer, max_len)), &mut Err)?;
+    Ok((s.perturbed, s.dropped))
 }
 
 /// Runs the whole protocol (skipping stages finished by an earlier run) and writes

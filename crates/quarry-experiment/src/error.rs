@@ -1,6 +1,6 @@
 //! Errors of an experiment run.
 
-use std::path::PathBuf;
+use quarry_stdx::IoError;
 
 /// What went wrong in a stage.
 #[derive(Debug, thiserror::Error)]
@@ -12,13 +12,8 @@ pub enum ExperimentError {
     #[error(transparent)]
     Data(#[from] quarry_data::error::DataError),
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// The settings or the data cannot make an experiment.
     #[error("{0}")]
     Invalid(String),
@@ -27,7 +22,7 @@ pub enum ExperimentError {
 impl ExperimentError {
     /// An I/O error on `path`.
     pub fn io(path: &std::path::Path, source: std::io::Error) -> Self {
-        ExperimentError::Io { path: path.to_path_buf(), source }
+        ExperimentError::Io(IoError::new(path, source))
     }
 }
 

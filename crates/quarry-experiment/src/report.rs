@@ -4,11 +4,24 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::path::PathBuf;
 
 use quarry_model::spans::Counts;
+use quarry_model::train::EpochLog;
 use serde::{Deserialize, Serialize};
 
-use crate::codequeries::Trained;
+/// What a training stage records.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trained {
+    /// The run's directory (`best/` is evaluated).
+    pub dir: PathBuf,
+    /// Training examples.
+    pub examples: usize,
+    /// Every epoch's log.
+    pub epochs: Vec<EpochLog>,
+    /// Wall-clock seconds of the stage (of its last, resumed part when it was interrupted).
+    pub seconds: f64,
+}
 
 /// Exact matches out of a number of examples.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,26 +2,9 @@
 //! Section 5.2.2), labels without supporting facts (Table 4's ablation), and the per-query
 //! test samples that keep a CPU run small.
 
-use std::collections::HashMap;
-
 use quarry_model::data::SpanExample;
-use quarry_model::rng::SeededRng;
 use quarry_model::spans::Label;
-
-/// At most `limit` items of every key, in a seeded order; the kept items stay in input order.
-pub fn per_key<T, K: std::hash::Hash + Eq>(items: Vec<T>, limit: usize, seed: u64, key: impl Fn(&T) -> K) -> Vec<T> {
-    let order = SeededRng::new(seed).permutation(items.len());
-    let mut taken = HashMap::<K, usize>::new();
-    let mut keep = vec![false; items.len()];
-    for i in order {
-        let count = taken.entry(key(&items[i])).or_default();
-        if *count < limit {
-            *count += 1;
-            keep[i] = true;
-        }
-    }
-    items.into_iter().zip(keep).filter_map(|(item, k)| k.then_some(item)).collect()
-}
+use quarry_stdx::rng::sample_per_key;
 
 /// Whether a span example is positive (has an answer span).
 pub fn is_positive(example: &SpanExample) -> bool {
@@ -31,7 +14,7 @@ pub fn is_positive(example: &SpanExample) -> bool {
 /// The paper's limited budget: at most `budget` training examples per query, half positive
 /// and half negative (an odd budget gives the extra one to neither), chosen with `seed`.
 pub fn budget_sample(examples: &[SpanExample], budget: usize, seed: u64) -> Vec<SpanExample> {
-    per_key(examples.to_vec(), budget / 2, seed, |e| (e.query.clone(), is_positive(e)))
+    sample_per_key(examples.to_vec(), budget / 2, seed, |e| (e.query.clone(), is_positive(e)))
 }
 
 /// The example with its supporting-fact spans relabelled as outside: `F` and the `I`s that

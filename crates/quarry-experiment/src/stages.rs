@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use quarry_data::atomic::AtomicFile;
+use quarry_stdx::AtomicFile;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

@@ -8,56 +8,19 @@
 use std::collections::BTreeMap;
 
 use candle_core::{IndexOp, Tensor, D};
-use serde::{Deserialize, Serialize};
 
 use crate::beam::Beam;
 use crate::checkpoint::read_head_config;
 use crate::data::pad_ids;
 use crate::decoder::{Decoder, DecoderConfig};
 use crate::error::{ModelError, Result};
-use crate::heads::{cross_entropy, HeadConfig, IGNORE_INDEX};
+use crate::head_config::HeadConfig;
+use crate::heads::{cross_entropy, IGNORE_INDEX};
 use crate::layers::Linear;
 use crate::loading::LoadedModel;
 use crate::train::{Trainable, Validation};
 
-/// Default decoder depth, as in `run.py`.
-pub const DEFAULT_DECODER_LAYERS: usize = 6;
-/// Default feed-forward size: `nn.TransformerDecoderLayer`'s default, which `run.py` keeps.
-pub const DEFAULT_DECODER_FFN: usize = 2048;
-
-/// The generator's settings, stored as the checkpoint's `head_config.json`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct AnswerConfig {
-    /// Decoder layers.
-    pub decoder_layers: usize,
-    /// Decoder feed-forward size.
-    pub decoder_ffn: usize,
-    /// Dropout in the decoder.
-    pub dropout: f64,
-    /// Source length cap, special tokens included (`--max_source_length`).
-    pub max_source_len: usize,
-    /// Target length cap, special tokens included (`--max_target_length`); also the
-    /// generation length limit.
-    pub max_target_len: usize,
-    /// Keep the encoder layers fixed (no dropout, no gradient): only the embeddings (shared
-    /// with the decoder and its output layer), the decoder and its dense layer train.
-    /// `run.py` trains everything; this trades accuracy for about half the step time.
-    #[serde(default)]
-    pub freeze_encoder: bool,
-}
-
-impl Default for AnswerConfig {
-    fn default() -> Self {
-        AnswerConfig {
-            decoder_layers: DEFAULT_DECODER_LAYERS,
-            decoder_ffn: DEFAULT_DECODER_FFN,
-            dropout: 0.1,
-            max_source_len: 400,
-            max_target_len: 30,
-            freeze_encoder: false,
-        }
-    }
-}
+pub use crate::head_config::{AnswerConfig, DEFAULT_DECODER_FFN, DEFAULT_DECODER_LAYERS};
 
 /// One encoded example: source ids and, for training, target ids.
 #[derive(Debug, Clone, PartialEq, Eq)]

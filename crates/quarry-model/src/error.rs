@@ -2,17 +2,14 @@
 
 use std::path::PathBuf;
 
+use quarry_stdx::IoError;
+
 /// Everything that can go wrong while loading, running or training a model.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file concerned.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// A JSON file or line did not parse.
     #[error("{path}: invalid JSON: {message}")]
     Json {
@@ -75,6 +72,6 @@ pub type Result<T> = std::result::Result<T, ModelError>;
 impl ModelError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        ModelError::Io { path: path.into(), source }
+        ModelError::Io(IoError::new(path, source))
     }
 }

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use candle_core::{DType, IndexOp, Tensor, D};
-use serde::{Deserialize, Serialize};
 
 use crate::error::{ModelError, Result};
 use crate::layers::{Dropout, Linear};
@@ -12,44 +11,7 @@ use crate::params::ParamStore;
 /// Label index used for positions that take no part in the loss.
 pub const IGNORE_INDEX: i64 = -100;
 
-/// Which head a checkpoint carries, stored as `head_config.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "task", rename_all = "snake_case")]
-pub enum HeadConfig {
-    /// Per-token B/I/O/F classification for span prediction.
-    Span {
-        /// Label names in logit order.
-        labels: Vec<String>,
-        /// Dropout before the linear layer.
-        dropout: f64,
-    },
-    /// Whole-sequence classification (e.g. block relevance).
-    Relevance {
-        /// Number of classes.
-        num_classes: usize,
-        /// Dropout before each feed-forward layer.
-        dropout: f64,
-        /// Per-class loss weights, if any.
-        class_weights: Option<Vec<f32>>,
-    },
-    /// CS1QA question type over question + code segments, one vote per segment.
-    QuestionType {
-        /// Type names in logit order.
-        labels: Vec<String>,
-        /// Dropout before each feed-forward layer.
-        dropout: f64,
-    },
-    /// CS1QA code-line selection: a start and an end logit per token.
-    LineSelection,
-    /// A dual encoder for retrieval: one shared encoder embeds queries and documents.
-    DualEncoder {
-        /// How token vectors become one vector: `cls` or `mean`.
-        pooling: String,
-    },
-    /// Answer generation: a Transformer decoder over the encoder, output tied to the input
-    /// embeddings (see `answer_model`).
-    Answer(crate::answer_model::AnswerConfig),
-}
+pub use crate::head_config::HeadConfig;
 
 /// Dropout then one linear layer over every token's last hidden state.
 pub struct TokenClassifier {

@@ -1,4 +1,6 @@
-//! A small seeded random generator for initialization and dropout masks.
+//! The model's shared random source for initialization, dropout masks and data order: the
+//! workspace's xoshiro256** ([`quarry_stdx::rng::Xoshiro256`]) behind a mutex, with the
+//! tensor samplers the layers need.
 //!
 //! candle's CPU device cannot be seeded, so every random number the crate needs is drawn
 //! here, making runs with the same seed reproducible on every device.
@@ -6,72 +8,44 @@
 use std::sync::Mutex;
 
 use candle_core::{Device, Result, Shape, Tensor};
+use quarry_stdx::rng::Xoshiro256;
 
 /// A seeded xoshiro256** generator behind a mutex, shared by the layers of a model.
 #[derive(Debug)]
 pub struct SeededRng {
-    state: Mutex<[u64; 4]>,
-}
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn next(s: &mut [u64; 4]) -> u64 {
-    let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-    let t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = s[3].rotate_left(45);
-    result
+    state: Mutex<Xoshiro256>,
 }
 
 impl SeededRng {
     /// A generator whose whole sequence is determined by `seed`.
     pub fn new(seed: u64) -> Self {
-        let mut x = seed;
-        let state = [splitmix(&mut x), splitmix(&mut x), splitmix(&mut x), splitmix(&mut x)];
-        SeededRng { state: Mutex::new(state) }
+        SeededRng { state: Mutex::new(Xoshiro256::new(seed)) }
     }
 
     /// The generator's whole state, to be saved with a training checkpoint.
     pub fn state(&self) -> [u64; 4] {
-        self.with_state(|s| *s)
+        self.with_state(|s| s.state())
     }
 
     /// Continues from a state returned by [`SeededRng::state`]: the following numbers are
     /// those the saved generator would have drawn next.
     pub fn set_state(&self, state: [u64; 4]) {
-        self.with_state(|s| *s = state);
+        self.with_state(|s| *s = Xoshiro256::from_state(state));
     }
 
-    fn with_state<T>(&self, f: impl FnOnce(&mut [u64; 4]) -> T) -> T {
+    fn with_state<T>(&self, f: impl FnOnce(&mut Xoshiro256) -> T) -> T {
         let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut guard)
     }
 
     /// A uniform number in `[0, 1)`.
     pub fn uniform(&self) -> f32 {
-        self.with_state(|s| (next(s) >> 40) as f32 / (1u64 << 24) as f32)
+        self.with_state(|s| (s.next_u64() >> 40) as f32 / (1u64 << 24) as f32)
     }
 
     /// A permutation of `0..n` (Fisher-Yates).
     pub fn permutation(&self, n: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..n).collect();
-        self.with_state(|s| {
-            for i in (1..n).rev() {
-                let j = (next(s) % (i as u64 + 1)) as usize;
-                v.swap(i, j);
-            }
-        });
-        v
+        self.with_state(|s| s.permutation(n))
     }
 
     /// A tensor of normal samples with mean 0 and standard deviation `std`.
@@ -80,8 +54,8 @@ impl SeededRng {
         let data = self.with_state(|s| {
             let mut out = Vec::with_capacity(n + 1);
             while out.len() < n {
-                let u1 = ((next(s) >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
-                let u2 = (next(s) >> 11) as f64 / (1u64 << 53) as f64;
+                let u1 = ((s.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                let u2 = (s.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
                 let r = (-2.0 * u1.ln()).sqrt() * std;
                 let theta = 2.0 * std::f64::consts::PI * u2;
                 out.push((r * theta.cos()) as f32);
@@ -101,7 +75,7 @@ impl SeededRng {
         let data = self.with_state(|s| {
             let mut out = Vec::with_capacity(n);
             while out.len() < n {
-                let r = next(s);
+                let r = s.next_u64();
                 for half in [r & 0xFFFF_FFFF, r >> 32] {
                     if out.len() < n {
                         out.push(if half < threshold { 0.0 } else { keep });

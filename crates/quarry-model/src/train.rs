@@ -11,14 +11,12 @@ use candle_core::Tensor;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{recover_dir, save_checkpoint, write_dir_atomically};
-use crate::data::EncodedExample;
 use crate::error::{ModelError, Result};
 use crate::heads::HeadConfig;
 use crate::loading::LoadedModel;
 use crate::optim::{AdamW, AdamWConfig, LinearDecay};
 use crate::params::sorted_vars;
 use crate::rng::SeededRng;
-use crate::span_model::SpanModel;
 
 /// A model the training loop can fine-tune: an encoder with a task head.
 pub trait Trainable {
@@ -235,17 +233,6 @@ fn add_grads(
 /// learning-rate schedule is planned for.
 pub fn planned_steps(train_len: usize, config: &TrainConfig) -> usize {
     train_len.div_ceil(config.batch_size.max(1)).div_ceil(config.grad_accum.max(1)) * config.epochs
-}
-
-/// Trains a span model; the same as [`fit`].
-pub fn train_span(
-    model: &SpanModel,
-    train: &[EncodedExample],
-    valid: &[EncodedExample],
-    config: &TrainConfig,
-    on_event: &mut dyn FnMut(&TrainEvent),
-) -> Result<Vec<EpochLog>> {
-    fit(model, train, valid, config, on_event)
 }
 
 /// Writes `out/last` (weights, optimizer, trainer state) in one atomic replacement.

@@ -6,7 +6,7 @@ mod common;
 use candle_core::Device;
 use quarry_model::checkpoint::{read_head_config, save_checkpoint};
 use quarry_model::data::{encode_examples, make_batch};
-use quarry_model::train::{read_state, train_span, TrainConfig};
+use quarry_model::train::{fit, read_state, TrainConfig};
 use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 
 #[test]
@@ -33,14 +33,14 @@ fn checkpoint_round_trip_and_resume() {
     let out = vocab.join("run");
     let mut config =
         TrainConfig { epochs: 2, batch_size: 4, lr: 1e-3, out_dir: Some(out.clone()), ..TrainConfig::default() };
-    train_span(&again, &data, &data, &config, &mut |_| {}).unwrap();
+    fit(&again, &data, &data, &config, &mut |_| {}).unwrap();
     assert_eq!(read_state(&out).unwrap().unwrap().epochs_done, 2);
     assert!(out.join("best/model.safetensors").is_file());
     let resumed =
         SpanModel::new(load_model(&ModelSource::Dir(out.join("last")), None, &Device::Cpu, 9).unwrap()).unwrap();
     config.epochs = 3;
     config.resume = true;
-    let logs = train_span(&resumed, &data, &data, &config, &mut |_| {}).unwrap();
+    let logs = fit(&resumed, &data, &data, &config, &mut |_| {}).unwrap();
     assert_eq!(logs.iter().map(|l| l.epoch).collect::<Vec<_>>(), vec![1, 2, 3]);
     std::fs::remove_dir_all(&vocab).unwrap();
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use candle_core::Device;
 use quarry_model::data::encode_examples;
-use quarry_model::train::{train_span, TrainConfig, TrainEvent};
+use quarry_model::train::{fit, TrainConfig, TrainEvent};
 use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 
 #[test]
@@ -25,7 +25,7 @@ fn scratch_encoder_learns_synthetic_spans() {
     let valid = encode_examples(&common::synthetic_set(200, 2), tok, 64).unwrap();
     let test = encode_examples(&common::synthetic_set(300, 3), tok, 64).unwrap();
     let config = TrainConfig { epochs: 8, batch_size: 16, lr: 3e-3, ..TrainConfig::default() };
-    let logs = train_span(&model, &train, &valid, &config, &mut |e| {
+    let logs = fit(&model, &train, &valid, &config, &mut |e| {
         if let TrainEvent::Epoch(l) = e {
             eprintln!(
                 "epoch {} loss {:.4} valid_loss {:.4} exact_match {:.3} ({:.1}s)",

@@ -16,7 +16,7 @@ use crate::msgpack::ThincModel;
 use crate::parser::Parser;
 use crate::tagger::Tagger;
 use crate::tok2vec::{Tok2Vec, TokenView};
-use crate::tokenizer::Tokenizer;
+use crate::tokenizer::{RawToken, Tokenizer};
 use crate::NlpError;
 
 /// The longest text, in characters, one call analyses (spaCy's default
@@ -75,24 +75,9 @@ impl Pipeline {
         let text = String::from_utf8(crate::msgpack::read_bytes(&cfg_path)?)
             .map_err(|_| NlpError::corrupt(&cfg_path, "not UTF-8"))?;
         let cfg = Config::parse(&text, &cfg_path)?;
-        let lang = cfg.get_str("nlp", "lang").unwrap_or_default();
-        if lang != "en" {
-            return Err(NlpError::Unsupported {
-                path: cfg_path,
-                what: "language".into(),
-                name: lang,
-                supported: "en".into(),
-            });
-        }
+        require(&cfg_path, "language", cfg.get_str("nlp", "lang").unwrap_or_default(), "en")?;
         if let Some(t) = cfg.inline_entry("nlp", "tokenizer", "@tokenizers") {
-            if t != "spacy.Tokenizer.v1" {
-                return Err(NlpError::Unsupported {
-                    path: cfg_path,
-                    what: "tokenizer".into(),
-                    name: t,
-                    supported: "spacy.Tokenizer.v1".into(),
-                });
-            }
+            require(&cfg_path, "tokenizer", t, "spacy.Tokenizer.v1")?;
         }
         let pipeline = cfg.get_list("nlp", "pipeline");
         let disabled = cfg.get_list("nlp", "disabled");
@@ -206,21 +191,7 @@ impl Pipeline {
 
     /// The tokens of `text`, without any analysis beyond tokenization.
     pub fn tokenize(&self, text: &str) -> Vec<Token> {
-        self.tokenizer
-            .tokenize(text)
-            .into_iter()
-            .map(|t| Token {
-                text: text[t.start..t.end].to_string(),
-                whitespace: if t.space { " ".into() } else { String::new() },
-                tag: String::new(),
-                pos: String::new(),
-                morph: String::new(),
-                lemma: String::new(),
-                head: 0,
-                dep: String::new(),
-                sent_start: false,
-            })
-            .collect()
+        self.tokenizer.tokenize(text).into_iter().map(|t| bare_token(text, &t, 0, false)).collect()
     }
 
     /// Analyses one text.
@@ -252,21 +223,7 @@ impl Pipeline {
                 continue;
             }
             let raw = self.tokenizer.tokenize(text);
-            let tokens = raw
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Token {
-                    text: text[t.start..t.end].to_string(),
-                    whitespace: if t.space { " ".into() } else { String::new() },
-                    tag: String::new(),
-                    pos: String::new(),
-                    morph: String::new(),
-                    lemma: String::new(),
-                    head: i,
-                    dep: String::new(),
-                    sent_start: i == 0,
-                })
-                .collect();
+            let tokens = raw.iter().enumerate().map(|(i, t)| bare_token(text, t, i, i == 0)).collect();
             results.push(Ok(Doc::default()));
             slots.push(k);
             raws.push(raw);
@@ -364,4 +321,26 @@ fn listener_only(cfg: &Config, section: &str, path: &Path) -> Result<(), NlpErro
             supported: "spacy.Tok2VecListener.v1".into(),
         }),
     }
+}
+/// A token of `text` as the tokenizer found it, before any analysis.
+fn bare_token(text: &str, t: &RawToken, head: usize, sent_start: bool) -> Token {
+    Token {
+        text: text[t.start..t.end].to_string(),
+        whitespace: if t.space { " ".into() } else { String::new() },
+        tag: String::new(),
+        pos: String::new(),
+        morph: String::new(),
+        lemma: String::new(),
+        head,
+        dep: String::new(),
+        sent_start,
+    }
+}
+
+/// An [`NlpError::Unsupported`] naming `found` unless it is the one `supported` value.
+fn require(path: &Path, what: &str, found: String, supported: &str) -> Result<(), NlpError> {
+    if found == supported {
+        return Ok(());
+    }
+    Err(NlpError::Unsupported { path: path.to_path_buf(), what: what.into(), name: found, supported: supported.into() })
 }

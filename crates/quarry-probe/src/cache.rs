@@ -9,12 +9,44 @@
 
 use std::path::{Path, PathBuf};
 
+use quarry_stdx::rng::stable_hash_bytes;
+use quarry_stdx::write_atomically;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ProbeError, Result};
-use crate::fsutil::write_atomically;
+use crate::task::Task;
 
 const MAGIC: &[u8; 8] = b"QPFEAT1\n";
+
+/// `name` with every character but ASCII letters, digits, `-` and `.` replaced by `_`, fit
+/// for a file name.
+pub fn file_safe(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}
+
+/// Where the features of one model on one dataset file are cached, and the dataset's
+/// identity written into their headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheKey {
+    /// `OUT/features/<model>/<task>_<content hash>/`.
+    pub dir: PathBuf,
+    /// `<file name>#<content hash>`.
+    pub dataset_id: String,
+}
+
+impl CacheKey {
+    /// The cache of `model`'s features for `task` on the dataset file `path` holding
+    /// `bytes`, under the output folder `out`; the content hash (FNV-1a) makes an edited
+    /// file a new entry.
+    pub fn new(out: &Path, model: &str, task: Task, path: &Path, bytes: &[u8]) -> CacheKey {
+        let hash = stable_hash_bytes(bytes);
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        CacheKey {
+            dir: out.join("features").join(file_safe(model)).join(format!("{task}_{hash:016x}")),
+            dataset_id: format!("{name}#{hash:016x}"),
+        }
+    }
+}
 
 /// The JSON header of a layer file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,7 +139,7 @@ impl FeatureCache {
         for v in data {
             bytes.extend_from_slice(&v.to_le_bytes());
         }
-        write_atomically(&path, &bytes)
+        Ok(write_atomically(&path, &bytes)?)
     }
 
     /// Reads the header of one layer.

@@ -6,7 +6,9 @@
 //! memorises types scores well on both, one that reads the property only on
 //! the task.
 
-use crate::rng::{stable_hash, Rng};
+use quarry_stdx::rng::stable_hash;
+
+use crate::seeding::seeded;
 
 /// Control labels for samples given by their type text and their true class
 /// (used only for the class distribution of the training split).
@@ -21,7 +23,7 @@ pub fn control_labels(types: &[&str], train_classes: &[usize], classes: usize, s
     types
         .iter()
         .map(|t| {
-            let mut rng = Rng::new(stable_hash(t) ^ seed);
+            let mut rng = seeded(stable_hash(t) ^ seed);
             if total == 0 {
                 return rng.below(counts.len());
             }

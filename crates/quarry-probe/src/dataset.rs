@@ -208,5 +208,5 @@ pub fn write_samples(out: &mut dyn Write, samples: &[Sample]) -> std::io::Result
 pub fn write_dataset_file(path: &Path, samples: &[Sample]) -> Result<()> {
     let mut bytes = Vec::new();
     write_samples(&mut bytes, samples).map_err(|e| ProbeError::io(path, e))?;
-    crate::fsutil::write_atomically(path, &bytes)
+    Ok(quarry_stdx::write_atomically(path, &bytes)?)
 }

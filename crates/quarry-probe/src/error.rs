@@ -2,17 +2,14 @@
 
 use std::path::PathBuf;
 
+use quarry_stdx::IoError;
+
 /// Everything that can go wrong in quarry-probe.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file concerned.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// A task code that is not one of the 15 INSPECT tasks.
     #[error("unknown task `{0}` (expected one of KTX, IDN, LEN, TYP, REA, JBL, SRI, SRK, SCK, OCU, VCU, CSC, MXN, CPX, NPT)")]
     UnknownTask(String),
@@ -47,7 +44,7 @@ pub enum ProbeError {
 impl ProbeError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> ProbeError {
-        ProbeError::Io { path: path.into(), source }
+        ProbeError::Io(IoError::new(path, source))
     }
 }
 

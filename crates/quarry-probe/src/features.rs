@@ -74,12 +74,12 @@ impl HashedTokens {
         let dim = self.dim.max(1) as u64;
         let mut v = vec![0f32; dim as usize];
         for t in tokens {
-            v[(crate::rng::stable_hash(t) % dim) as usize] += 1.0;
+            v[(quarry_stdx::rng::stable_hash(t) % dim) as usize] += 1.0;
         }
         if bigrams {
             for pair in tokens.windows(2) {
                 let key = format!("{}\u{1}{}", pair[0], pair[1]);
-                v[(crate::rng::stable_hash(&key) % dim) as usize] += 1.0;
+                v[(quarry_stdx::rng::stable_hash(&key) % dim) as usize] += 1.0;
             }
         }
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

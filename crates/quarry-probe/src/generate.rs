@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use quarry_stdx::rng::SplitMix64;
 use serde::Serialize;
 
 use crate::corpus::{Corpus, IdentifierRole, Method};
@@ -13,7 +14,7 @@ use crate::java::code_tokens;
 use crate::ktx::KTX_TOKENS;
 use crate::labels::{label_of_with, NptLabels};
 use crate::mutate;
-use crate::rng::Rng;
+use crate::seeding::seeded;
 use crate::task::Task;
 
 /// Settings of dataset generation.
@@ -65,7 +66,7 @@ pub fn dataset_path(task: Task, size: usize) -> std::path::PathBuf {
 
 /// Generates the dataset of `task` from `corpus`.
 pub fn generate(task: Task, corpus: &Corpus, config: &GenerateConfig) -> Result<Generated> {
-    let mut rng = Rng::new(config.seed ^ crate::rng::stable_hash(task.code()));
+    let mut rng = seeded(config.seed ^ quarry_stdx::rng::stable_hash(task.code()));
     let labels = task.labels();
     let per_class = config.size / labels.len().max(1);
     let buckets = match task {
@@ -82,7 +83,7 @@ type Buckets = BTreeMap<String, Vec<(Option<Split>, String)>>;
 
 /// Method indices, shuffled, then stably ordered by length in steps of 25
 /// tokens: shorter methods first, random within a step.
-fn shorter_first(corpus: &Corpus, rng: &mut Rng) -> Vec<usize> {
+fn shorter_first(corpus: &Corpus, rng: &mut SplitMix64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..corpus.methods.len()).collect();
     rng.shuffle(&mut order);
     order.sort_by_key(|&i| corpus.methods[i].tokens.len() / 25);
@@ -98,7 +99,7 @@ fn metric_buckets(
     corpus: &Corpus,
     per_class: usize,
     config: &GenerateConfig,
-    rng: &mut Rng,
+    rng: &mut SplitMix64,
 ) -> Result<Buckets> {
     let labels = task.labels();
     let mut buckets: Buckets = labels.iter().map(|l| (l.clone(), Vec::new())).collect();
@@ -122,8 +123,8 @@ fn metric_buckets(
     Ok(buckets)
 }
 
-fn mutation_buckets(task: Task, corpus: &Corpus, per_class: usize, rng: &mut Rng) -> Buckets {
-    let mutate: fn(&Method, &mut Rng) -> Option<Vec<String>> = match task {
+fn mutation_buckets(task: Task, corpus: &Corpus, per_class: usize, rng: &mut SplitMix64) -> Buckets {
+    let mutate: fn(&Method, &mut SplitMix64) -> Option<Vec<String>> = match task {
         Task::Typ => mutate::misspell_type,
         Task::Rea => mutate::relational_to_assignment,
         Task::Jbl => mutate::swap_adjacent,
@@ -156,7 +157,7 @@ fn mutation_buckets(task: Task, corpus: &Corpus, per_class: usize, rng: &mut Rng
     buckets
 }
 
-fn ktx_buckets(corpus: &Corpus, per_class: usize, rng: &mut Rng) -> Buckets {
+fn ktx_buckets(corpus: &Corpus, per_class: usize, rng: &mut SplitMix64) -> Buckets {
     let mut occurrences: HashMap<(&str, Split), Vec<&str>> = HashMap::new();
     for method in &corpus.methods {
         for (_, token) in &method.tokens {
@@ -182,7 +183,7 @@ fn ktx_buckets(corpus: &Corpus, per_class: usize, rng: &mut Rng) -> Buckets {
     buckets
 }
 
-fn idn_buckets(corpus: &Corpus, per_class: usize, rng: &mut Rng) -> Buckets {
+fn idn_buckets(corpus: &Corpus, per_class: usize, rng: &mut SplitMix64) -> Buckets {
     let mut roles: BTreeMap<&str, Vec<IdentifierRole>> = BTreeMap::new();
     for (role, name) in &corpus.identifiers {
         let entry = roles.entry(name.as_str()).or_default();
@@ -220,7 +221,7 @@ fn split_share(n: usize, split: Split) -> usize {
     }
 }
 
-fn assemble(task: Task, labels: &[String], mut buckets: Buckets, per_class: usize, rng: &mut Rng) -> Generated {
+fn assemble(task: Task, labels: &[String], mut buckets: Buckets, per_class: usize, rng: &mut SplitMix64) -> Generated {
     let mut by_split: BTreeMap<Split, Vec<Sample>> = BTreeMap::new();
     let mut shortfalls = Vec::new();
     for label in labels {

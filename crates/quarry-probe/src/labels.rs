@@ -74,6 +74,43 @@ pub struct LabelCheck {
     pub disagreeing_lines: Vec<usize>,
 }
 
+impl LabelCheck {
+    /// The check as text, as `quarry inspect label` prints it: the file, the agreement,
+    /// the malformed lines of `dataset` by what was done with them, the confusion table
+    /// and the first disagreeing lines.
+    pub fn to_text(&self, file: &str, dataset: &Dataset) -> String {
+        use crate::dataset::MalformedAction;
+        use std::fmt::Write as _;
+        let count = |action| dataset.malformed.iter().filter(|m| m.action == action).count();
+        let mut out = String::new();
+        let _ = writeln!(out, "{file}: task {}", self.task);
+        let _ = writeln!(
+            out,
+            "samples {}  agreeing {}  agreement {:.2}%  out of range {}  malformed lines {} (continued {}, skipped {})",
+            self.samples,
+            self.agreeing,
+            100.0 * self.agreement,
+            self.out_of_range,
+            self.malformed_lines,
+            count(MalformedAction::Continued),
+            count(MalformedAction::Skipped),
+        );
+        if let Some(count) = self.irreproducible {
+            let _ = writeln!(
+                out,
+                "{count} samples hold more distinct unambiguous operators than their label: no operator count reproduces them"
+            );
+        }
+        let _ = writeln!(out, "confusion (rows: released label, columns: recomputed):");
+        out.push_str(&self.confusion.to_table());
+        if !self.disagreeing_lines.is_empty() {
+            let lines: Vec<String> = self.disagreeing_lines.iter().map(|l| l.to_string()).collect();
+            let _ = writeln!(out, "first disagreeing lines: {}", lines.join(", "));
+        }
+        out
+    }
+}
+
 /// Recomputes every label of `dataset` for `task` and compares.
 pub fn check_labels(task: Task, dataset: &Dataset) -> Result<LabelCheck> {
     check_labels_with(task, dataset, NptLabels::Exact)

@@ -2,12 +2,12 @@
 //! tokens, or `None` when the method offers nothing to mutate; a returned
 //! mutation always differs from the original.
 
+use quarry_stdx::rng::SplitMix64;
 use quarry_syntax::walk::Preorder;
 use quarry_syntax::TokenKind;
 
 use crate::corpus::Method;
 use crate::java::{parse_method, CLASS_PREFIX};
-use crate::rng::Rng;
 
 /// Java's primitive type names (TYP misspells one of them).
 pub const PRIMITIVE_TYPES: &[&str] = &["boolean", "byte", "char", "short", "int", "long", "float", "double"];
@@ -43,13 +43,13 @@ fn all_keywords() -> impl Iterator<Item = &'static str> {
     KEYWORD_CATEGORIES.iter().flat_map(|c| c.iter().copied())
 }
 
-fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> Option<T> {
+fn pick<T: Copy>(rng: &mut SplitMix64, items: &[T]) -> Option<T> {
     (!items.is_empty()).then(|| items[rng.below(items.len())])
 }
 
 /// TYP: one occurrence of a primitive type misspelled (two adjacent letters
 /// swapped, one dropped or one doubled), never into another keyword.
-pub fn misspell_type(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
+pub fn misspell_type(method: &Method, rng: &mut SplitMix64) -> Option<Vec<String>> {
     let mut tokens = method.token_texts();
     let positions: Vec<usize> = (0..tokens.len()).filter(|&i| PRIMITIVE_TYPES.contains(&tokens[i].as_str())).collect();
     let at = pick(rng, &positions)?;
@@ -80,7 +80,7 @@ pub fn misspell_type(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
 
 /// REA: one relational operator of a comparison (not a generic bracket)
 /// replaced by an assignment operator.
-pub fn relational_to_assignment(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
+pub fn relational_to_assignment(method: &Method, rng: &mut SplitMix64) -> Option<Vec<String>> {
     let mut tokens = method.token_texts();
     let text = method.text();
     let parsed = parse_method(&text)?;
@@ -108,7 +108,7 @@ pub fn relational_to_assignment(method: &Method, rng: &mut Rng) -> Option<Vec<St
 }
 
 /// JBL: two consecutive, different tokens swapped.
-pub fn swap_adjacent(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
+pub fn swap_adjacent(method: &Method, rng: &mut SplitMix64) -> Option<Vec<String>> {
     let mut tokens = method.token_texts();
     let positions: Vec<usize> = (0..tokens.len().saturating_sub(1)).filter(|&i| tokens[i] != tokens[i + 1]).collect();
     let at = pick(rng, &positions)?;
@@ -117,7 +117,7 @@ pub fn swap_adjacent(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
 }
 
 /// SRI: one identifier occurrence replaced by another identifier of the method.
-pub fn switch_identifier(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
+pub fn switch_identifier(method: &Method, rng: &mut SplitMix64) -> Option<Vec<String>> {
     let mut tokens = method.token_texts();
     let positions: Vec<usize> = (0..tokens.len()).filter(|&i| method.tokens[i].0 == TokenKind::Identifier).collect();
     let mut names: Vec<&str> = positions.iter().map(|&i| method.tokens[i].1.as_str()).collect();
@@ -133,19 +133,23 @@ pub fn switch_identifier(method: &Method, rng: &mut Rng) -> Option<Vec<String>> 
 }
 
 /// SRK: one keyword replaced by a different random keyword.
-pub fn switch_random_keyword(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
+pub fn switch_random_keyword(method: &Method, rng: &mut SplitMix64) -> Option<Vec<String>> {
     let keywords: Vec<&str> = all_keywords().collect();
     replace_keyword(method, rng, |_| keywords.clone())
 }
 
 /// SCK: one keyword replaced by a different keyword of the same category.
-pub fn switch_compatible_keyword(method: &Method, rng: &mut Rng) -> Option<Vec<String>> {
+pub fn switch_compatible_keyword(method: &Method, rng: &mut SplitMix64) -> Option<Vec<String>> {
     replace_keyword(method, rng, |word| {
         KEYWORD_CATEGORIES.iter().find(|c| c.contains(&word)).map(|c| c.to_vec()).unwrap_or_default()
     })
 }
 
-fn replace_keyword(method: &Method, rng: &mut Rng, choices: impl Fn(&str) -> Vec<&'static str>) -> Option<Vec<String>> {
+fn replace_keyword(
+    method: &Method,
+    rng: &mut SplitMix64,
+    choices: impl Fn(&str) -> Vec<&'static str>,
+) -> Option<Vec<String>> {
     let mut tokens = method.token_texts();
     let positions: Vec<usize> = (0..tokens.len())
         .filter(|&i| method.tokens[i].0 == TokenKind::Keyword && choices(&tokens[i]).iter().any(|k| *k != tokens[i]))

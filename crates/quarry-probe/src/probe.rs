@@ -1,7 +1,9 @@
 //! The probing classifier: softmax regression on frozen features, or a
 //! one-hidden-layer MLP (ReLU), trained with Adam and L2 regularisation.
 
-use crate::rng::Rng;
+use quarry_stdx::rng::SplitMix64;
+
+use crate::seeding::seeded;
 
 /// A dense layer `y = W x + b` with its Adam state.
 #[derive(Debug, Clone)]
@@ -20,7 +22,7 @@ struct Dense {
 }
 
 impl Dense {
-    fn new(inputs: usize, outputs: usize, rng: &mut Rng) -> Dense {
+    fn new(inputs: usize, outputs: usize, rng: &mut SplitMix64) -> Dense {
         let bound = 1.0 / (inputs.max(1) as f64).sqrt();
         let mut init = |n: usize| (0..n).map(|_| ((rng.unit() * 2.0 - 1.0) * bound) as f32).collect::<Vec<f32>>();
         let weights = init(inputs * outputs);
@@ -122,7 +124,7 @@ impl Probe {
     /// A freshly initialised probe; `hidden` is the width of the hidden layer
     /// (`None` for a linear probe).
     pub fn new(inputs: usize, classes: usize, hidden: Option<usize>, seed: u64) -> Probe {
-        let mut rng = Rng::new(seed);
+        let mut rng = seeded(seed);
         let hidden_layer = hidden.map(|h| Dense::new(inputs, h, &mut rng));
         let width = hidden.unwrap_or(inputs);
         Probe { hidden: hidden_layer, output: Dense::new(width, classes, &mut rng), step: 0 }

@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use quarry_stdx::write_atomically;
+
 use crate::error::{ProbeError, Result};
 use crate::experiment::Experiment;
-use crate::fsutil::write_atomically;
 
 /// The CSV's columns.
 pub const CSV_HEADER: &str =

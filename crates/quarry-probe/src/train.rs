@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::error::{ProbeError, Result};
 use crate::probe::{Adam, Probe};
-use crate::rng::Rng;
+use crate::seeding::seeded;
 
 /// Feature vectors and class indices of one split.
 #[derive(Debug, Clone, Default)]
@@ -127,7 +127,7 @@ pub fn fit(
 ) -> Result<(Probe, usize, f64)> {
     let dim = validate(data)?;
     let mut probe = Probe::new(dim, data.classes, config.hidden, config.seed);
-    let mut rng = Rng::new(config.seed.wrapping_add(1));
+    let mut rng = seeded(config.seed.wrapping_add(1));
     let mut order: Vec<usize> = (0..data.train.y.len()).collect();
     let mut best = (probe.clone(), 0usize, accuracy(&probe, &data.valid));
     let mut since_best = 0;

@@ -4,12 +4,13 @@ use quarry_probe::cache::{FeatureCache, LayerHeader};
 use quarry_probe::control::control_labels;
 use quarry_probe::heatmap::{crc32, Heatmap};
 use quarry_probe::report::{merge_results, read_results, ResultRow};
-use quarry_probe::rng::Rng;
+use quarry_probe::seeding::seeded;
 use quarry_probe::train::{baselines, run_probe, ProbeData, SplitData, TrainConfig};
+use quarry_stdx::rng::SplitMix64;
 
 /// Samples around `classes` well-separated centres in `dim` dimensions.
 fn linear_data(classes: usize, dim: usize, per_class: usize, seed: u64) -> ProbeData {
-    let mut rng = Rng::new(seed);
+    let mut rng = seeded(seed);
     let centres: Vec<Vec<f32>> =
         (0..classes).map(|_| (0..dim).map(|_| (rng.unit() as f32 - 0.5) * 6.0).collect()).collect();
     let mut make = |n: usize| {
@@ -26,12 +27,12 @@ fn linear_data(classes: usize, dim: usize, per_class: usize, seed: u64) -> Probe
 }
 
 fn xor_data(seed: u64) -> ProbeData {
-    let mut rng = Rng::new(seed);
+    let mut rng = seeded(seed);
     let mut make = |n: usize| {
         let mut split = SplitData::default();
         for _ in 0..n {
             let (a, b) = (rng.below(2), rng.below(2));
-            let jitter = |r: &mut Rng| (r.unit() as f32 - 0.5) * 0.4;
+            let jitter = |r: &mut SplitMix64| (r.unit() as f32 - 0.5) * 0.4;
             split.x.push(vec![a as f32 * 2.0 - 1.0 + jitter(&mut rng), b as f32 * 2.0 - 1.0 + jitter(&mut rng)]);
             split.y.push(a ^ b);
         }

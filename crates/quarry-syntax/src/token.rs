@@ -1,8 +1,8 @@
-//! Lexical tokens shared by the Python and Java lexers.
+//! Lexical tokens shared by the Python and Java lexers, and the helpers both
+//! lexers use. It names neither lexer: `lexer::tokenize` dispatches to them.
 
 use serde::Serialize;
 
-use crate::language::Language;
 use crate::position::{LineIndex, Span, SpanRecord};
 
 /// The lexical class of a token.
@@ -62,15 +62,6 @@ pub struct TokenRecord {
     /// Where the token is, with its text, in the CodeQueries span schema.
     #[serde(flatten)]
     pub span: SpanRecord,
-}
-
-/// Splits `text` into tokens of `language`. Never fails: text that forms no
-/// token comes back as [`TokenKind::Error`] tokens.
-pub fn tokenize(text: &str, language: Language) -> Vec<Token> {
-    match language {
-        Language::Python => crate::python_lexer::tokenize(text),
-        Language::Java => crate::java_lexer::tokenize(text),
-    }
 }
 
 /// Longest operator or punctuation from `table` at the start of `rest`.

@@ -1,14 +1,15 @@
 //! `quarry codeqa`: CodeQA question–answer pairs from comments, scoring
 //! against the authors' output, and dataset statistics.
 
-use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use quarry_data::atomic::AtomicFile;
-use quarry_data::codeqa::score::{read_gold, score};
+use quarry_data::codeqa::score::{read_gold, score_generator};
 use quarry_data::codeqa::stats::{render, stats};
-use quarry_data::codeqa::{generate, texts_to_parse, CommentParser, Outcome, Pair, StoredParses, DEFAULT_MAX_PAIRS};
+use quarry_data::codeqa::{
+    generate, load_parser, read_comments, texts_to_parse, CommentParser, Outcome, Pair, DEFAULT_MAX_PAIRS,
+};
+use quarry_stdx::AtomicFile;
 use serde::Serialize;
 
 use super::output::{report_error, with_stdout, write_json, EXIT_INPUT_ERROR, EXIT_OK};
@@ -63,15 +64,9 @@ pub struct ParserArgs {
 }
 
 impl ParserArgs {
-    /// Loads the parser the options name.
+    /// The parser these arguments name ([`quarry_data::codeqa::load_parser`]).
     pub fn load(&self) -> Result<Box<dyn CommentParser>, String> {
-        match (&self.parser, &self.parses) {
-            (Some(dir), _) => Ok(Box::new(
-                quarry_nlp::Pipeline::load(dir).map_err(|e| format!("cannot load the English model: {e}"))?,
-            )),
-            (None, Some(path)) => Ok(Box::new(StoredParses::read(path).map_err(|e| e.to_string())?)),
-            (None, None) => Err("no parser: give --parser MODEL_DIR (or --parses FILE)".into()),
-        }
+        load_parser(self.parser.as_deref(), self.parses.as_deref())
     }
 }
 
@@ -165,22 +160,10 @@ fn comments_cmd(args: CommentsArgs) -> i32 {
 }
 
 /// One input line: its comment, or why it is unusable.
-fn read_comments(path: &PathBuf) -> Result<Vec<Result<String, String>>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut out = Vec::new();
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
-        let value: Result<serde_json::Value, _> = serde_json::from_str(&line);
-        let comment = match value {
-            Ok(v) => match v.get("comment").or_else(|| v.get("docstring")).and_then(|c| c.as_str()) {
-                Some(c) => Ok(c.to_string()),
-                None => Err(format!("{}:{}: no string field \"comment\"", path.display(), n + 1)),
-            },
-            Err(e) => Err(format!("{}:{}: not JSON: {e}", path.display(), n + 1)),
-        };
-        out.push(comment);
-    }
-    Ok(out)
+/// The comments of `path` ([`quarry_data::codeqa::read_comments`]), errors as messages.
+fn comments_of(path: &Path) -> Result<Vec<Result<String, String>>, String> {
+    let comments = read_comments(path).map_err(|e| e.to_string())?;
+    Ok(comments.into_iter().map(|c| c.map_err(|e| e.to_string())).collect())
 }
 
 #[derive(Serialize)]
@@ -196,7 +179,7 @@ fn qa(args: QaArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return report_error(&e),
     };
-    let comments = match read_comments(&args.comments) {
+    let comments = match comments_of(&args.comments) {
         Ok(c) => c,
         Err(e) => return report_error(&e),
     };
@@ -246,21 +229,6 @@ fn qa(args: QaArgs) -> i32 {
     }
 }
 
-#[derive(Serialize)]
-struct ScoreReport {
-    docstrings: usize,
-    gold_pairs: usize,
-    generated_pairs: usize,
-    pair_recall: f64,
-    question_recall: f64,
-    answer_recall: f64,
-    yes_no_recalled: String,
-    pairs_per_docstring: f64,
-    seconds: f64,
-    pairs_per_second: f64,
-    parse_errors: usize,
-}
-
 fn score_cmd(args: ScoreArgs) -> i32 {
     let mut parser = match args.parser.load() {
         Ok(p) => p,
@@ -270,57 +238,19 @@ fn score_cmd(args: ScoreArgs) -> i32 {
         Ok(g) => g,
         Err(e) => return report_error(&e.to_string()),
     };
-    let comments: Vec<&str> = gold.iter().map(|e| e.docstring.as_str()).collect();
-    let start = std::time::Instant::now();
-    let outcomes = generate(&comments, parser.as_mut(), args.max_pairs);
-    let seconds = start.elapsed().as_secs_f64();
-    let mut errors = 0usize;
-    let generated: Vec<Vec<Pair>> = outcomes
-        .into_iter()
-        .map(|o| match o {
-            Outcome::Pairs(p) => p,
-            Outcome::ParseError(e) => {
-                errors += 1;
-                eprintln!("quarry: error: cannot parse: {e}");
-                Vec::new()
-            }
-        })
-        .collect();
-    let r = score(&gold, &generated);
-    let report = ScoreReport {
-        docstrings: r.docstrings,
-        gold_pairs: r.gold_pairs,
-        generated_pairs: r.generated_pairs,
-        pair_recall: r.pair_recall(),
-        question_recall: r.question_recall(),
-        answer_recall: r.answer_recall(),
-        yes_no_recalled: format!("{}/{}", r.yes_no_hits, r.yes_no_gold),
-        pairs_per_docstring: r.pairs_per_docstring(),
-        seconds,
-        pairs_per_second: r.generated_pairs as f64 / seconds.max(1e-9),
-        parse_errors: errors,
-    };
+    let report = score_generator(&gold, parser.as_mut(), args.max_pairs, &mut |e| {
+        eprintln!("quarry: error: cannot parse: {e}");
+    });
     with_stdout(|out| {
         if args.format == "json" {
             return write_json(out, &report);
         }
-        writeln!(out, "docstrings           {}", report.docstrings)?;
-        writeln!(out, "gold pairs           {}", report.gold_pairs)?;
-        writeln!(out, "exact pair recall    {:.2}% ({}/{})", 100.0 * report.pair_recall, r.pair_hits, r.gold_pairs)?;
-        writeln!(out, "question recall      {:.2}%", 100.0 * report.question_recall)?;
-        writeln!(out, "answer recall        {:.2}%", 100.0 * report.answer_recall)?;
-        writeln!(out, "yes/no recalled      {}", report.yes_no_recalled)?;
-        writeln!(out, "pairs per docstring  {:.2} ({} pairs)", report.pairs_per_docstring, report.generated_pairs)?;
-        writeln!(
-            out,
-            "time                 {:.3} s ({:.0} pairs/s, parsing included)",
-            seconds, report.pairs_per_second
-        )
+        out.write_all(report.to_text().as_bytes())
     })
 }
 
 fn texts(args: TextsArgs) -> i32 {
-    let comments = match read_comments(&args.comments) {
+    let comments = match comments_of(&args.comments) {
         Ok(c) => c,
         Err(e) => return report_error(&e),
     };

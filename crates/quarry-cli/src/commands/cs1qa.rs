@@ -7,20 +7,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use quarry_data::atomic::AtomicFile;
 use quarry_data::cs1qa::augment::augment;
 use quarry_data::cs1qa::{read_questions, read_retrieved, read_rows, write_retrieved, write_rows, Cs1qaRow};
 use quarry_data::cs1qa::{RetrievalQuestion, Retrieved};
 use quarry_model::cs1qa::{
-    answer_bleu, bm25_pairs, dense_search, middle_baseline, recall_at, score_selections, Bm25Retriever, DualEncoder,
-    LineModel, Pooling, TypeModel,
+    answer_bleu, bm25_pairs, dense_search, hits_text, line_report_json, line_report_text, middle_baseline, recall_at,
+    score_selections, Bm25Retriever, DualEncoder, LineModel, Pooling, TypeModel,
 };
 use quarry_model::device::parse_device;
 use quarry_model::{load_model, LoadedModel, ModelSource};
+use quarry_stdx::AtomicFile;
 use serde_json::json;
 
+use super::model_arg::InferenceArgs;
 use super::output::{report_error, with_stdout, write_json, EXIT_INPUT_ERROR, EXIT_OK};
-use super::train::{load, run_training, TrainArgs};
+use super::training::{load, run_training, TrainArgs};
 
 /// A CS1QA subcommand.
 #[derive(Subcommand)]
@@ -85,21 +86,15 @@ pub struct ModelEvalArgs {
     /// Annotated rows (JSONL).
     #[arg(long)]
     pub data: PathBuf,
-    /// Maximum model input in sub-tokens (question + code segment).
-    #[arg(long, default_value_t = 512)]
-    pub max_len: usize,
-    /// Model inputs per forward pass.
-    #[arg(long, default_value_t = 16)]
-    pub batch_size: usize,
+    /// Input length (question + code segment), batch and device.
+    #[command(flatten)]
+    pub run: InferenceArgs,
     /// Writes one JSON line per row with its prediction.
     #[arg(long)]
     pub predictions: Option<PathBuf>,
     /// `pretty` or `json`.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
 }
 
 /// Arguments of `quarry cs1qa eval lines`.
@@ -333,9 +328,9 @@ fn train_dense(args: DenseTrainArgs) -> Result<i32> {
 
 fn eval_type(args: ModelEvalArgs) -> Result<i32> {
     let data = rows(&args.data)?;
-    let model = TypeModel::new(load_eval_model(&args.model, &args.device)?)?;
-    let examples = model.encode(&data, args.max_len)?;
-    let e = model.evaluate(&examples, args.batch_size)?;
+    let model = TypeModel::new(load_eval_model(&args.model, &args.run.device)?)?;
+    let examples = model.encode(&data, args.run.max_len)?;
+    let e = model.evaluate(&examples, args.run.batch_size)?;
     if let Some(path) = &args.predictions {
         let mut f = AtomicFile::create(path)?;
         for (i, (r, p)) in data.iter().zip(&e.predictions).enumerate() {
@@ -343,30 +338,9 @@ fn eval_type(args: ModelEvalArgs) -> Result<i32> {
         }
         f.commit()?;
     }
-    let r = &e.report;
-    let per_class: serde_json::Map<String, serde_json::Value> = r
-        .per_class
-        .iter()
-        .map(|c| {
-            (c.label.clone(), json!({"precision": c.precision, "recall": c.recall, "f1": c.f1, "support": c.support}))
-        })
-        .collect();
     Ok(with_stdout(|out| match args.format {
-        Format::Pretty => {
-            writeln!(out, "rows {}  accuracy {:.4}  macro-F1 {:.4}", e.predictions.len(), r.accuracy, r.macro_f1)?;
-            for c in &r.per_class {
-                writeln!(
-                    out,
-                    "  {:<20} F1 {:.4}  P {:.4}  R {:.4}  n {}",
-                    c.label, c.f1, c.precision, c.recall, c.support
-                )?;
-            }
-            Ok(())
-        }
-        _ => write_json(
-            out,
-            &json!({"rows": e.predictions.len(), "accuracy": r.accuracy, "macro_f1": r.macro_f1, "per_class": per_class}),
-        ),
+        Format::Pretty => out.write_all(e.to_text().as_bytes()),
+        _ => write_json(out, &e.to_json()),
     }))
 }
 
@@ -376,9 +350,9 @@ fn eval_lines(args: LinesEvalArgs) -> Result<i32> {
     let selections = if args.baseline {
         middle_baseline(&data, args.width)
     } else {
-        let model = LineModel::new(load_eval_model(&c.model, &c.device)?)?;
-        let examples = model.encode(&data, c.max_len)?;
-        model.evaluate(&examples, c.batch_size)?.selections
+        let model = LineModel::new(load_eval_model(&c.model, &c.run.device)?)?;
+        let examples = model.encode(&data, c.run.max_len)?;
+        model.evaluate(&examples, c.run.batch_size)?.selections
     };
     let report = score_selections(&data, &selections)?;
     if let Some(path) = &c.predictions {
@@ -388,16 +362,9 @@ fn eval_lines(args: LinesEvalArgs) -> Result<i32> {
         }
         f.commit()?;
     }
-    let (a, v) = (report.all, report.valid);
     Ok(with_stdout(|out| match c.format {
-        Format::Pretty => {
-            writeln!(out, "all rows   ({:>5})  F1 {:.4}  EM {:.4}", a.count, a.f1, a.em)?;
-            writeln!(out, "valid line ({:>5})  F1 {:.4}  EM {:.4}", v.count, v.f1, v.em)
-        }
-        _ => write_json(
-            out,
-            &json!({"all": {"rows": a.count, "f1": a.f1, "em": a.em}, "valid_line": {"rows": v.count, "f1": v.f1, "em": v.em}}),
-        ),
+        Format::Pretty => out.write_all(line_report_text(&report).as_bytes()),
+        _ => write_json(out, &line_report_json(&report)),
     }))
 }
 
@@ -419,13 +386,8 @@ fn eval_answers(args: AnswersArgs) -> Result<i32> {
     if b.count == 0 {
         bail!("no retrieved answer could be scored");
     }
-    let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.2}", 100.0 * v));
     Ok(with_stdout(|out| match args.format {
-        Format::Pretty => {
-            writeln!(out, "questions {}  BLEU-1 {:.2}", b.count, 100.0 * b.mean)?;
-            writeln!(out, "  by retrieved type: student {}  TA {}", opt(b.student), opt(b.ta))?;
-            writeln!(out, "  by asker:          student {}  TA {}", opt(b.query_student), opt(b.query_ta))
-        }
+        Format::Pretty => out.write_all(b.to_text().as_bytes()),
         _ => write_json(out, &b),
     }))
 }
@@ -476,15 +438,7 @@ fn retrieve(args: RetrieveArgs) -> Result<i32> {
         }
     };
     if args.format == Format::Pretty {
-        let texts: HashMap<u64, &str> = corpus.iter().map(|q| (q.id, q.text.as_str())).collect();
-        let mut text = String::new();
-        for (q, r) in qs.iter().zip(&results) {
-            text.push_str(&format!("{} {}\n", q.id, q.text.replace('\n', " ")));
-            for (rank, h) in r.hits.iter().enumerate() {
-                let t = texts.get(&h.id).copied().unwrap_or("").replace('\n', " ");
-                text.push_str(&format!("  {}. {} ({:.4}) {t}\n", rank + 1, h.id, h.score));
-            }
-        }
+        let text = hits_text(&qs, &corpus, &results);
         return match &args.out {
             Some(path) => {
                 let mut f = AtomicFile::create(path)?;

@@ -1,17 +1,14 @@
 //! `quarry dataset`: build datasets from corpora.
 
-use std::io::{BufRead, IsTerminal};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use quarry_data::atomic::{open_lines, AtomicFile};
 use quarry_data::codequeries::build::{build, BuildOptions};
 use quarry_data::codequeries::labels::Subtokenizer;
-use quarry_data::codequeries::perturb::{perturb_example, PerturbOptions};
+use quarry_data::codequeries::perturb::{perturb_file, PerturbOptions};
 use quarry_data::codequeries::split::Ratios;
-use quarry_data::codequeries::Example;
-use quarry_data::rng::Rng;
 use quarry_query::{all_queries, find_query};
 use quarry_syntax::DEFAULT_MAX_FILE_BYTES;
 
@@ -263,48 +260,21 @@ fn perturb(args: PerturbArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return report_error(&e),
     };
-    let reader = match open_lines(&args.input) {
-        Ok(r) => r,
-        Err(e) => return report_error(&e.to_string()),
-    };
-    let mut out = match AtomicFile::create(&args.out) {
-        Ok(f) => f,
-        Err(e) => return report_error(&e.to_string()),
-    };
     let options = PerturbOptions { max_edits: args.max_edits, retries: args.retries };
-    let (mut perturbed, mut dropped, mut bad) = (0usize, 0usize, 0usize);
-    for (number, line) in reader.lines().enumerate() {
-        let Ok(line) = line else {
-            return report_error(&format!("{}: read error at line {}", args.input.display(), number + 1));
-        };
-        let mut example: Example = match serde_json::from_str(&line) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("quarry: error: {}:{}: {e} (skipped)", args.input.display(), number + 1);
-                bad += 1;
-                continue;
-            }
-        };
-        let mut rng = Rng::new(args.seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
-        if perturb_example(&mut example, &mut rng, &options).is_none() {
-            dropped += 1;
-            continue;
-        }
-        if let Some(tokenizer) = &tokenizer {
-            if let Err(e) = tokenizer.label_example(&mut example, args.max_len) {
-                return report_error(&e.to_string());
-            }
-        }
-        if let Err(e) = out.write_json_line(&example) {
-            return report_error(&e.to_string());
-        }
-        perturbed += 1;
-    }
-    if let Err(e) = out.commit() {
-        return report_error(&e.to_string());
-    }
-    eprintln!("quarry: {perturbed} examples perturbed, {dropped} dropped (no valid perturbation), {bad} unreadable");
-    if bad > 0 {
+    let labels = tokenizer.as_ref().map(|t| (t, args.max_len));
+    let result = perturb_file(&args.input, &args.out, args.seed, &options, labels, &mut |e| {
+        eprintln!("quarry: error: {e} (skipped)");
+        Ok(())
+    });
+    let s = match result {
+        Ok(s) => s,
+        Err(e) => return report_error(&e.to_string()),
+    };
+    eprintln!(
+        "quarry: {} examples perturbed, {} dropped (no valid perturbation), {} unreadable",
+        s.perturbed, s.dropped, s.bad
+    );
+    if s.bad > 0 {
         EXIT_INPUT_ERROR
     } else {
         EXIT_OK

@@ -40,7 +40,7 @@ pub fn run(args: EncodeArgs) -> i32 {
 
 fn encode(args: EncodeArgs) -> Result<()> {
     let device = parse_device(&args.device)?;
-    let source = super::model_source(&args.model)?;
+    let source = super::model_arg::model_source(&args.model)?;
     let model = load_model(&source, args.tokenizer.as_deref(), &device, 0)
         .with_context(|| format!("loading model '{}'", args.model))?;
     let max_len = model.config.max_input_len();

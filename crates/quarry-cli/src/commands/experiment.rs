@@ -11,6 +11,8 @@ use quarry_experiment::codequeries::{run as run_codequeries, Config, Progress};
 use quarry_model::device::parse_device;
 use quarry_model::train::TrainEvent;
 
+use super::training::ScheduleArgs;
+
 /// Which paper's protocol to run.
 #[derive(Subcommand)]
 pub enum ExperimentTask {
@@ -43,21 +45,12 @@ pub struct CodeQueriesArgs {
     /// Maximum model input in sub-tokens.
     #[arg(long, default_value_t = 512)]
     pub max_len: usize,
-    /// Epochs of every span training run.
-    #[arg(long, default_value_t = 3)]
-    pub epochs: usize,
+    /// Epochs, batch, learning rate and warm-up of every run.
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
     /// Epochs of the relevance classifier.
     #[arg(long, default_value_t = 1)]
     pub relevance_epochs: usize,
-    /// Examples per forward pass.
-    #[arg(long, default_value_t = 8)]
-    pub batch_size: usize,
-    /// Peak learning rate.
-    #[arg(long = "learning-rate", visible_alias = "lr", default_value_t = 5e-5)]
-    pub lr: f64,
-    /// Warm-up steps of every run.
-    #[arg(long, default_value_t = 0)]
-    pub warmup_steps: usize,
     /// Seed of splits, samples, initialization, dropout and data order.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -99,11 +92,11 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     config.queries = args.queries;
     config.ratios = args.split;
     config.max_len = args.max_len;
-    config.epochs = args.epochs;
+    config.epochs = args.schedule.epochs;
     config.relevance_epochs = args.relevance_epochs;
-    config.batch_size = args.batch_size;
-    config.lr = args.lr;
-    config.warmup_steps = args.warmup_steps;
+    config.batch_size = args.schedule.batch_size;
+    config.lr = args.schedule.lr;
+    config.warmup_steps = args.schedule.warmup_steps;
     config.seed = args.seed;
     config.budgets = args.budgets.into_iter().filter(|&b| b > 0).collect();
     config.budget_repeats = args.budget_repeats;

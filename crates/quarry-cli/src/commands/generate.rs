@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use quarry_data::atomic::AtomicFile;
 use quarry_model::device::parse_device;
 use quarry_model::{load_model, AnswerConfig, AnswerModel, DecodeOptions, ModelSource};
+use quarry_stdx::AtomicFile;
 
 /// What to generate.
 #[derive(Subcommand)]

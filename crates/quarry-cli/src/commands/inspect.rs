@@ -190,32 +190,6 @@ fn label(args: LabelArgs) -> i32 {
     let file = args.data.display().to_string();
     with_stdout(|out| match args.format {
         Format::Json => write_json(out, &LabelDocument { file: file.clone(), check: &check }),
-        Format::Pretty => {
-            writeln!(out, "{file}: task {task}")?;
-            writeln!(
-                out,
-                "samples {}  agreeing {}  agreement {:.2}%  out of range {}  malformed lines {} (continued {}, skipped {})",
-                check.samples,
-                check.agreeing,
-                100.0 * check.agreement,
-                check.out_of_range,
-                check.malformed_lines,
-                dataset.malformed.iter().filter(|m| m.action == quarry_probe::dataset::MalformedAction::Continued).count(),
-                dataset.malformed.iter().filter(|m| m.action == quarry_probe::dataset::MalformedAction::Skipped).count(),
-            )?;
-            if let Some(count) = check.irreproducible {
-                writeln!(
-                    out,
-                    "{count} samples hold more distinct unambiguous operators than their label: no operator count reproduces them"
-                )?;
-            }
-            writeln!(out, "confusion (rows: released label, columns: recomputed):")?;
-            write!(out, "{}", check.confusion.to_table())?;
-            if !check.disagreeing_lines.is_empty() {
-                let lines: Vec<String> = check.disagreeing_lines.iter().map(|l| l.to_string()).collect();
-                writeln!(out, "first disagreeing lines: {}", lines.join(", "))?;
-            }
-            Ok(())
-        }
+        Format::Pretty => out.write_all(check.to_text(&file, &dataset).as_bytes()),
     })
 }

@@ -1,54 +1,29 @@
-//! `quarry metrics NAME --hyp FILE --ref FILE...`: scores hypothesis lines
-//! against reference lines (text, labels, line sets or span sets) with a
-//! metric from `quarry-eval`.
+//! `quarry metrics NAME --hyp FILE --ref FILE...`: scores hypothesis lines against
+//! reference lines with [`quarry_eval::metric::score`]; this file reads the files and prints.
 
 use std::path::{Path, PathBuf};
 
+use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
-use quarry_eval::meteor::{Meteor, MeteorParams};
-use quarry_eval::sentence_bleu::{NltkBleuOptions, Smoothing};
+use quarry_eval::metric::{score, Input, Metric, Options, Score};
+use quarry_eval::sentence_bleu::Smoothing;
 use quarry_eval::wordnet::WordNet;
-use quarry_eval::{
-    bleu, classification, codeqa_answer, codeqa_bleu, codeqa_meteor, codeqa_rouge, lines, rouge, sentence_bleu, spans,
-    squad, EvalError,
-};
-use serde_json::{json, Map, Value};
+use quarry_eval::EvalError;
+use serde_json::{Map, Value};
 
-/// Metrics the subcommand computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MetricName {
-    /// sacrebleu corpus BLEU (13a, exponential smoothing), 0-100.
-    Bleu,
-    /// nltk sentence_bleu per line (whitespace tokens) and its mean, 0-1.
-    SentenceBleu,
-    /// CodeQA's averaged smoothed sentence BLEU-4 (whitespace tokens), 0-1.
-    CodeqaBleu,
-    /// rouge-score ROUGE-L F-measure per line and its mean, 0-1.
-    RougeL,
-    /// CodeQA's coco-caption ROUGE-L (beta 1.2) per line and its numpy mean, 0-1.
-    CodeqaRougeL,
-    /// nltk meteor_score per line (whitespace tokens) and its mean, 0-1.
-    Meteor,
-    /// CodeQA's METEOR 1.5 (the authors' jar, needs Java; see --meteor-jar), 0-1.
-    CodeqaMeteor,
-    /// SQuAD v1.1 exact match, 0-100.
-    Em,
-    /// SQuAD v1.1 token F1, 0-100.
-    F1,
-    /// CodeQA's exact match (lower case, collapsed whitespace), 0-100.
-    CodeqaEm,
-    /// CodeQA's token F1 (lower case, collapsed whitespace), 0-100.
-    CodeqaF1,
-    /// Classification accuracy of predicted (hyp) against gold (ref) label lines, 0-1.
-    Accuracy,
-    /// Macro-F1 over all labels (scikit-learn conventions), 0-1.
-    MacroF1,
-    /// Line-set exact match as HotpotQA's supporting facts; lines like `3,5-7`, 0-1.
-    LineEm,
-    /// Line-set F1 as HotpotQA's supporting facts; lines like `3,5-7`, 0-1.
-    LineF1,
-    /// Span-set exact match (CodeQueries); lines like `10-14 20-31`, 0-1.
-    SpanEm,
+/// A metric name on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricName(pub Metric);
+
+impl ValueEnum for MetricName {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<MetricName>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| Metric::all().map(MetricName).collect())
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()).help(self.0.help().trim_end_matches('.')))
+    }
 }
 
 /// Output formats.
@@ -154,15 +129,7 @@ fn read_lines(path: &Path) -> Result<Vec<String>, Failure> {
     Ok(body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect())
 }
 
-struct Output {
-    metric: &'static str,
-    score: f64,
-    description: String,
-    extra: Map<String, Value>,
-    per_line: Option<Vec<f64>>,
-}
-
-fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
+fn compute(args: &MetricsArgs) -> Result<Score, Failure> {
     let hyps_owned = read_lines(&args.hyp)?;
     let mut refs_owned = Vec::with_capacity(args.refs.len());
     for path in &args.refs {
@@ -178,206 +145,28 @@ fn compute(args: &MetricsArgs) -> Result<Output, Failure> {
         }
         refs_owned.push(lines);
     }
-    let hyps: Vec<&str> = hyps_owned.iter().map(String::as_str).collect();
-    let refs: Vec<Vec<&str>> = refs_owned.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
-    let n = hyps.len();
-    let mut extra = Map::new();
-    extra.insert("lines".into(), json!(n));
-    extra.insert("references".into(), json!(refs.len()));
-    let (metric, score, description, per_line) = match args.name {
-        MetricName::Bleu => {
-            let s = bleu::corpus_bleu(&hyps, &refs)?;
-            extra.insert("precisions".into(), json!(s.precisions));
-            extra.insert("bp".into(), json!(s.bp));
-            extra.insert("sys_len".into(), json!(s.stats.sys_len));
-            extra.insert("ref_len".into(), json!(s.stats.ref_len));
-            extra.insert("counts".into(), json!(s.stats.correct));
-            extra.insert("totals".into(), json!(s.stats.total));
-            let lines = if args.per_line {
-                Some(bleu::sentence_bleus(&hyps, &refs)?.iter().map(|b| b.score).collect())
-            } else {
-                None
-            };
-            let desc = format!(
-                "sacrebleu corpus BLEU (13a, exp smoothing) = {:.2} {} (BP = {:.3}, hyp_len = {}, ref_len = {})",
-                s.score,
-                s.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/"),
-                s.bp,
-                s.stats.sys_len,
-                s.stats.ref_len
-            );
-            ("bleu", s.score, desc, lines)
-        }
-        MetricName::SentenceBleu => {
-            let opts = NltkBleuOptions {
-                weights: args.weights.clone(),
-                smoothing: Smoothing::parse(&args.smoothing)?,
-                auto_reweigh: args.auto_reweigh,
-            };
-            let s = sentence_bleu::line_scores(&hyps, &refs, &opts)?;
-            extra.insert("corpus_bleu".into(), json!(s.corpus));
-            extra.insert("weights".into(), json!(opts.weights));
-            extra.insert("smoothing".into(), json!(format!("{:?}", opts.smoothing).to_lowercase()));
-            let desc = format!(
-                "nltk sentence_bleu mean = {:.6} (weights {:?}, {:?}; corpus_bleu = {:.6})",
-                s.mean, opts.weights, opts.smoothing, s.corpus
-            );
-            ("sentence-bleu", s.mean, desc, Some(s.per_line))
-        }
-        MetricName::CodeqaBleu => {
-            let (lines, mean) = codeqa_bleu::codeqa_bleu(&hyps, &refs)?;
-            let desc = format!("CodeQA smoothed BLEU-4 mean = {mean:.6} (papers report x100: {:.2})", mean * 100.0);
-            ("codeqa-bleu", mean, desc, Some(lines))
-        }
-        MetricName::RougeL => {
-            let (lines, mean) = rouge::line_scores(&hyps, &refs, args.stem)?;
-            extra.insert("stemmer".into(), json!(args.stem));
-            let desc = format!(
-                "rouge-score ROUGE-L F-measure mean = {mean:.6} (stemmer {})",
-                if args.stem { "on" } else { "off" }
-            );
-            ("rouge-l", mean, desc, Some(lines))
-        }
-        MetricName::CodeqaRougeL => {
-            let (lines, mean) = codeqa_rouge::codeqa_rouge_l(&hyps, &refs)?;
-            let desc =
-                format!("CodeQA (coco-caption) ROUGE-L mean = {mean:.6} (papers report x100: {:.2})", mean * 100.0);
-            ("codeqa-rouge-l", mean, desc, Some(lines))
-        }
-        MetricName::Meteor => {
-            let wordnet = load_wordnet(args)?;
-            let scorer = Meteor::new(MeteorParams::default(), wordnet.as_ref());
-            let (lines, mean) = scorer.line_scores(&hyps, &refs)?;
-            extra.insert("wordnet".into(), json!(wordnet.as_ref().map(|w| w.dir().display().to_string())));
-            let desc = format!(
-                "nltk METEOR mean = {mean:.6} ({})",
-                if wordnet.is_some() {
-                    "exact, stem and WordNet synonym matching"
-                } else {
-                    "exact and stem matching only"
-                }
-            );
-            ("meteor", mean, desc, Some(lines))
-        }
-        MetricName::CodeqaMeteor => {
-            let (score, lines) = codeqa_meteor::codeqa_meteor(&hyps, &refs, args.meteor_jar.as_deref())?;
-            let desc = format!("CodeQA METEOR 1.5 = {score:.6} (papers report x100: {:.2})", score * 100.0);
-            ("codeqa-meteor", score, desc, Some(lines))
-        }
-        MetricName::CodeqaEm | MetricName::CodeqaF1 => {
-            let (lines, mean) = codeqa_answer::codeqa_answer_scores(&hyps, &refs)?;
-            extra.insert("em".into(), json!(mean.em));
-            extra.insert("precision".into(), json!(mean.precision));
-            extra.insert("recall".into(), json!(mean.recall));
-            extra.insert("f1".into(), json!(mean.f1));
-            let desc = format!(
-                "CodeQA EM = {:.4}, F1 = {:.4} (precision {:.4}, recall {:.4})",
-                mean.em, mean.f1, mean.precision, mean.recall
-            );
-            if args.name == MetricName::CodeqaEm {
-                ("codeqa-em", mean.em, desc, Some(lines.iter().map(|s| s.em).collect()))
-            } else {
-                ("codeqa-f1", mean.f1, desc, Some(lines.iter().map(|s| s.f1).collect()))
-            }
-        }
-        MetricName::Em | MetricName::F1 => {
-            let (name, f): (&'static str, fn(&str, &str) -> f64) =
-                if args.name == MetricName::Em { ("em", squad::exact_match) } else { ("f1", squad::f1) };
-            let (lines, score) = squad::corpus(f, &hyps, &refs)?;
-            let desc = format!("SQuAD v1.1 {} = {score:.4}", if name == "em" { "exact match" } else { "F1" });
-            (name, score, desc, Some(lines))
-        }
-        MetricName::Accuracy | MetricName::MacroF1 => {
-            let gold = single_reference(args, &refs)?;
-            let report = classification::classification_report(gold, &hyps)?;
-            extra.insert("accuracy".into(), json!(report.accuracy));
-            extra.insert("macro_f1".into(), json!(report.macro_f1));
-            extra.insert("labels".into(), json!(report.labels));
-            let per_class: Vec<Value> = report
-                .per_class
-                .iter()
-                .map(|c| json!({"label": c.label, "precision": c.precision, "recall": c.recall, "f1": c.f1, "support": c.support}))
-                .collect();
-            extra.insert("per_class".into(), Value::Array(per_class));
-            extra.insert("confusion".into(), json!(report.confusion));
-            let lines: Vec<f64> = hyps.iter().zip(gold).map(|(h, g)| if h == g { 1.0 } else { 0.0 }).collect();
-            let desc = format!(
-                "accuracy = {:.4}, macro-F1 = {:.4} over {} labels",
-                report.accuracy,
-                report.macro_f1,
-                report.labels.len()
-            );
-            if args.name == MetricName::Accuracy {
-                ("accuracy", report.accuracy, desc, Some(lines))
-            } else {
-                ("macro-f1", report.macro_f1, desc, Some(lines))
-            }
-        }
-        MetricName::LineEm | MetricName::LineF1 => {
-            let gold = single_reference(args, &refs)?;
-            let parse = |text: &str, path: &Path, i: usize| {
-                lines::parse_line_set(text).map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
-            };
-            let mut preds = Vec::with_capacity(n);
-            let mut golds = Vec::with_capacity(n);
-            let mut per_line = Vec::with_capacity(n);
-            for i in 0..n {
-                let p = parse(hyps[i], &args.hyp, i)?;
-                let g = parse(gold[i], &args.refs[0], i)?;
-                let s = lines::set_score(&p, &g);
-                per_line.push(if args.name == MetricName::LineEm { s.em } else { s.f1 });
-                preds.push(p);
-                golds.push(g);
-            }
-            let mean = lines::mean_set_scores(&preds, &golds)?;
-            extra.insert("em".into(), json!(mean.em));
-            extra.insert("f1".into(), json!(mean.f1));
-            extra.insert("precision".into(), json!(mean.precision));
-            extra.insert("recall".into(), json!(mean.recall));
-            let desc = format!(
-                "line sets (HotpotQA supporting facts): EM = {:.4}, F1 = {:.4}, P = {:.4}, R = {:.4}",
-                mean.em, mean.f1, mean.precision, mean.recall
-            );
-            if args.name == MetricName::LineEm {
-                ("line-em", mean.em, desc, Some(per_line))
-            } else {
-                ("line-f1", mean.f1, desc, Some(per_line))
-            }
-        }
-        MetricName::SpanEm => {
-            let gold = single_reference(args, &refs)?;
-            let parse = |text: &str, path: &Path, i: usize| {
-                spans::parse_span_set(text).map_err(|e| bad_input(format!("{} line {}: {e}", path.display(), i + 1)))
-            };
-            let mut preds = Vec::with_capacity(n);
-            let mut golds = Vec::with_capacity(n);
-            for i in 0..n {
-                preds.push(parse(hyps[i], &args.hyp, i)?);
-                golds.push(parse(gold[i], &args.refs[0], i)?);
-            }
-            let per_line: Vec<f64> = preds
-                .iter()
-                .zip(&golds)
-                .map(|(p, g)| if spans::span_set_exact_match(p, g) { 1.0 } else { 0.0 })
-                .collect();
-            let score = spans::span_set_accuracy(&preds, &golds)?;
-            let desc = format!("span-set exact match = {score:.4}");
-            ("span-em", score, desc, Some(per_line))
-        }
+    let metric = args.name.0;
+    if metric.single_reference() && args.refs.len() != 1 {
+        return Err(bad_input(format!("{} takes exactly one --ref file, got {}", metric.name(), args.refs.len())));
+    }
+    let names: Vec<String> = std::iter::once(&args.hyp).chain(&args.refs).map(|p| p.display().to_string()).collect();
+    let hyps = input(&names[0], &hyps_owned);
+    let refs: Vec<Input> = refs_owned.iter().zip(&names[1..]).map(|(lines, name)| input(name, lines)).collect();
+    let wordnet = if metric == Metric::Meteor { load_wordnet(args)? } else { None };
+    let options = Options {
+        weights: args.weights.clone(),
+        smoothing: if metric == Metric::SentenceBleu { Smoothing::parse(&args.smoothing)? } else { Smoothing::Method0 },
+        auto_reweigh: args.auto_reweigh,
+        stem: args.stem,
+        wordnet: wordnet.as_ref(),
+        meteor_jar: args.meteor_jar.as_deref(),
     };
-    Ok(Output { metric, score, description, extra, per_line: if args.per_line { per_line } else { None } })
+    Ok(score(metric, &hyps, &refs, &options)?)
 }
 
-/// The one reference stream of metrics that compare against a single gold file.
-fn single_reference<'a>(args: &MetricsArgs, refs: &'a [Vec<&'a str>]) -> Result<&'a [&'a str], Failure> {
-    match refs {
-        [one] => Ok(one),
-        _ => Err(bad_input(format!(
-            "{} takes exactly one --ref file, got {}",
-            args.name.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string()),
-            refs.len()
-        ))),
-    }
+/// Lines as a metric input named `name`.
+fn input<'a>(name: &'a str, lines: &'a [String]) -> Input<'a> {
+    Input { name, lines: lines.iter().map(String::as_str).collect() }
 }
 
 fn load_wordnet(args: &MetricsArgs) -> Result<Option<WordNet>, Failure> {
@@ -411,15 +200,11 @@ struct JsonRecord<'a> {
     per_line: Option<&'a [f64]>,
 }
 
-fn print(args: &MetricsArgs, out: &Output) {
+fn print(args: &MetricsArgs, out: &Score) {
+    let per_line = args.per_line.then_some(&out.per_line[..]);
     match args.format {
         Format::Json => {
-            let record = JsonRecord {
-                metric: out.metric,
-                score: out.score,
-                extra: &out.extra,
-                per_line: out.per_line.as_deref(),
-            };
+            let record = JsonRecord { metric: out.metric, score: out.score, extra: &out.details, per_line };
             match serde_json::to_string(&record) {
                 Ok(text) => println!("{text}"),
                 Err(e) => eprintln!("quarry: error: cannot serialize the result: {e}"),
@@ -427,10 +212,8 @@ fn print(args: &MetricsArgs, out: &Output) {
         }
         Format::Pretty => {
             println!("{}: {}", out.metric, out.description);
-            if let Some(lines) = &out.per_line {
-                for (i, s) in lines.iter().enumerate() {
-                    println!("{}\t{s}", i + 1);
-                }
+            for (i, s) in per_line.unwrap_or_default().iter().enumerate() {
+                println!("{}\t{s}", i + 1);
             }
         }
     }

@@ -14,6 +14,7 @@ pub mod generate;
 pub mod input;
 pub mod inspect;
 pub mod metrics;
+pub mod model_arg;
 pub mod nlp;
 pub mod output;
 pub mod parse;
@@ -24,16 +25,7 @@ pub mod query;
 pub mod query_print;
 pub mod tokens;
 pub mod train;
-
-/// Interprets a `--model` argument like [`quarry_model::ModelSource::parse`], saying on
-/// stderr which checkpoint a training output directory stands for.
-pub fn model_source(spec: &str) -> quarry_model::Result<quarry_model::ModelSource> {
-    let (source, note) = quarry_model::ModelSource::parse_noting(spec)?;
-    if let Some(note) = note {
-        eprintln!("quarry: {note}");
-    }
-    Ok(source)
-}
+pub mod training;
 
 /// Every subcommand of `quarry`.
 #[derive(Subcommand)]

@@ -8,6 +8,7 @@ use clap::Args;
 use quarry_data::codequeries::labels::TokenCache;
 use quarry_model::file_level::{Runner, Setting};
 use quarry_model::predict::predict_file;
+use quarry_model::span_eval::subtokenizer_of;
 use quarry_query::output::{Palette, DEFAULT_MAX_FINDINGS_SHOWN};
 use quarry_query::report::{BlockRef, FileReport, FindingRecord};
 use quarry_query::triage::TriagedFile;
@@ -15,7 +16,7 @@ use quarry_query::Query;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile, DEFAULT_MAX_FILE_BYTES};
 
-use super::evaluate::{load_selector, load_span_model, subtokenizer_of};
+use super::model_arg::{load_selector, load_span_model};
 use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};
 use super::query::{emit, select_queries, Collected, QueryFormat};
 

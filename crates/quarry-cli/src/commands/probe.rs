@@ -1,17 +1,17 @@
 //! `quarry probe`: linear (or MLP) probes per layer on frozen features.
 
 use std::io::{IsTerminal, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use quarry_model::device::parse_device;
 use quarry_model::load_model;
-use quarry_probe::cache::FeatureCache;
+use quarry_probe::cache::{CacheKey, FeatureCache};
 use quarry_probe::encoder::{EncoderFeatures, ProbedToken};
 use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
 use quarry_probe::features::{HashedTokens, LayerFeatures};
-use quarry_probe::heatmap::Heatmap;
-use quarry_probe::report::{merge_results, pretty_table, rows_of};
+use quarry_probe::outputs::write_reports;
+use quarry_probe::report::pretty_table;
 use quarry_probe::train::TrainConfig;
 use quarry_probe::{Dataset, Task};
 
@@ -81,10 +81,6 @@ pub struct ProbeArgs {
     format: Format,
 }
 
-fn file_safe(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
-}
-
 fn parse_layers(spec: &str) -> Result<Option<Vec<usize>>, String> {
     if spec.eq_ignore_ascii_case("all") {
         return Ok(None);
@@ -102,7 +98,7 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
         return Ok(Box::new(HashedTokens { dim: 256 }));
     }
     let load = || -> quarry_model::Result<quarry_model::LoadedModel> {
-        let source = super::model_source(&args.model)?;
+        let source = super::model_arg::model_source(&args.model)?;
         let device = parse_device(&args.device)?;
         load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
     };
@@ -133,16 +129,9 @@ pub fn run(args: ProbeArgs) -> i32 {
     if !dataset.malformed.is_empty() {
         eprintln!("{}: {} malformed lines (continued or skipped)", args.data.display(), dataset.malformed.len());
     }
-    let content_hash =
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
-    let dataset_id = format!(
-        "{}#{content_hash:016x}",
-        args.data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-    );
     let name = args.name.clone().unwrap_or_else(|| args.model.clone());
-    let cache_dir = args.features.clone().unwrap_or_else(|| {
-        args.out.join("features").join(file_safe(&name)).join(format!("{task}_{content_hash:016x}"))
-    });
+    let key = CacheKey::new(&args.out, &name, task, &args.data, &bytes);
+    let cache_dir = args.features.clone().unwrap_or(key.dir);
     let cache = FeatureCache::new(&cache_dir);
     let show_progress = std::io::stderr().is_terminal();
     let cached = cache.layers().map(|layers| !layers.is_empty()).unwrap_or(false);
@@ -168,7 +157,7 @@ pub fn run(args: ProbeArgs) -> i32 {
         encoder.as_mut().map(|e| e.as_mut() as &mut dyn LayerFeatures),
         &dataset,
         &name,
-        &dataset_id,
+        &key.dataset_id,
         &mut extraction_progress,
     ) {
         Ok(features) => features,
@@ -207,41 +196,10 @@ pub fn run(args: ProbeArgs) -> i32 {
         eprintln!();
     }
     if let Err(e) = write_reports(&args.out, &experiment) {
-        return report_error(&e);
+        return report_error(&e.to_string());
     }
     with_stdout(|out| match args.format {
         Format::Json => write_json(out, &experiment),
         Format::Pretty => write!(out, "{}", pretty_table(&experiment)),
     })
-}
-
-fn write_reports(out: &Path, experiment: &quarry_probe::experiment::Experiment) -> Result<(), String> {
-    let rows = merge_results(&out.join("results.csv"), &rows_of(experiment)).map_err(|e| e.to_string())?;
-    let write = |name: String, bytes: &[u8]| {
-        quarry_probe::fsutil::write_atomically(&out.join(name), bytes).map_err(|e| e.to_string())
-    };
-    let probe = &experiment.probe;
-    let by_model = Heatmap::for_model(&rows, &experiment.model, probe);
-    let model = file_safe(&experiment.model);
-    write(format!("heatmap_model_{model}_{probe}.svg"), by_model.to_svg().as_bytes())?;
-    write(format!("heatmap_model_{model}_{probe}.png"), &by_model.to_png())?;
-    let by_task = Heatmap::for_task(&rows, experiment.task.code(), probe);
-    write(format!("heatmap_task_{}_{probe}.svg", experiment.task), by_task.to_svg().as_bytes())?;
-    write(format!("heatmap_task_{}_{probe}.png", experiment.task), &by_task.to_png())?;
-    for layer in &experiment.layers {
-        let c = &layer.confusion;
-        let mut csv = format!("true\\predicted,{}\n", c.labels.join(","));
-        for (label, row) in c.labels.iter().zip(&c.counts) {
-            let counts: Vec<String> = row.iter().map(|n| n.to_string()).collect();
-            csv.push_str(&format!("{label},{}\n", counts.join(",")));
-        }
-        let stem = format!("confusion/{}_{model}_{probe}_layer{:02}", experiment.task, layer.layer);
-        write(format!("{stem}.csv"), csv.as_bytes())?;
-        let title = format!(
-            "{} {} layer {}: % of each true class (rows) by prediction (columns)",
-            experiment.model, experiment.task, layer.layer
-        );
-        write(format!("{stem}.svg"), Heatmap::from_confusion(c, &title).to_svg().as_bytes())?;
-    }
-    Ok(())
 }

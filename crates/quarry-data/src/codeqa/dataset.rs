@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use quarry_stdx::rng::SplitMix64;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Language, LoadOptions, ParsedFile};
 
@@ -29,7 +30,6 @@ use super::files::SplitWriter;
 use super::generate::{generate, CommentParser, Outcome};
 use super::pair::{Kind, Pair};
 use crate::error::DataError;
-use crate::rng::Rng;
 
 /// Options of a build.
 #[derive(Debug, Clone)]
@@ -99,10 +99,10 @@ pub fn build(
         progress(pairs.len(), funcs.len());
     }
     summary.pairs_generated = pairs.iter().map(Vec::len).sum();
-    let mut rng = Rng::new(options.seed);
+    let mut rng = SplitMix64::new(options.seed);
     balance_yes_no(&mut pairs, &mut rng, &mut summary);
     let mut order: Vec<usize> = (0..funcs.len()).filter(|&i| !pairs[i].is_empty()).collect();
-    shuffle(&mut order, &mut rng);
+    rng.shuffle_modulo(&mut order);
     let total: usize = order.iter().map(|&i| pairs[i].len()).sum();
     let mut writers = SPLITS.iter().map(|s| SplitWriter::create(&options.out, s)).collect::<Result<Vec<_>, _>>()?;
     let mut written = 0usize;
@@ -165,7 +165,7 @@ pub fn documented_functions(corpus: &[PathBuf], language: Language) -> Found {
 }
 
 /// Keeps every "No" pair and as many "Yes" pairs, chosen with `rng`.
-fn balance_yes_no(pairs: &mut [Vec<Pair>], rng: &mut Rng, summary: &mut BuildSummary) {
+fn balance_yes_no(pairs: &mut [Vec<Pair>], rng: &mut SplitMix64, summary: &mut BuildSummary) {
     let mut yes = Vec::new();
     for (i, ps) in pairs.iter().enumerate() {
         for (j, p) in ps.iter().enumerate() {
@@ -179,19 +179,11 @@ fn balance_yes_no(pairs: &mut [Vec<Pair>], rng: &mut Rng, summary: &mut BuildSum
         }
     }
     summary.yes = yes.len();
-    shuffle(&mut yes, rng);
+    rng.shuffle_modulo(&mut yes);
     let mut drop: Vec<(usize, usize)> = yes.into_iter().skip(summary.no).collect();
     drop.sort_unstable_by(|a, b| b.cmp(a));
     for (i, j) in drop {
         pairs[i].remove(j);
-    }
-}
-
-/// Fisher–Yates shuffle.
-fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
-    for i in (1..items.len()).rev() {
-        let j = rng.below(i + 1);
-        items.swap(i, j);
     }
 }
 

@@ -11,8 +11,8 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use crate::atomic::AtomicFile;
 use crate::error::DataError;
+use quarry_stdx::AtomicFile;
 
 /// The file suffixes of one split, in the order examples list them.
 pub const SUFFIXES: [&str; 4] = ["code", "code.original", "question", "answer"];

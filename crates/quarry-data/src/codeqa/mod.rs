@@ -15,6 +15,7 @@
 //! (`run.py`'s stripping, code optional).
 
 pub mod code_text;
+pub mod comment_file;
 pub mod dataset;
 pub mod extract;
 pub mod files;
@@ -34,10 +35,12 @@ pub mod wh;
 pub mod words;
 pub mod yesno;
 
+pub use comment_file::read_comments;
 pub use generate::{
     generate, lacks_subject, pairs_from_doc, reads_as_code_subject, texts_to_parse, wants_code_subject, CommentParser,
     Outcome, DEFAULT_MAX_PAIRS,
 };
 pub use pair::{Kind, Pair};
 pub use parallel::{read_lines, read_split, write_split, CodeQaExample, Field, SplitFiles};
+pub use pipeline_parser::load_parser;
 pub use stored::StoredParses;

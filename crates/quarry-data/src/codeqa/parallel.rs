@@ -10,8 +10,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::atomic::AtomicFile;
 use crate::error::DataError;
+use quarry_stdx::AtomicFile;
 
 /// One of the parallel files of a split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,13 +6,15 @@
 //! count each side alone.
 
 use std::collections::HashSet;
-use std::io::BufRead;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::generate::{generate, CommentParser, Outcome};
 use super::pair::Pair;
 use crate::error::DataError;
+use crate::jsonl::read_numbered;
 
 /// One gold pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,21 +36,8 @@ pub struct GoldEntry {
 
 /// Reads a gold file (one JSON object per line).
 pub fn read_gold(path: &Path) -> Result<Vec<GoldEntry>, DataError> {
-    let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
-    let mut out = Vec::new();
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| DataError::io(path, e))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let entry: GoldEntry = serde_json::from_str(&line).map_err(|e| DataError::BadRecord {
-            path: path.to_path_buf(),
-            line: n + 1,
-            message: format!("not a gold entry ({{\"docstring\", \"pairs\"}}): {e}"),
-        })?;
-        out.push(entry);
-    }
-    Ok(out)
+    let entries = read_numbered(path, "not a gold entry ({\"docstring\", \"pairs\"})")?;
+    Ok(entries.into_iter().map(|(_, entry)| entry).collect())
 }
 
 /// Recall figures.
@@ -127,4 +116,100 @@ pub fn score(gold: &[GoldEntry], generated: &[Vec<Pair>]) -> Recall {
         }
     }
     r
+}
+/// What `quarry codeqa score` reports: recall of the authors' pairs, and speed.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScoreReport {
+    /// Docstrings scored.
+    pub docstrings: usize,
+    /// Gold pairs.
+    pub gold_pairs: usize,
+    /// Pairs generated.
+    pub generated_pairs: usize,
+    /// Share of gold pairs generated exactly.
+    pub pair_recall: f64,
+    /// Share of gold questions generated.
+    pub question_recall: f64,
+    /// Share of gold answers generated.
+    pub answer_recall: f64,
+    /// Yes/no gold pairs recalled, as `hits/gold`.
+    pub yes_no_recalled: String,
+    /// Generated pairs per docstring.
+    pub pairs_per_docstring: f64,
+    /// Seconds of generation, parsing included.
+    pub seconds: f64,
+    /// Generated pairs per second.
+    pub pairs_per_second: f64,
+    /// Docstrings the parser failed on.
+    pub parse_errors: usize,
+    /// Exactly generated gold pairs.
+    #[serde(skip)]
+    pub pair_hits: usize,
+}
+
+/// Generates pairs for every gold docstring with `parser` (at most `max_pairs` each) and
+/// scores them against the authors' pairs; `on_parse_error` hears each parse failure.
+pub fn score_generator(
+    gold: &[GoldEntry],
+    parser: &mut dyn CommentParser,
+    max_pairs: usize,
+    on_parse_error: &mut dyn FnMut(&str),
+) -> ScoreReport {
+    let comments: Vec<&str> = gold.iter().map(|e| e.docstring.as_str()).collect();
+    let start = std::time::Instant::now();
+    let outcomes = generate(&comments, parser, max_pairs);
+    let seconds = start.elapsed().as_secs_f64();
+    let mut errors = 0usize;
+    let generated: Vec<Vec<Pair>> = outcomes
+        .into_iter()
+        .map(|o| match o {
+            Outcome::Pairs(p) => p,
+            Outcome::ParseError(e) => {
+                errors += 1;
+                on_parse_error(&e);
+                Vec::new()
+            }
+        })
+        .collect();
+    let r = score(gold, &generated);
+    ScoreReport {
+        docstrings: r.docstrings,
+        gold_pairs: r.gold_pairs,
+        generated_pairs: r.generated_pairs,
+        pair_recall: r.pair_recall(),
+        question_recall: r.question_recall(),
+        answer_recall: r.answer_recall(),
+        yes_no_recalled: format!("{}/{}", r.yes_no_hits, r.yes_no_gold),
+        pairs_per_docstring: r.pairs_per_docstring(),
+        seconds,
+        pairs_per_second: r.generated_pairs as f64 / seconds.max(1e-9),
+        parse_errors: errors,
+        pair_hits: r.pair_hits,
+    }
+}
+
+impl ScoreReport {
+    /// The report as aligned lines of text.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "docstrings           {}", self.docstrings);
+        let _ = writeln!(out, "gold pairs           {}", self.gold_pairs);
+        let _ = writeln!(
+            out,
+            "exact pair recall    {:.2}% ({}/{})",
+            100.0 * self.pair_recall,
+            self.pair_hits,
+            self.gold_pairs
+        );
+        let _ = writeln!(out, "question recall      {:.2}%", 100.0 * self.question_recall);
+        let _ = writeln!(out, "answer recall        {:.2}%", 100.0 * self.answer_recall);
+        let _ = writeln!(out, "yes/no recalled      {}", self.yes_no_recalled);
+        let _ = writeln!(out, "pairs per docstring  {:.2} ({} pairs)", self.pairs_per_docstring, self.generated_pairs);
+        let _ = writeln!(
+            out,
+            "time                 {:.3} s ({:.0} pairs/s, parsing included)",
+            self.seconds, self.pairs_per_second
+        );
+        out
+    }
 }

@@ -5,13 +5,13 @@
 //! tests independent of model files.
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::path::Path;
 
 use quarry_nlp::Doc;
 
 use super::generate::CommentParser;
 use crate::error::DataError;
+use crate::jsonl::read_numbered;
 
 /// Parses looked up by text.
 #[derive(Debug, Default, Clone)]
@@ -23,22 +23,12 @@ impl StoredParses {
     /// Reads a JSON Lines file of docs; a bad line is an error naming the
     /// file and line.
     pub fn read(path: &Path) -> Result<StoredParses, DataError> {
-        let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
         let mut docs = HashMap::new();
-        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|e| DataError::io(path, e))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let doc: Doc = serde_json::from_str(&line).map_err(|e| DataError::BadRecord {
-                path: path.to_path_buf(),
-                line: n + 1,
-                message: format!("not a parsed doc: {e}"),
-            })?;
+        for (line, doc) in read_numbered::<Doc>(path, "not a parsed doc")? {
             if let Some(bad) = doc.tokens.iter().position(|t| t.head >= doc.tokens.len()) {
                 return Err(DataError::BadRecord {
                     path: path.to_path_buf(),
-                    line: n + 1,
+                    line,
                     message: format!("token {bad} has a head outside the doc"),
                 });
             }

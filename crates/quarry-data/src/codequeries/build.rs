@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use quarry_query::report::analyze_parsed_within;
 use quarry_query::{Polarity, Query};
+use quarry_stdx::rng::{stable_hash, SplitMix64};
+use quarry_stdx::AtomicFile;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
 use rayon::prelude::*;
@@ -23,9 +25,8 @@ use super::examples::file_examples;
 use super::labels::Subtokenizer;
 use super::split::{split_of, Ratios, Split};
 use super::stats::DatasetStats;
-use crate::atomic::{open_lines, AtomicFile};
 use crate::error::DataError;
-use crate::rng::{stable_hash, Rng};
+use crate::jsonl::open_lines;
 
 /// The three settings written: ideal blocks, whole files, and relevance rows.
 pub const SETTINGS: [&str; 3] = ["ideal", "file_ideal", "twostep"];
@@ -298,11 +299,11 @@ fn budget_selection(shards: &[PathBuf], budget: usize, seed: u64) -> Result<Vec<
         let positives = members.get(&(query.clone(), true)).cloned().unwrap_or_default();
         let negatives = members.get(&(query.clone(), false)).cloned().unwrap_or_default();
         let per_side = (budget / 2).min(positives.len()).min(negatives.len());
-        let mut rng = Rng::new(seed ^ stable_hash(&query));
+        let mut rng = SplitMix64::new(seed ^ stable_hash(&query));
         for mut side in [positives, negatives] {
             // Partial Fisher-Yates: the first `per_side` entries are the sample.
             for i in 0..per_side {
-                let j = i + rng.below(side.len() - i);
+                let j = i + rng.below_modulo(side.len() - i);
                 side.swap(i, j);
                 keep[side[i]] = true;
             }

@@ -5,12 +5,17 @@
 //! position correct. Each edit stays on one line, so only columns after the
 //! edit on that line move.
 
+use std::path::Path;
+
+use quarry_stdx::rng::SplitMix64;
+use quarry_stdx::AtomicFile;
 use quarry_syntax::python_lexer::PYTHON_KEYWORDS;
 use quarry_syntax::{tokenize, Language, SpanRecord, TokenKind};
 
-use super::labels::block_span_text;
+use super::labels::{block_span_text, Subtokenizer};
 use super::schema::Example;
-use crate::rng::Rng;
+use crate::error::DataError;
+use crate::jsonl::{open_lines, stream_records};
 
 /// How to perturb.
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +30,59 @@ impl Default for PerturbOptions {
     fn default() -> Self {
         PerturbOptions { max_edits: 3, retries: 5 }
     }
+}
+
+/// What [`perturb_file`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PerturbSummary {
+    /// Examples perturbed and written.
+    pub perturbed: usize,
+    /// Examples with no valid perturbation, left out.
+    pub dropped: usize,
+    /// Lines that were not an example, reported to `on_bad` and left out.
+    pub bad: usize,
+}
+
+/// Perturbs every example of the JSON Lines file `input` (`.gz` read) into `output`
+/// (written atomically): example `n` (the 0-based line) draws from
+/// `SplitMix64::new(seed ^ n * 0x9E37_79B9)`, examples with no valid perturbation are
+/// dropped, and with `labels` the perturbed code is labelled again for that tokenizer and
+/// maximum length. A line that is not an example goes to `on_bad`, which may stop the run
+/// by returning the error.
+pub fn perturb_file(
+    input: &Path,
+    output: &Path,
+    seed: u64,
+    options: &PerturbOptions,
+    labels: Option<(&Subtokenizer, usize)>,
+    on_bad: &mut dyn FnMut(DataError) -> Result<(), DataError>,
+) -> Result<PerturbSummary, DataError> {
+    let mut out = AtomicFile::create(output)?;
+    let mut summary = PerturbSummary::default();
+    for item in stream_records::<Example>(open_lines(input)?, input) {
+        let (line, record) = item?;
+        let number = line - 1;
+        let mut example = match record {
+            Ok(e) => e,
+            Err(e) => {
+                summary.bad += 1;
+                on_bad(DataError::BadRecord { path: input.to_path_buf(), line, message: e.to_string() })?;
+                continue;
+            }
+        };
+        let mut rng = SplitMix64::new(seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
+        if perturb_example(&mut example, &mut rng, options).is_none() {
+            summary.dropped += 1;
+            continue;
+        }
+        if let Some((tokenizer, max_len)) = labels {
+            tokenizer.label_example(&mut example, max_len)?;
+        }
+        out.write_json_line(&example)?;
+        summary.perturbed += 1;
+    }
+    out.commit()?;
+    Ok(summary)
 }
 
 /// The kinds of edit.
@@ -61,11 +119,11 @@ pub struct Edit {
 /// Applies 1 to `max_edits` random edits. Returns the edits made, or `None`
 /// when no attempt produced code that still tokenizes (the example is then
 /// left unchanged and should be dropped).
-pub fn perturb_example(example: &mut Example, rng: &mut Rng, options: &PerturbOptions) -> Option<Vec<Edit>> {
+pub fn perturb_example(example: &mut Example, rng: &mut SplitMix64, options: &PerturbOptions) -> Option<Vec<Edit>> {
     let texts_before = span_texts(example);
     for _ in 0..options.retries.max(1) {
         let mut candidate = example.clone();
-        let wanted = 1 + rng.below(options.max_edits.max(1));
+        let wanted = 1 + rng.below_modulo(options.max_edits.max(1));
         let mut edits = Vec::new();
         let mut attempts = 0;
         while edits.len() < wanted && attempts < 50 {
@@ -107,7 +165,7 @@ fn still_tokenizes(before: &Example, after: &Example) -> bool {
 
 /// Picks a line with a bias towards the start (index = n·u², u uniform),
 /// then an edit on it that touches no span.
-fn propose_edit(example: &Example, rng: &mut Rng) -> Option<Edit> {
+fn propose_edit(example: &Example, rng: &mut SplitMix64) -> Option<Edit> {
     let lines: Vec<(usize, usize, &str)> = example
         .context_blocks
         .iter()
@@ -126,25 +184,25 @@ fn propose_edit(example: &Example, rng: &mut Rng) -> Option<Edit> {
         EditKind::DropBracketOrColon,
         EditKind::ExtraBracketOrColon,
         EditKind::MissingKeywordOrOperator,
-    ][rng.below(4)];
+    ][rng.below_modulo(4)];
     let (column, delete, insert) = match kind {
         EditKind::Indentation => {
             let indent = chars.iter().take_while(|c| **c == ' ').count();
-            if indent >= 2 && rng.below(2) == 0 {
-                (0, 1 + rng.below(2), String::new())
+            if indent >= 2 && rng.below_modulo(2) == 0 {
+                (0, 1 + rng.below_modulo(2), String::new())
             } else {
-                (0, 0, " ".repeat(1 + rng.below(3)))
+                (0, 0, " ".repeat(1 + rng.below_modulo(3)))
             }
         }
         EditKind::DropBracketOrColon => {
             let candidates: Vec<usize> =
                 chars.iter().enumerate().filter(|(_, c)| "()[]{}:".contains(**c)).map(|(i, _)| i).collect();
-            let column = *candidates.get(rng.below(candidates.len().max(1)))?;
+            let column = *candidates.get(rng.below_modulo(candidates.len().max(1)))?;
             (column, 1, String::new())
         }
         EditKind::ExtraBracketOrColon => {
-            let column = rng.below(chars.len() + 1);
-            (column, 0, ["(", ")", "[", "]", ":"][rng.below(5)].to_string())
+            let column = rng.below_modulo(chars.len() + 1);
+            (column, 0, ["(", ")", "[", "]", ":"][rng.below_modulo(5)].to_string())
         }
         EditKind::MissingKeywordOrOperator => {
             let tokens = tokenize(text, Language::Python);
@@ -156,7 +214,7 @@ fn propose_edit(example: &Example, rng: &mut Rng) -> Option<Edit> {
                 })
                 .map(|t| (text[..t.start].chars().count(), t.text(text).chars().count()))
                 .collect();
-            let (column, len) = *candidates.get(rng.below(candidates.len().max(1)))?;
+            let (column, len) = *candidates.get(rng.below_modulo(candidates.len().max(1)))?;
             (column, len, String::new())
         }
     };

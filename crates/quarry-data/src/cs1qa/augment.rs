@@ -9,11 +9,11 @@
 
 use std::collections::BTreeSet;
 
-use quarry_syntax::token::{tokenize, TokenKind};
+use quarry_stdx::rng::SplitMix64;
 use quarry_syntax::Language;
+use quarry_syntax::{tokenize, TokenKind};
 
 use super::rows::{Cs1qaRow, QuestionType, Questioner};
-use crate::rng::Rng;
 
 /// What fills a template's slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,8 +85,10 @@ impl Keywords {
         Keywords { variables: variables.into_iter().collect(), functions: functions.into_iter().collect(), snippets }
     }
 
-    fn fill(&self, slot: Slot, rng: &mut Rng) -> Option<String> {
-        let pick = |list: &[String], rng: &mut Rng| (!list.is_empty()).then(|| list[rng.below(list.len())].clone());
+    fn fill(&self, slot: Slot, rng: &mut SplitMix64) -> Option<String> {
+        let pick = |list: &[String], rng: &mut SplitMix64| {
+            (!list.is_empty()).then(|| list[rng.below_modulo(list.len())].clone())
+        };
         match slot {
             Slot::Function => pick(&self.functions, rng),
             Slot::Snippet => pick(&self.snippets, rng),
@@ -97,11 +99,11 @@ impl Keywords {
                     (&self.functions, &self.snippets)
                 };
                 // one of the two kinds at random; the other when the first has none
-                let first = rng.below(2) == 0;
+                let first = rng.below_modulo(2) == 0;
                 let (x, y) = if first { (a, b) } else { (b, a) };
                 pick(x, rng).or_else(|| pick(y, rng))
             }
-            Slot::Kind => Some(KINDS[rng.below(KINDS.len())].to_string()),
+            Slot::Kind => Some(KINDS[rng.below_modulo(KINDS.len())].to_string()),
         }
     }
 }
@@ -112,13 +114,13 @@ impl Keywords {
 /// rows are student questions of type `code_understanding` with no line span (they serve
 /// type classification) and no answer. Fewer rows come back when no program yields any.
 pub fn augment(rows: &[Cs1qaRow], count: usize, seed: u64) -> Vec<Cs1qaRow> {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let keywords: Vec<Keywords> = rows.iter().map(|r| Keywords::of(&r.code)).collect();
     let mut out = Vec::with_capacity(count);
     let mut failures = 0usize;
     while out.len() < count && !rows.is_empty() && failures < 100 * count.max(1) {
-        let i = rng.below(rows.len());
-        let (template, slots) = TEMPLATES[rng.below(TEMPLATES.len())];
+        let i = rng.below_modulo(rows.len());
+        let (template, slots) = TEMPLATES[rng.below_modulo(TEMPLATES.len())];
         let fills: Option<Vec<String>> = slots.iter().map(|s| keywords[i].fill(*s, &mut rng)).collect();
         let Some(fills) = fills else {
             failures += 1;

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::AtomicFile;
 use crate::error::DataError;
 use crate::jsonl::{read_lenient, Lenient};
+use quarry_stdx::AtomicFile;
 
 /// One question of a retrieval file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,7 +63,7 @@ pub fn write_retrieved(path: &Path, results: &[Retrieved]) -> Result<(), DataErr
     for r in results {
         file.write_json_line(r)?;
     }
-    file.commit()
+    Ok(file.commit()?)
 }
 
 /// Reads retrieval results; malformed lines are reported, the rest load.

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::AtomicFile;
 use crate::error::DataError;
 use crate::jsonl::{read_lenient, Lenient};
+use quarry_stdx::AtomicFile;
 
 /// The nine question types, in the order of the authors' label list (which is also the
 /// tie order of their majority vote).
@@ -203,7 +203,7 @@ pub fn write_rows(path: &Path, rows: &[Cs1qaRow]) -> Result<(), DataError> {
     for row in rows {
         file.write_json_line(row)?;
     }
-    file.commit()
+    Ok(file.commit()?)
 }
 
 /// For each row, the gold spans of every row sharing its lab, task, questioner, question

@@ -4,12 +4,14 @@
 
 pub mod dual_encoder;
 pub mod line_model;
+pub mod reports;
 pub mod retrieval;
 pub mod segments;
 pub mod type_model;
 
 pub use dual_encoder::{DualEncoder, PairExample, Pooling};
 pub use line_model::{middle_baseline, score_selections, LineEvaluation, LineExample, LineModel};
+pub use reports::{hits_text, line_report_json, line_report_text};
 pub use retrieval::{answer_bleu, bm25_pairs, bm25_tokens, dense_search, recall_at, AnswerBleu, Bm25Retriever};
 pub use segments::{segment, PairLayout, Segment};
 pub use type_model::{TypeEvaluation, TypeExample, TypeModel};

@@ -1,0 +1,83 @@
+//! What a checkpoint's `head_config.json` holds: which task head sits on the encoder and
+//! its settings. Plain data, so checkpoints, heads and models all read it without
+//! importing one another.
+
+use serde::{Deserialize, Serialize};
+
+/// Which head a checkpoint carries, stored as `head_config.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "task", rename_all = "snake_case")]
+pub enum HeadConfig {
+    /// Per-token B/I/O/F classification for span prediction.
+    Span {
+        /// Label names in logit order.
+        labels: Vec<String>,
+        /// Dropout before the linear layer.
+        dropout: f64,
+    },
+    /// Whole-sequence classification (e.g. block relevance).
+    Relevance {
+        /// Number of classes.
+        num_classes: usize,
+        /// Dropout before each feed-forward layer.
+        dropout: f64,
+        /// Per-class loss weights, if any.
+        class_weights: Option<Vec<f32>>,
+    },
+    /// CS1QA question type over question + code segments, one vote per segment.
+    QuestionType {
+        /// Type names in logit order.
+        labels: Vec<String>,
+        /// Dropout before each feed-forward layer.
+        dropout: f64,
+    },
+    /// CS1QA code-line selection: a start and an end logit per token.
+    LineSelection,
+    /// A dual encoder for retrieval: one shared encoder embeds queries and documents.
+    DualEncoder {
+        /// How token vectors become one vector: `cls` or `mean`.
+        pooling: String,
+    },
+    /// Answer generation: a Transformer decoder over the encoder, output tied to the input
+    /// embeddings (see `answer_model`).
+    Answer(AnswerConfig),
+}
+
+/// Default decoder depth, as in `run.py`.
+pub const DEFAULT_DECODER_LAYERS: usize = 6;
+/// Default feed-forward size: `nn.TransformerDecoderLayer`'s default, which `run.py` keeps.
+pub const DEFAULT_DECODER_FFN: usize = 2048;
+
+/// The generator's settings, stored as the checkpoint's `head_config.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AnswerConfig {
+    /// Decoder layers.
+    pub decoder_layers: usize,
+    /// Decoder feed-forward size.
+    pub decoder_ffn: usize,
+    /// Dropout in the decoder.
+    pub dropout: f64,
+    /// Source length cap, special tokens included (`--max_source_length`).
+    pub max_source_len: usize,
+    /// Target length cap, special tokens included (`--max_target_length`); also the
+    /// generation length limit.
+    pub max_target_len: usize,
+    /// Keep the encoder layers fixed (no dropout, no gradient): only the embeddings (shared
+    /// with the decoder and its output layer), the decoder and its dense layer train.
+    /// `run.py` trains everything; this trades accuracy for about half the step time.
+    #[serde(default)]
+    pub freeze_encoder: bool,
+}
+
+impl Default for AnswerConfig {
+    fn default() -> Self {
+        AnswerConfig {
+            decoder_layers: DEFAULT_DECODER_LAYERS,
+            decoder_ffn: DEFAULT_DECODER_FFN,
+            dropout: 0.1,
+            max_source_len: 400,
+            max_target_len: 30,
+            freeze_encoder: false,
+        }
+    }
+}
