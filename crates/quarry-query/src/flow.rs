@@ -392,6 +392,10 @@ const MAY_RAISE: &[Kind] = &[
     Kind::Yield,
     Kind::ComparisonOperator,
     Kind::UnaryOperator,
+    // Unpacking `a, b = value` raises when the lengths differ.
+    Kind::PatternList,
+    Kind::TuplePattern,
+    Kind::ListPattern,
 ];
 
 impl<'t, 'p> Graph<'t, 'p> {
@@ -791,6 +795,10 @@ mod tests {
         let s = summary(src);
         assert!(s.contains(&"doc@1 unused=false redefs=[3]".to_string()), "{s:?}");
         assert!(s.contains(&"doc@3 unused=false redefs=[]".to_string()), "{s:?}");
+        // Unpacking may raise: the handler sees the values before the `try`.
+        let src = "def g(t):\n    table = {}\n    try:\n        a, b = t\n    except ValueError:\n        return table\n    return a\n";
+        let s = summary(src);
+        assert!(s.contains(&"table@1 unused=false redefs=[]".to_string()), "{s:?}");
         // A loop that runs no iteration leaves the value before it alive.
         let src = "def g(xs):\n    i = -1\n    for i in xs:\n        print(i)\n    return i\n";
         let s = summary(src);

@@ -194,3 +194,20 @@ def serve():
 ";
     assert_eq!(answers("repeated-import", "c.py", source), vec!["import json"]);
 }
+
+#[test]
+fn unpacking_may_raise_into_a_handler() {
+    // pyparsing's mongodb_query_expression example: a table read only in
+    // the `except ValueError:` of a `field, op, value = tokens`.
+    let source = "\
+def compare(tokens):
+    inverse = {'<': '$gt'}
+    spare = {'>': '$lt'}
+    try:
+        field, op, value = tokens
+    except ValueError:
+        return inverse[tokens[1]]
+    return field, op, value
+";
+    assert_eq!(answers("unused-local-variable", "u.py", source), vec!["spare"]);
+}
