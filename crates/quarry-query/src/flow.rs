@@ -632,7 +632,8 @@ impl<'t, 'p> Graph<'t, 'p> {
     }
 
     /// Handlers (and `finally` blocks) of every `try` whose body holds `node`,
-    /// and the statement after every `with` whose body holds it.
+    /// the `finally` blocks of every `try` whose `except` or `else` clause
+    /// holds it, and the statement after every `with` whose body holds it.
     fn handlers_of(&self, node: Node<'_>) -> Vec<usize> {
         let mut targets = Vec::new();
         let mut child = node;
@@ -650,6 +651,10 @@ impl<'t, 'p> Graph<'t, 'p> {
                 if let Some(finally) = self.finally_entry(n) {
                     targets.push(finally);
                 }
+            }
+            // What an `except` or `else` clause raises runs the `finally` too.
+            if n.py_kind() == Kind::TryStatement && matches!(child.py_kind(), Kind::ExceptClause | Kind::ElseClause) {
+                targets.extend(self.finally_entry(n));
             }
             // The context manager may suppress the exception.
             if n.py_kind() == Kind::WithStatement && n.field(Field::Body).is_some_and(|b| b.id() == child.id()) {
@@ -795,6 +800,10 @@ mod tests {
         let s = summary(src);
         assert!(s.contains(&"doc@1 unused=false redefs=[3]".to_string()), "{s:?}");
         assert!(s.contains(&"doc@3 unused=false redefs=[]".to_string()), "{s:?}");
+        // A handler that re-raises runs the `finally`, which reads its values.
+        let src = "def g(pool):\n    clean = False\n    try:\n        pool.get()\n        clean = True\n    except KeyError:\n        clean = True\n        raise\n    finally:\n        print(clean)\n";
+        let s = summary(src);
+        assert!(s.contains(&"clean@6 unused=false redefs=[]".to_string()), "{s:?}");
         // Unpacking may raise: the handler sees the values before the `try`.
         let src = "def g(t):\n    table = {}\n    try:\n        a, b = t\n    except ValueError:\n        return table\n    return a\n";
         let s = summary(src);

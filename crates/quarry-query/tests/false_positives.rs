@@ -211,3 +211,25 @@ def compare(tokens):
 ";
     assert_eq!(answers("unused-local-variable", "u.py", source), vec!["spare"]);
 }
+
+#[test]
+fn a_reraising_handler_runs_the_finally() {
+    // urllib3's connectionpool: `clean_exit = True; raise` in an except
+    // clause, read by the `finally`.
+    let source = "\
+def urlopen(pool):
+    clean_exit = False
+    try:
+        conn = pool.get()
+        clean_exit = True
+    except KeyError:
+        clean_exit = True
+        spare = False
+        raise
+    finally:
+        if not clean_exit:
+            pool.close()
+    return conn
+";
+    assert_eq!(answers("unused-local-variable", "p.py", source), vec!["spare"]);
+}
