@@ -233,3 +233,22 @@ def urlopen(pool):
 ";
     assert_eq!(answers("unused-local-variable", "p.py", source), vec!["spare"]);
 }
+
+#[test]
+fn strings_that_are_type_hints_use_their_names() {
+    // rich's live.py (`cast("TextIO", ...)`) and requests' _types.py
+    // (`HookType: TypeAlias = Callable[["Response"], Any]`).
+    let source = "\
+from typing import TYPE_CHECKING, Callable, TextIO, TypeAlias, cast
+if TYPE_CHECKING:
+    from models import Response, Request
+HookType: TypeAlias = Callable[[\"Response\"], None]
+names = {\"Request\": 1}
+def redirect(stream):
+    return cast(\"TextIO\", stream)
+";
+    assert_eq!(answers("unused-import", "t.py", source), vec!["from models import Response, Request"]);
+    let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
+    let report = analyze_parsed(&file, &[find_query("unused-import").unwrap()], &[Polarity::Positive]);
+    assert_eq!(report.findings[0].message, "Import of 'Request' is not used.");
+}
