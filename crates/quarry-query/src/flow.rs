@@ -392,6 +392,10 @@ const MAY_RAISE: &[Kind] = &[
     Kind::Yield,
     Kind::ComparisonOperator,
     Kind::UnaryOperator,
+    // Unpacking `a, b = value` raises when the lengths differ.
+    Kind::PatternList,
+    Kind::TuplePattern,
+    Kind::ListPattern,
 ];
 
 impl<'t, 'p> Graph<'t, 'p> {
@@ -406,9 +410,12 @@ impl<'t, 'p> Graph<'t, 'p> {
             if is_clause || crate::reachability::is_statement_in(node, parents.parent(node)) {
                 nodes.push(node);
             }
-            // A `for` loop's iterable is evaluated once, before the loop.
+            // A `for` loop's iterable is evaluated once, before the loop; its
+            // target is bound on the way into the body only, so a loop that
+            // runs no iteration leaves earlier values of the target alive.
             if node.py_kind() == Kind::ForStatement {
                 nodes.extend(node.field(Field::Right));
+                nodes.extend(node.field(Field::Left));
             }
             if matches!(node.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
                 walk.skip_children();
@@ -551,11 +558,17 @@ impl<'t, 'p> Graph<'t, 'p> {
         let mut exceptional = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let node = *node;
-            let loop_of_iterable = self.parents.parent(node).filter(|p| {
-                p.py_kind() == Kind::ForStatement && p.field(Field::Right).is_some_and(|r| r.id() == node.id())
-            });
+            let loop_of = |field: Field| {
+                self.parents.parent(node).filter(|p| {
+                    p.py_kind() == Kind::ForStatement && p.field(field).is_some_and(|r| r.id() == node.id())
+                })
+            };
+            let (loop_of_iterable, loop_of_target) = (loop_of(Field::Right), loop_of(Field::Left));
             let succ = match node.py_kind() {
                 _ if loop_of_iterable.is_some() => loop_of_iterable.map(|l| self.idx(l)).into_iter().collect(),
+                _ if loop_of_target.is_some() => {
+                    loop_of_target.map(|l| self.entry_or_follow(l.field(Field::Body), l)).into_iter().collect()
+                }
                 Kind::ReturnStatement | Kind::RaiseStatement => vec![EXIT],
                 Kind::BreakStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
                 Kind::ContinueStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
@@ -575,7 +588,11 @@ impl<'t, 'p> Graph<'t, 'p> {
                     }
                 }
                 Kind::WhileStatement | Kind::ForStatement => {
-                    let mut succ = vec![self.entry_or_follow(node.field(Field::Body), node)];
+                    let body = match node.field(Field::Left).filter(|_| node.py_kind() == Kind::ForStatement) {
+                        Some(target) => self.idx(target),
+                        None => self.entry_or_follow(node.field(Field::Body), node),
+                    };
+                    let mut succ = vec![body];
                     let constant =
                         if node.py_kind() == Kind::WhileStatement { constant_condition(self.file, node) } else { None };
                     if constant == Some(false) {
@@ -615,7 +632,8 @@ impl<'t, 'p> Graph<'t, 'p> {
     }
 
     /// Handlers (and `finally` blocks) of every `try` whose body holds `node`,
-    /// and the statement after every `with` whose body holds it.
+    /// the `finally` blocks of every `try` whose `except` or `else` clause
+    /// holds it, and the statement after every `with` whose body holds it.
     fn handlers_of(&self, node: Node<'_>) -> Vec<usize> {
         let mut targets = Vec::new();
         let mut child = node;
@@ -633,6 +651,10 @@ impl<'t, 'p> Graph<'t, 'p> {
                 if let Some(finally) = self.finally_entry(n) {
                     targets.push(finally);
                 }
+            }
+            // What an `except` or `else` clause raises runs the `finally` too.
+            if n.py_kind() == Kind::TryStatement && matches!(child.py_kind(), Kind::ExceptClause | Kind::ElseClause) {
+                targets.extend(self.finally_entry(n));
             }
             // The context manager may suppress the exception.
             if n.py_kind() == Kind::WithStatement && n.field(Field::Body).is_some_and(|b| b.id() == child.id()) {
@@ -778,6 +800,21 @@ mod tests {
         let s = summary(src);
         assert!(s.contains(&"doc@1 unused=false redefs=[3]".to_string()), "{s:?}");
         assert!(s.contains(&"doc@3 unused=false redefs=[]".to_string()), "{s:?}");
+        // A handler that re-raises runs the `finally`, which reads its values.
+        let src = "def g(pool):\n    clean = False\n    try:\n        pool.get()\n        clean = True\n    except KeyError:\n        clean = True\n        raise\n    finally:\n        print(clean)\n";
+        let s = summary(src);
+        assert!(s.contains(&"clean@6 unused=false redefs=[]".to_string()), "{s:?}");
+        // Unpacking may raise: the handler sees the values before the `try`.
+        let src = "def g(t):\n    table = {}\n    try:\n        a, b = t\n    except ValueError:\n        return table\n    return a\n";
+        let s = summary(src);
+        assert!(s.contains(&"table@1 unused=false redefs=[]".to_string()), "{s:?}");
+        // A loop that runs no iteration leaves the value before it alive.
+        let src = "def g(xs):\n    i = -1\n    for i in xs:\n        print(i)\n    return i\n";
+        let s = summary(src);
+        assert!(s.contains(&"i@1 unused=false redefs=[2]".to_string()), "{s:?}");
+        let src = "def g(xs):\n    i = -1\n    i = 0\n    for i in xs:\n        print(i)\n    return i\n";
+        let s = summary(src);
+        assert!(s.contains(&"i@1 unused=true redefs=[2]".to_string()), "{s:?}");
     }
 
     #[test]

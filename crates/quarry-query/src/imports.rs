@@ -327,7 +327,9 @@ fn in_doctest(docstring: &str, name: &str) -> bool {
     })
 }
 
-/// Strings inside parameter, assignment and return annotations.
+/// Strings inside parameter, assignment and return annotations, and the
+/// other places a string is a type hint: the value of an `X: TypeAlias = ...`
+/// and the first argument of `cast(...)`.
 fn string_annotations<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(Kind) -> &'n [Node<'f>]) -> Vec<String> {
     let mut annotations = Vec::new();
     let mut roots = Vec::new();
@@ -335,6 +337,24 @@ fn string_annotations<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(Kind) -> &'
         roots.extend(nodes(kind).iter().filter_map(|n| n.field(Field::Type)));
     }
     roots.extend(nodes(Kind::FunctionDefinition).iter().filter_map(|f| f.field(Field::ReturnType)));
+    let is_named = |node: Option<Node<'_>>, name: &str| {
+        node.is_some_and(|n| {
+            let text = file.node_text(n);
+            text == name || text.strip_suffix(name).is_some_and(|t| t.ends_with('.'))
+        })
+    };
+    roots.extend(
+        nodes(Kind::Assignment)
+            .iter()
+            .filter(|a| is_named(a.field(Field::Type), "TypeAlias"))
+            .filter_map(|a| a.field(Field::Right)),
+    );
+    roots.extend(
+        nodes(Kind::Call)
+            .iter()
+            .filter(|c| is_named(c.field(Field::Function), "cast"))
+            .filter_map(|c| c.field(Field::Arguments).and_then(|a| named_children(a).into_iter().next())),
+    );
     for root in roots {
         for node in quarry_syntax::walk::Preorder::new(root) {
             if node.py_kind() == Kind::String {

@@ -16,7 +16,8 @@
 //! builtin ones, abstract classes, classes with bases quarry cannot see,
 //! and initializers making an `__init__` call quarry cannot resolve are
 //! left out; a class is not blamed for a call its superclass already
-//! misses. The `__init__` methods along the MRO are relevant. Negative
+//! misses, or may miss where quarry cannot follow that superclass's
+//! calls. The `__init__` methods along the MRO are relevant. Negative
 //! form: classes whose superclass `__init__` methods are all called.
 
 use crate::syntax::{Field, Kind, SyntaxNode};
@@ -65,7 +66,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             .iter()
             .copied()
             .filter(|m| {
-                !supers.iter().any(|s| checks[*s].as_ref().is_some_and(|c| c.missing.iter().any(|n| n.id() == m.id())))
+                // A superclass that misses `m` too takes the blame; one quarry
+                // cannot decide (an `__init__` call it cannot follow) may.
+                let owner = defining_class(classes, *m);
+                !supers.iter().any(|s| match &checks[*s] {
+                    Some(c) => c.missing.iter().any(|n| n.id() == m.id()),
+                    None => owner.is_some_and(|o| classes.local_supers(*s).contains(&o)),
+                })
             })
             .collect();
         let context: Vec<_> =

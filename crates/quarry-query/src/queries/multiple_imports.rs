@@ -9,7 +9,8 @@
 //! As in CodeQL, both must be `import` statements of the same module bound
 //! to the same name (`import a.b` binds `a`), the first must be in the
 //! module's own scope, and the second either inside a function or class of
-//! the module, or at module scope after the first on every path to it. That
+//! the module, or at module scope after the first on every path to it; a
+//! first import under `if TYPE_CHECKING:` never runs and counts for none. That
 //! dominance is approximated syntactically: the first import's statement
 //! list holds the second, after it. CodeQL also needs the module itself in
 //! its database; common third-party packages (`numpy`, `django`, ...)
@@ -46,6 +47,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             statement: s,
             aliases: aliases(cx, s).into_iter().filter(|(module, _)| !is_common_third_party(module)).collect(),
             module_scope: innermost_scope(scopes, s) == 0,
+            type_checking: type_checking_only(cx, s),
         })
         .collect();
     let mut findings = Vec::new();
@@ -54,7 +56,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         let mut originals = Vec::new();
         for original_import in &imports {
             let original = &original_import.statement;
-            if original.id() == duplicate.id() || !original_import.module_scope {
+            if original.id() == duplicate.id() || !original_import.module_scope || original_import.type_checking {
                 continue;
             }
             let Some((module, _)) = duplicate_aliases.iter().find(|a| original_import.aliases.contains(a)) else {
@@ -91,6 +93,8 @@ struct ImportInfo<'t> {
     statement: Node<'t>,
     aliases: Vec<(String, String)>,
     module_scope: bool,
+    /// Under `if TYPE_CHECKING:`: never runs.
+    type_checking: bool,
 }
 
 /// Each imported module with the name it binds: `import a.b` gives
@@ -112,6 +116,26 @@ fn aliases(cx: &FileContext<'_>, statement: Node<'_>) -> Vec<(String, String)> {
             Some((module, bound))
         })
         .collect()
+}
+
+/// Whether the statement sits in the body of an `if TYPE_CHECKING:` (or
+/// `if typing.TYPE_CHECKING:`), which never runs: an import there makes no
+/// later import redundant.
+fn type_checking_only(cx: &FileContext<'_>, statement: Node<'_>) -> bool {
+    let mut current = statement;
+    while let Some(parent) = current.parent() {
+        if parent.py_kind() == Kind::IfStatement
+            && parent.field(Field::Consequence).is_some_and(|c| c.id() == current.id())
+            && parent.field(Field::Condition).is_some_and(|c| {
+                let text = cx.text(c);
+                text == "TYPE_CHECKING" || text.ends_with(".TYPE_CHECKING")
+            })
+        {
+            return true;
+        }
+        current = parent;
+    }
+    false
 }
 
 /// Whether `first` runs on every path to `second`: `first` comes earlier

@@ -13,8 +13,8 @@
 //! result is used when the call sits inside another call, an attribute or
 //! a subscript, or in a statement other than an expression statement —
 //! except as the value of the only `return` of its function. Modules using
-//! `mox` are left out, and so are method calls whose method a subclass
-//! overrides with one returning a value. The callee and the classes linking it are relevant.
+//! `mox` are left out, and so are calls of `@abstractmethod`s and method
+//! calls whose method a subclass overrides with one returning a value. The callee and the classes linking it are relevant.
 //! Negative form: calls of procedures whose result is discarded.
 
 use crate::syntax::{Field, Kind, SyntaxNode};
@@ -46,7 +46,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for &call in cx.nodes(Kind::Call) {
         let Some(target) = resolve_call(cx, call) else { continue };
-        if !is_procedure(cx, target.function) || overridden_by_function(cx, &target) {
+        if !is_procedure(cx, target.function) || is_abstract(cx, target.function) || overridden_by_function(cx, &target)
+        {
             continue;
         }
         let used = is_used(cx, call);
@@ -78,6 +79,13 @@ fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarge
         .filter(|&sub| sub != class && classes.is_subclass(sub, class))
         .filter_map(|sub| classes.get(sub).method(name))
         .any(|m| !is_procedure(cx, m))
+}
+
+/// Whether the function is an `@abstractmethod`: its body is a placeholder,
+/// and a call runs an implementation quarry may not see (a subclass in
+/// another file, or one whose generic base `Base[T]` it does not follow).
+fn is_abstract(cx: &FileContext<'_>, function: Node<'_>) -> bool {
+    crate::ast::decorators(cx.file(), function).iter().any(|d| d.ends_with("abstractmethod"))
 }
 
 /// A procedure as CodeQL defines it: no `return` statement at all, no

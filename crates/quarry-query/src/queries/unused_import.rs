@@ -9,7 +9,10 @@
 //! As in CodeQL, a name counts as used when any scope reads the global,
 //! when `__all__` lists it (or `__all__` cannot be read), when a doctest,
 //! a `# type:` comment, a string annotation or an epytext `L{name}` comment
-//! mentions it, or when its name marks it as deliberately unused. Imports
+//! mentions it, or when its name marks it as deliberately unused. Strings
+//! that are type hints outside annotations (the value of `X: TypeAlias =
+//! ...`, the first argument of `cast(...)`) count too, which CodeQL's
+//! annotation check misses. Imports
 //! in functions and classes, `from __future__`, `import *`, imports under
 //! `if False:` and package `__init__.py` files are left out. The
 //! module-level block and every block using an import are relevant.
