@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use indicatif::ProgressBar;
 use quarry_query::baseline::{Baseline, BaselineWriter};
 use quarry_query::config::{self, selected_queries, Settings};
@@ -26,35 +26,11 @@ use quarry_syntax::{Language, LoadOptions, SourceFile, SyntaxError, DEFAULT_MAX_
 use rayon::prelude::*;
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
-use super::query_print::{colour, progress_bar, PrintOptions, Printer, Sink};
-pub(crate) use super::query_print::{emit, Collected};
+use super::query_print::{colour, progress_bar, ColorChoice, PrintOptions, Printer, Sink};
+pub(crate) use super::query_print::{emit, Collected, QueryFormat};
 
 /// Exit code of a run with findings (ruff's).
 pub const EXIT_FINDINGS: i32 = 1;
-
-/// Output format of `quarry query`.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum QueryFormat {
-    /// Code with answer and fact spans marked, compiler-diagnostic style.
-    Pretty,
-    /// One finding per line as JSON, in the CodeQueries span schema.
-    Jsonl,
-    /// One JSON array of the findings (as ruff's `json`).
-    Json,
-    /// SARIF 2.1.0, for code-scanning tools.
-    Sarif,
-}
-
-/// When to colour the output.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    /// On a terminal, unless `NO_COLOR` is set or `TERM=dumb`.
-    Auto,
-    /// Always, even into a pipe or file.
-    Always,
-    /// Never.
-    Never,
-}
 
 /// Arguments of `quarry query`.
 #[derive(Args)]

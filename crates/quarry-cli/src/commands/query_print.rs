@@ -7,6 +7,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use quarry_query::output::sarif::{self, SarifResult};
 use quarry_query::output::{pretty, summary, Palette, Tally};
@@ -15,7 +16,29 @@ use quarry_query::triage::{Policy, Status, TriagedFile};
 use quarry_query::Query;
 use quarry_syntax::SyntaxError;
 
-use super::query::{ColorChoice, QueryFormat};
+/// Output format of `quarry query`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QueryFormat {
+    /// Code with answer and fact spans marked, compiler-diagnostic style.
+    Pretty,
+    /// One finding per line as JSON, in the CodeQueries span schema.
+    Jsonl,
+    /// One JSON array of the findings (as ruff's `json`).
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+/// When to colour the output.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set or `TERM=dumb`.
+    Auto,
+    /// Always, even into a pipe or file.
+    Always,
+    /// Never.
+    Never,
+}
 
 /// Whether to colour: `--color`, else on a terminal (not into a file)
 /// unless `NO_COLOR`/`CLICOLOR`/`TERM=dumb` say otherwise (anstream's rules).
