@@ -7,8 +7,9 @@
 
 use std::path::PathBuf;
 
+use quarry_query::project::Project;
 use quarry_query::report::WorkLimits;
-use quarry_query::run::{analyze_files, RunOptions};
+use quarry_query::run::{analyze_files_in, RunOptions};
 use quarry_query::{all_queries, Polarity};
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Language, SpanRecord};
@@ -41,7 +42,8 @@ fn main() {
         chunk: 256,
     };
     let mut lines = Vec::new();
-    let _ = analyze_files(&files, &options, |path, report| -> Result<(), ()> {
+    let project = Project::new(&files, &options.load);
+    let _ = analyze_files_in(&project, &files, &options, |path, report| -> Result<(), ()> {
         let Ok(report) = report else { return Ok(()) };
         let relative = path.strip_prefix(&dir).unwrap_or(path).display().to_string();
         for mut record in report.findings {
@@ -62,6 +64,7 @@ fn main() {
         }
         Ok(())
     });
+    eprintln!("{} files, {} module summaries read", files.len(), project.summaries_read());
     lines.sort();
     for line in lines {
         println!("{line}");

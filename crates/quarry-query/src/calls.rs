@@ -60,6 +60,20 @@ pub fn classify_attribute<'f>(
     if let Some(after) = super_class(cx, defining, function, object) {
         return Reference::Super(after);
     }
+    if object.py_kind() == Kind::Attribute {
+        // `module.Class.name`, with `module` imported at module level.
+        let head = dotted_head(object).map(|h| file.node_text(h));
+        let local = head.is_some_and(|h| {
+            parameter_names(file, function).iter().any(|(n, _)| n == h) || assigns_locally(cx, function, h)
+        });
+        return match (cx.project(), local) {
+            (Some(view), false) => {
+                let text: String = file.node_text(object).split_whitespace().collect();
+                view.class_named(cx.module_names(), &text).map_or(Reference::Opaque, Reference::External)
+            }
+            _ => Reference::Opaque,
+        };
+    }
     if object.py_kind() != Kind::Identifier {
         return Reference::Opaque;
     }
@@ -77,6 +91,19 @@ pub fn classify_attribute<'f>(
     match cx.project() {
         Some(view) => view.class_named(cx.module_names(), name).map_or(Reference::Opaque, Reference::External),
         None => Reference::Opaque,
+    }
+}
+
+/// The identifier a dotted name (`a.b.c`) starts with; `None` for any
+/// other expression.
+pub fn dotted_head(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node;
+    loop {
+        match current.py_kind() {
+            Kind::Identifier => return Some(current),
+            Kind::Attribute => current = current.field(Field::Object)?,
+            _ => return None,
+        }
     }
 }
 

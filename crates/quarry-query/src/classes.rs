@@ -142,6 +142,8 @@ pub struct Classes<'f> {
     mros: Vec<Vec<ClassRef>>,
     by_name: HashMap<String, Vec<ClassId>>,
     project: Option<Project>,
+    /// MROs of classes of other modules, computed once per file.
+    external_mros: std::cell::RefCell<HashMap<ExternalClass, Vec<ClassRef>>>,
 }
 
 impl<'f> Classes<'f> {
@@ -191,12 +193,13 @@ impl<'f> Classes<'f> {
             classes.push(ClassInfo { node, name, bases, metaclass, decorators, members, self_stores });
         }
         let project = project.map(|(view, _)| view.project.clone());
-        let mros = compute_mros(&classes, project.as_ref());
+        let mut external_mros = HashMap::new();
+        let mros = compute_mros(&classes, project.as_ref(), &mut external_mros);
         let mut by_name: HashMap<String, Vec<ClassId>> = HashMap::new();
         for (id, class) in classes.iter().enumerate() {
             by_name.entry(class.name.clone()).or_default().push(id);
         }
-        Classes { classes, mros, by_name, project }
+        Classes { classes, mros, by_name, project, external_mros: std::cell::RefCell::new(external_mros) }
     }
 
     /// Every class, in source order.
@@ -343,7 +346,7 @@ impl<'f> Classes<'f> {
     pub fn mro_of(&self, class: &ClassRef) -> Vec<ClassRef> {
         match (class, &self.project) {
             (ClassRef::Local(id), _) => self.mros[*id].clone(),
-            (ClassRef::External(e), Some(project)) => project.mro(*e, &mut HashMap::new()),
+            (ClassRef::External(e), Some(project)) => project.mro(*e, &mut self.external_mros.borrow_mut()),
             (ClassRef::Builtin(b), _) => builtins::builtin_mro(b).into_iter().map(ClassRef::Builtin).collect(),
             _ => vec![ClassRef::Unknown(String::new())],
         }
@@ -551,8 +554,11 @@ fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'
 /// Computes every class's MRO with C3 linearization, bases first, using an
 /// explicit stack. A base still being computed (a cycle) counts as unknown;
 /// the MROs of classes of other modules come from the project.
-fn compute_mros(classes: &[ClassInfo<'_>], project: Option<&Project>) -> Vec<Vec<ClassRef>> {
-    let mut external: HashMap<ExternalClass, Vec<ClassRef>> = HashMap::new();
+fn compute_mros(
+    classes: &[ClassInfo<'_>],
+    project: Option<&Project>,
+    external: &mut HashMap<ExternalClass, Vec<ClassRef>>,
+) -> Vec<Vec<ClassRef>> {
     const NEW: u8 = 0;
     const ACTIVE: u8 = 1;
     const DONE: u8 = 2;
@@ -590,7 +596,7 @@ fn compute_mros(classes: &[ClassInfo<'_>], project: Option<&Project>) -> Vec<Vec
                     ClassRef::Local(j) => mros[*j].clone(),
                     ClassRef::Builtin(name) => builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect(),
                     ClassRef::External(e) => match project {
-                        Some(project) => project.mro(*e, &mut external),
+                        Some(project) => project.mro(*e, external),
                         None => vec![ClassRef::Unknown(String::new())],
                     },
                     ClassRef::Unknown(_) => vec![b.clone()],

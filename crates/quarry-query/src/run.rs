@@ -36,14 +36,24 @@ pub struct RunOptions {
 pub fn analyze_files<E>(
     files: &[PathBuf],
     options: &RunOptions,
+    each: impl FnMut(&Path, Result<FileReport, SyntaxError>) -> Result<(), E>,
+) -> Result<(), E> {
+    analyze_files_in(&Project::new(files, &options.load), files, options, each)
+}
+
+/// Runs the queries over `files` within an existing project (pass 2 alone),
+/// as [`analyze_files`] does.
+pub fn analyze_files_in<E>(
+    project: &Project,
+    files: &[PathBuf],
+    options: &RunOptions,
     mut each: impl FnMut(&Path, Result<FileReport, SyntaxError>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let project = Project::new(files, &options.load);
     for chunk in files.chunks(options.chunk.max(1)) {
         let reports: Vec<Result<FileReport, SyntaxError>> = chunk
             .par_iter()
             .map(|path| {
-                analyze_file_in(&project, path, &options.queries, &options.polarities, &options.load, &options.limits)
+                analyze_file_in(project, path, &options.queries, &options.polarities, &options.load, &options.limits)
             })
             .collect();
         for (path, report) in chunk.iter().zip(reports) {

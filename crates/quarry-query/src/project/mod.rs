@@ -99,6 +99,11 @@ impl Project {
         self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module)).as_ref()
     }
 
+    /// How many module summaries have been read so far.
+    pub fn summaries_read(&self) -> usize {
+        self.inner.summaries.iter().filter(|s| s.get().is_some()).count()
+    }
+
     fn read_summary(&self, module: ModuleId) -> Option<ModuleSummary> {
         let path = self.inner.modules.path(module);
         let deadline = Deadline::new(Some(DEFAULT_TIME_BUDGET));
@@ -268,6 +273,10 @@ impl Project {
                 InitRef::Receiver => Reference::Receiver,
                 InitRef::Super(j) => Reference::SuperExternal(ExternalClass { module: class.module, class: *j }),
                 InitRef::Class(j) => Reference::External(ExternalClass { module: class.module, class: *j }),
+                InitRef::Imported(parts) => match self.resolve_dotted(class.module, parts) {
+                    Resolved::Class(target) => Reference::External(target),
+                    _ => Reference::Opaque,
+                },
                 InitRef::Opaque => Reference::Opaque,
             })
             .collect()

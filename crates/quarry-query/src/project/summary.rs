@@ -59,7 +59,7 @@ pub enum BaseSummary {
 }
 
 /// How a method refers to an `__init__` (see [`crate::calls::Reference`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InitRef {
     /// `self.__init__`.
     Receiver,
@@ -67,6 +67,9 @@ pub enum InitRef {
     Super(usize),
     /// `C.__init__` for a class `C` of the same module.
     Class(usize),
+    /// `m.C.__init__` or `C.__init__` for a dotted name whose head is bound
+    /// at module level by an import: resolved across modules on use.
+    Imported(Vec<String>),
     /// Anything else.
     Opaque,
 }
@@ -170,7 +173,7 @@ impl ModuleSummary {
                 .map(|m| MemberSummary {
                     name: m.name.clone(),
                     kind: m.kind,
-                    method: (m.kind == MemberKind::Method).then(|| method_summary(cx, id, m.node, &m.name)),
+                    method: (m.kind == MemberKind::Method).then(|| method_summary(cx, &names, id, m.node, &m.name)),
                 })
                 .collect();
             summaries.push(ClassSummary {
@@ -229,16 +232,35 @@ fn enclosing_scope_id<'f>(cx: &FileContext<'f>, node: tree_sitter::Node<'f>) -> 
     cx.file().root().id()
 }
 
-fn method_summary<'f>(cx: &FileContext<'f>, class: usize, node: tree_sitter::Node<'f>, name: &str) -> MethodSummary {
+fn method_summary<'f>(
+    cx: &FileContext<'f>,
+    names: &HashMap<String, Binding>,
+    class: usize,
+    node: tree_sitter::Node<'f>,
+    name: &str,
+) -> MethodSummary {
     let file = cx.file();
     let init_refs = if name == "__init__" {
         attribute_references(cx, class, node, "__init__")
             .into_iter()
-            .map(|(_, r)| match r {
+            .map(|(attribute, r)| match r {
                 Reference::Receiver => InitRef::Receiver,
                 Reference::Super(c) => InitRef::Super(c),
                 Reference::Class(c) => InitRef::Class(c),
-                _ => InitRef::Opaque,
+                _ => {
+                    // An imported class (`Base.__init__`, `mod.Base.__init__`).
+                    let object = attribute.field(Field::Object);
+                    let head = object.and_then(crate::calls::dotted_head).map(|h| file.node_text(h));
+                    let local = head
+                        .is_some_and(|h| crate::parameters::parameter_names(file, node).iter().any(|(n, _)| n == h));
+                    match (object, head.and_then(|h| names.get(h))) {
+                        (Some(object), Some(Binding::Import(_))) if !local => {
+                            let text: String = file.node_text(object).split_whitespace().collect();
+                            InitRef::Imported(text.split('.').map(str::to_string).collect())
+                        }
+                        _ => InitRef::Opaque,
+                    }
+                }
             })
             .collect()
     } else {

@@ -212,11 +212,16 @@ fn check_class<'f>(
     let mut work = vec![initializer];
     while let Some(init) = work.pop() {
         for reference in references_of(cx, classes, references, init) {
-            if let Ok(Some(target)) = resolve(classes, &mro, reference) {
-                if !reached.contains(&target) {
+            match resolve(classes, &mro, reference) {
+                Ok(Some(target)) if !reached.contains(&target) => {
                     reached.push(target);
                     work.push(target);
                 }
+                // A summary keeps less than a tree: an `__init__` of another
+                // module making a call quarry cannot follow leaves the class
+                // out, as the initializer's own unresolved calls do.
+                Err(()) if matches!(init, Init::External(..)) => return None,
+                _ => {}
             }
         }
     }

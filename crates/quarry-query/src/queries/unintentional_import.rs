@@ -175,7 +175,8 @@ fn defines_all(cx: &FileContext<'_>, name: &str) -> Option<bool> {
     let view = cx.project()?;
     let module = view.project.module_target(view.module, name)?;
     let summary = view.project.summary(module)?;
-    Some(!matches!(summary.all, Some(crate::imports::AllNames::Absent) | None))
+    // CodeQL: the module binds `__all__` at import time, by any statement.
+    Some(summary.names.contains_key("__all__") || !matches!(summary.all, Some(crate::imports::AllNames::Absent) | None))
 }
 
 fn module_name(cx: &FileContext<'_>, module: Node<'_>) -> String {

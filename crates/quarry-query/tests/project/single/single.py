@@ -25,6 +25,11 @@ class Ordered(object):
         return self.key < other.key
 
 
+class Mid(Base):
+    def __init__(self):
+        Base.__init__(self)
+
+
 class Derived(Base):
     def __init__(self):
         self.extra = 1
@@ -51,6 +56,11 @@ class Unsure(Loop):
 
     def __lt__(self, other):
         return True
+
+
+class Leaf(Mid):
+    def __init__(self):
+        Mid.__init__(self)
 
 
 p = Point(1)

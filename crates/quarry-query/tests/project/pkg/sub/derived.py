@@ -4,6 +4,7 @@ from pkg import Ordered
 from pkg.cycle_b import Loop
 from pkg.helpers import *
 from pkg.shapes import *
+from pkg.mid import Mid
 
 
 class Derived(Base):
@@ -32,6 +33,11 @@ class Unsure(Loop):
 
     def __lt__(self, other):
         return True
+
+
+class Leaf(Mid):
+    def __init__(self):
+        Mid.__init__(self)
 
 
 p = Point(1)
