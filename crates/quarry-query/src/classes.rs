@@ -424,7 +424,7 @@ fn resolve_base<'f>(
 }
 
 /// The attributes declared directly in a class body.
-fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {
+pub(crate) fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {
     let mut members = Vec::new();
     let Some(body) = class.field(Field::Body) else { return members };
     let mut stack: Vec<Node<'f>> = named_children(body).into_iter().rev().collect();

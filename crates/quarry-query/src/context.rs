@@ -97,7 +97,7 @@ impl<'f> FileContext<'f> {
 
     /// What each module-level name is bound to (computed on first use).
     pub fn module_names(&self) -> &std::collections::HashMap<String, Binding> {
-        self.module_names.get_or_init(|| crate::project::summary::module_bindings(self))
+        self.module_names.get_or_init(|| crate::project::summary::module_bindings(self.file))
     }
 
     /// The module-level imports and the uses of names (computed on first use).
