@@ -304,7 +304,12 @@ impl<'f> Classes<'f> {
         match base {
             ClassRef::Local(id) => self.lookup(*id, name),
             ClassRef::Builtin(b) => builtins::lookup(b, name).map_or(Lookup::Missing, Lookup::Builtin),
-            ClassRef::External(_) => self.lookup_along(&self.mro_of(base), name),
+            ClassRef::External(e) => {
+                if let Some(mro) = self.external_mros.borrow().get(e) {
+                    return self.lookup_along(mro, name);
+                }
+                self.lookup_along(&self.mro_of(base), name)
+            }
             ClassRef::Unknown(_) => Lookup::Unknown,
         }
     }

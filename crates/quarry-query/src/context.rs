@@ -9,7 +9,7 @@ use tree_sitter::Node;
 use crate::classes::Classes;
 use crate::flow::ScopeFlow;
 use crate::imports::Imports;
-use crate::project::{Binding, ProjectView};
+use crate::project::{Binding, ExternalClass, ProjectView};
 use crate::reachability::Reachability;
 use crate::scopes::Scopes;
 
@@ -28,6 +28,7 @@ pub struct FileContext<'f> {
     own_nodes: OnceCell<std::collections::HashMap<usize, Vec<Node<'f>>>>,
     project: Option<ProjectView>,
     module_names: OnceCell<std::collections::HashMap<String, Binding>>,
+    imported_classes: std::cell::RefCell<std::collections::HashMap<String, Option<ExternalClass>>>,
 }
 
 impl<'f> FileContext<'f> {
@@ -42,6 +43,7 @@ impl<'f> FileContext<'f> {
         FileContext {
             project,
             module_names: OnceCell::new(),
+            imported_classes: Default::default(),
             file,
             blocks: code_blocks(file),
             scopes: OnceCell::new(),
@@ -93,6 +95,19 @@ impl<'f> FileContext<'f> {
     /// The project the file is analysed in, with the file's module.
     pub fn project(&self) -> Option<&ProjectView> {
         self.project.as_ref()
+    }
+
+    /// The class of another module of the project that a dotted name read
+    /// at module level stands for (its head bound by one import), resolved
+    /// once per name and file.
+    pub fn imported_class(&self, dotted: &str) -> Option<ExternalClass> {
+        let view = self.project.as_ref()?;
+        if let Some(known) = self.imported_classes.borrow().get(dotted) {
+            return *known;
+        }
+        let class = view.class_named(self.module_names(), dotted);
+        self.imported_classes.borrow_mut().insert(dotted.to_string(), class);
+        class
     }
 
     /// What each module-level name is bound to (computed on first use).
