@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::context::FileContext;
 use crate::engine::run_query;
 use crate::finding::Polarity;
+use crate::project::{Project, ProjectView};
 use crate::registry::Query;
 
 /// A code block a finding needs, as reported alongside it.
@@ -114,11 +115,39 @@ pub fn analyze_file_within(
     options: &LoadOptions,
     limits: &WorkLimits,
 ) -> Result<FileReport, SyntaxError> {
-    analyze_source_within(SourceFile::load(path, options)?, queries, polarities, limits)
+    let project = Project::new(&[path.to_path_buf()], options);
+    analyze_file_in(&project, path, queries, polarities, options, limits)
 }
 
-/// [`analyze_file_within`] for a file already read, such as standard input.
+/// Loads, parses and queries one file of a project within `limits`, as
+/// [`analyze_file_within`] does: names it imports from other files of the
+/// project resolve to their definitions there.
+pub fn analyze_file_in(
+    project: &Project,
+    path: &Path,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    options: &LoadOptions,
+    limits: &WorkLimits,
+) -> Result<FileReport, SyntaxError> {
+    analyze_source_in(project, SourceFile::load(path, options)?, queries, polarities, limits)
+}
+
+/// [`analyze_file_within`] for a file already read, such as standard input:
+/// a project of that one file (with its package context on disk, if any).
 pub fn analyze_source_within(
+    source: SourceFile,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    limits: &WorkLimits,
+) -> Result<FileReport, SyntaxError> {
+    let project = Project::new(&[source.path().to_path_buf()], &LoadOptions::default());
+    analyze_source_in(&project, source, queries, polarities, limits)
+}
+
+/// [`analyze_file_in`] for a file already read.
+pub fn analyze_source_in(
+    project: &Project,
     source: SourceFile,
     queries: &[&'static Query],
     polarities: &[Polarity],
@@ -129,14 +158,15 @@ pub fn analyze_source_within(
     let file = ParsedFile::parse_within(source, Language::Python, &deadline)?;
     let path = path.as_path();
     let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
+    let project = project.clone();
     deadline.run_bounded(path, "running queries", move || {
-        analyze_parsed_within(&file, &queries, &polarities, max_depth, &deadline)
+        analyze_parsed_in(&project, &file, &queries, &polarities, max_depth, &deadline)
     })
 }
 
 /// Queries an already parsed file.
 pub fn analyze_parsed(file: &ParsedFile, queries: &[&'static Query], polarities: &[Polarity]) -> FileReport {
-    run_queries(file, queries, polarities, &Deadline::unlimited()).unwrap_or_else(|_| unreachable!("no deadline"))
+    run_queries(file, None, queries, polarities, &Deadline::unlimited()).unwrap_or_else(|_| unreachable!("no deadline"))
 }
 
 /// Queries an already parsed file whose tree is at most `max_depth` deep,
@@ -149,16 +179,33 @@ pub fn analyze_parsed_within(
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
     check_depth(file.source().path(), file.root(), max_depth)?;
-    run_queries(file, queries, polarities, deadline)
+    run_queries(file, None, queries, polarities, deadline)
+}
+
+/// Queries an already parsed file of a project, as
+/// [`analyze_parsed_within`] does. A file that is not one of the project's
+/// is analysed alone.
+pub fn analyze_parsed_in(
+    project: &Project,
+    file: &ParsedFile,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    max_depth: usize,
+    deadline: &Deadline,
+) -> Result<FileReport, SyntaxError> {
+    check_depth(file.source().path(), file.root(), max_depth)?;
+    let view = project.module_of(file.source().path()).map(|module| ProjectView { project: project.clone(), module });
+    run_queries(file, view, queries, polarities, deadline)
 }
 
 fn run_queries(
     file: &ParsedFile,
+    project: Option<ProjectView>,
     queries: &[&'static Query],
     polarities: &[Polarity],
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
-    let context = FileContext::new(file);
+    let context = FileContext::within(file, project);
     let text = file.text();
     let name = file.source().path().display().to_string();
     let mut findings = Vec::new();

@@ -4,8 +4,9 @@
 //! The command only parses options and prints: configuration, suppression
 //! comments, baselines, triage and the output formats are in
 //! `quarry_query::{config, suppression, baseline, triage, output}`; the
-//! printing itself is in `query_print`. The per-file analysis is one call,
-//! in `analyze_chunk` (and `analyze_source_within` for standard input).
+//! printing itself is in `query_print`. The analysis is one library call,
+//! `quarry_query::run::analyze_files_in` over the run's project (and
+//! `analyze_source_within` for standard input).
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -13,17 +14,17 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::ProgressBar;
 use quarry_query::baseline::{Baseline, BaselineWriter};
 use quarry_query::config::{self, selected_queries, Settings};
 use quarry_query::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
-use quarry_query::report::{analyze_file_within, analyze_source_within, FileReport, WorkLimits};
+use quarry_query::project::Project;
+use quarry_query::report::{analyze_source_within, WorkLimits};
+use quarry_query::run::{analyze_files_in, RunOptions};
 use quarry_query::triage::{PerFileIgnores, Policy};
 use quarry_query::{find_query, Polarity, Query};
 use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
-use quarry_syntax::{Language, LoadOptions, SourceFile, SyntaxError, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIME_BUDGET};
-use rayon::prelude::*;
+use quarry_syntax::{Language, LoadOptions, SourceFile, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIME_BUDGET};
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
 use super::query_print::{colour, progress_bar, ColorChoice, PrintOptions, Printer, Sink};
@@ -301,12 +302,17 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
                 printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)?;
             }
             Input::Files(files) => {
-                for chunk in files.chunks(CHUNK) {
-                    let reports = analyze_chunk(chunk, &plan, &progress);
-                    for report in reports {
-                        printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)?;
-                    }
-                }
+                let run = RunOptions {
+                    queries: plan.queries.clone(),
+                    polarities: plan.polarities.to_vec(),
+                    load: plan.load.clone(),
+                    limits: plan.limits.clone(),
+                    chunk: CHUNK,
+                };
+                let project = Project::new(&files, &plan.load);
+                analyze_files_in(&project, &files, &run, &|_| progress.inc(1), |_, report| {
+                    printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)
+                })?;
             }
         }
         progress.finish_and_clear();
@@ -339,18 +345,6 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     }
     let failing = tally.reported_positive + if args.report_unused_suppressions { tally.unused_suppressions } else { 0 };
     Ok(if failing > 0 && !args.exit_zero { EXIT_FINDINGS } else { EXIT_OK })
-}
-
-/// The per-file analysis: every file of a chunk, in parallel, in order.
-fn analyze_chunk(chunk: &[PathBuf], plan: &Plan, progress: &ProgressBar) -> Vec<Result<FileReport, SyntaxError>> {
-    chunk
-        .par_iter()
-        .map(|path| {
-            let report = analyze_file_within(path, &plan.queries, plan.polarities, &plan.load, &plan.limits);
-            progress.inc(1);
-            report
-        })
-        .collect()
 }
 
 /// The command-line options that are also configuration settings.
