@@ -60,7 +60,7 @@ impl Drop for AtomicFile {
 
 /// Opens a JSON Lines file for reading, transparently decompressing `.gz`.
 pub fn open_lines(path: &Path) -> Result<Box<dyn std::io::BufRead>, DataError> {
-    let file = File::open(path).map_err(|e| DataError::io(path, e))?;
+    let file = quarry_syntax::read::open_regular_file(path).map_err(|e| DataError::io(path, e))?;
     if path.extension().is_some_and(|e| e == "gz") {
         Ok(Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file))))
     } else {

@@ -165,8 +165,8 @@ fn comments_cmd(args: CommentsArgs) -> i32 {
 }
 
 /// One input line: its comment, or why it is unusable.
-fn read_comments(path: &PathBuf) -> Result<Vec<Result<String, String>>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read_comments(path: &std::path::Path) -> Result<Vec<Result<String, String>>, String> {
+    let file = quarry_syntax::read::open_regular_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;

@@ -34,7 +34,7 @@ pub struct GoldEntry {
 
 /// Reads a gold file (one JSON object per line).
 pub fn read_gold(path: &Path) -> Result<Vec<GoldEntry>, DataError> {
-    let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+    let file = quarry_syntax::read::open_regular_file(path).map_err(|e| DataError::io(path, e))?;
     let mut out = Vec::new();
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| DataError::io(path, e))?;

@@ -23,7 +23,7 @@ impl StoredParses {
     /// Reads a JSON Lines file of docs; a bad line is an error naming the
     /// file and line.
     pub fn read(path: &Path) -> Result<StoredParses, DataError> {
-        let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+        let file = quarry_syntax::read::open_regular_file(path).map_err(|e| DataError::io(path, e))?;
         let mut docs = HashMap::new();
         for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
             let line = line.map_err(|e| DataError::io(path, e))?;
