@@ -92,3 +92,24 @@ fn java_files_have_no_code_blocks() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("Python files only"));
 }
+
+#[test]
+fn a_file_over_the_time_budget_is_skipped_with_a_diagnostic() {
+    // 2 MB of code cannot be read, parsed and walked in a microsecond: each command reports
+    // the file and the stage where the budget ran out, prints nothing and exits 2.
+    let text = "def f(a, b):\n    if a == None:\n        return b\n    return a\n\n".repeat(40_000);
+    let path = fixture("big.py", text.as_bytes());
+    for command in ["blocks", "tokens", "parse"] {
+        let out = quarry(&[command, path.to_str().unwrap(), "--time-budget", "0.000001"]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{}: skipped after the per-file time budget of 0.0 s", path.display())),
+            "{command}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{command}");
+    }
+    // Without a budget the work is done.
+    let out = quarry(&["tokens", path.to_str().unwrap(), "--time-budget", "0", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -3,7 +3,6 @@
 //! malformed line becomes an error naming the file and the line, so one bad row does not
 //! lose a dataset). Writing goes through [`quarry_stdx::AtomicFile`].
 
-use std::fs::File;
 use std::io::BufRead as _;
 use std::path::Path;
 
@@ -11,7 +10,7 @@ use crate::error::DataError;
 
 /// Opens a JSON Lines file for reading, transparently decompressing `.gz`.
 pub fn open_lines(path: &Path) -> Result<Box<dyn std::io::BufRead>, DataError> {
-    let file = File::open(path).map_err(|e| DataError::io(path, e))?;
+    let file = quarry_syntax::read::open_regular_file(path).map_err(|e| DataError::io(path, e))?;
     if path.extension().is_some_and(|e| e == "gz") {
         Ok(Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file))))
     } else {

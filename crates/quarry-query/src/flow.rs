@@ -63,6 +63,8 @@ pub struct ScopeFlow<'f> {
     pub escaping: HashSet<String>,
     /// Whether the scope calls `locals()` or `vars()` (which read every local).
     pub reads_locals: bool,
+    /// Indices into `defs` by the id of the bound identifier.
+    by_node: HashMap<usize, Vec<usize>>,
 }
 
 impl<'f> ScopeFlow<'f> {
@@ -70,6 +72,19 @@ impl<'f> ScopeFlow<'f> {
     /// and not read through `locals()`/`vars()`.
     pub fn is_unused(&self, def: &FlowDef<'_>) -> bool {
         !def.used && !self.escaping.contains(&def.name) && !self.reads_locals
+    }
+
+    /// The definitions binding the identifier `node` (one lookup, not a scan of `defs`).
+    pub fn defs_of(&self, node: Node<'_>) -> impl Iterator<Item = &FlowDef<'f>> + '_ {
+        self.by_node.get(&node.id()).into_iter().flatten().map(|&i| &self.defs[i])
+    }
+
+    fn new(scope: ScopeId, defs: Vec<FlowDef<'f>>, escaping: HashSet<String>, reads_locals: bool) -> Self {
+        let mut by_node: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, def) in defs.iter().enumerate() {
+            by_node.entry(def.node.id()).or_default().push(i);
+        }
+        ScopeFlow { scope, defs, escaping, reads_locals, by_node }
     }
 }
 
@@ -125,7 +140,7 @@ fn analyse_scope<'f>(
         scope.kind == ScopeKind::Function && scope.uses.iter().any(|u| u.name == "locals" || u.name == "vars");
     let mut defs: Vec<FlowDef<'f>> = Vec::new();
     let Some(body) = body else {
-        return ScopeFlow { scope: scope_id, defs, escaping, reads_locals };
+        return ScopeFlow::new(scope_id, defs, escaping, reads_locals);
     };
     let graph = Graph::build(body, cx.file(), cx.parents());
     let n = graph.nodes.len();
@@ -188,12 +203,15 @@ fn analyse_scope<'f>(
     // Reads and writes of each name, in block order: (block, position, def or
     // `None` for a read). Within a node reads come before writes.
     let mut events: HashMap<&str, Vec<Event>> = HashMap::new();
+    // Reads of names never defined here need no events (a set: one lookup per read, not a
+    // scan of every definition).
+    let defined: HashSet<&str> = defs.iter().map(|d| d.name.as_str()).collect();
     for node in 0..=entry_node {
         let (block, position) = (blocks.block_of[node], blocks.position[node]);
         for name in &reads[node] {
             if let Some(list) = events.get_mut(name.as_str()) {
                 list.push((block, position, None));
-            } else if defs.iter().any(|d| &d.name == name) {
+            } else if defined.contains(name.as_str()) {
                 events.insert(name.as_str(), vec![(block, position, None)]);
             }
         }
@@ -279,7 +297,7 @@ fn analyse_scope<'f>(
         def.used = used[i];
         def.redefs = redefs[i].iter().copied().collect();
     }
-    ScopeFlow { scope: scope_id, defs, escaping, reads_locals }
+    ScopeFlow::new(scope_id, defs, escaping, reads_locals)
 }
 
 /// Maximal straight-line runs of graph nodes. A node with exceptional

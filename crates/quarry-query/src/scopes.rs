@@ -2,6 +2,8 @@
 //! lambda and comprehension scopes; where each name is bound and used;
 //! `global` and `nonlocal` declarations. Built by one iterative walk.
 
+use std::collections::HashMap;
+
 use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
@@ -90,15 +92,33 @@ pub struct Scope {
     pub nonlocals: Vec<String>,
     /// Directly nested scopes.
     pub children: Vec<ScopeId>,
+    /// Indices into `bindings` by name, in source order (filled once the scope is complete),
+    /// so that looking a name up costs one hash lookup, not a scan of every binding.
+    by_name: HashMap<String, Vec<usize>>,
 }
 
 impl Scope {
     /// Whether `name` is local to this scope: bound here and not declared
     /// `global` or `nonlocal`.
     pub fn is_local(&self, name: &str) -> bool {
-        !self.globals.iter().any(|g| g == name)
-            && !self.nonlocals.iter().any(|g| g == name)
-            && self.bindings.iter().any(|b| b.name == name)
+        !self.globals.iter().any(|g| g == name) && !self.nonlocals.iter().any(|g| g == name) && self.binds(name)
+    }
+
+    /// Whether `name` is bound in this scope (whatever its declarations).
+    pub fn binds(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// The indices of the bindings of `name`, in source order.
+    pub fn bindings_of(&self, name: &str) -> &[usize] {
+        self.by_name.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    fn index_bindings(&mut self) {
+        self.by_name.clear();
+        for (i, b) in self.bindings.iter().enumerate() {
+            self.by_name.entry(b.name.clone()).or_default().push(i);
+        }
     }
 }
 
@@ -180,8 +200,9 @@ impl Scopes {
         let declared_global = here.globals.iter().any(|g| g == name);
         if !declared_global && here.is_local(name) {
             let mut chosen = None;
-            for (index, b) in here.bindings.iter().enumerate() {
-                if b.name != name || b.kind == Some(BindingKind::Delete) {
+            for &index in here.bindings_of(name) {
+                let b = &here.bindings[index];
+                if b.kind == Some(BindingKind::Delete) {
                     continue;
                 }
                 if b.start_byte < at || chosen.is_none() {
@@ -197,9 +218,9 @@ impl Scopes {
             let s = &self.scopes[id];
             // Class bodies are not visible from the functions nested in them.
             let visible = s.kind != ScopeKind::Class && (id == 0 || !declared_global);
-            if visible && (s.is_local(name) || (id == 0 && s.bindings.iter().any(|b| b.name == name))) {
-                if let Some(index) =
-                    s.bindings.iter().rposition(|b| b.name == name && b.kind != Some(BindingKind::Delete))
+            if visible && (s.is_local(name) || (id == 0 && s.binds(name))) {
+                if let Some(&index) =
+                    s.bindings_of(name).iter().rev().find(|&&i| s.bindings[i].kind != Some(BindingKind::Delete))
                 {
                     return Resolution::Binding(BindingId { scope: id, index });
                 }
@@ -278,6 +299,7 @@ impl<'f> Builder<'f> {
             globals: Vec::new(),
             nonlocals: Vec::new(),
             children: Vec::new(),
+            by_name: HashMap::new(),
         });
         if let Some(p) = parent {
             self.scopes[p].children.push(id);
@@ -461,6 +483,7 @@ impl<'f> Builder<'f> {
             }
             stack.extend(push.into_iter().rev());
         }
+        self.scopes.iter_mut().for_each(Scope::index_bindings);
         let mut scopes = Scopes { scopes: self.scopes, resolutions: Default::default() };
         scopes.resolve_all();
         scopes

@@ -79,3 +79,33 @@ fn a_query_that_overruns_the_budget_is_abandoned_in_time() {
     }
     assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
 }
+
+#[test]
+fn sixty_thousand_comparisons_on_one_line_are_answered_in_linear_time() {
+    // The 1 MB hostile file: these three queries used to be quadratic in the number of
+    // statements of one block (a scan of every earlier statement, of every definition and of
+    // every binding per name read); doubling the input must now roughly double the time.
+    let queries = ["redundant-comparison", "multiple-definition", "unused-local-variable"]
+        .map(|id| quarry_query::find_query(id).unwrap());
+    let time = |statements: usize| {
+        let text = format!("{}\n", "x = a == a;      ".repeat(statements));
+        let file = ParsedFile::parse(SourceFile::from_text("one_line.py", text), Language::Python).unwrap();
+        let start = Instant::now();
+        let report = analyze_parsed_within(
+            &file,
+            &queries,
+            &[Polarity::Positive, Polarity::Negative],
+            DEFAULT_MAX_DEPTH,
+            &Deadline::unlimited(),
+        )
+        .unwrap();
+        (start.elapsed(), report)
+    };
+    let (small, _) = time(15_000);
+    let (large, report) = time(60_000);
+    // Four times the input: a quadratic analysis takes 16 times as long, a linear one 4.
+    assert!(large < small * 10 + Duration::from_millis(500), "15,000: {small:?}, 60,000: {large:?}");
+    // `x` is rebound by every statement: every definition but the last is overwritten unread.
+    let multiple = report.findings.iter().filter(|f| f.query_id == "multiple-definition").count();
+    assert_eq!(multiple, 59_999);
+}

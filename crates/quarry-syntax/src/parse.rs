@@ -73,11 +73,24 @@ impl ParsedFile {
         language: Option<Language>,
         options: &crate::source::LoadOptions,
     ) -> Result<ParsedFile, SyntaxError> {
+        ParsedFile::load_within(path, language, options, &Deadline::unlimited())
+    }
+
+    /// [`ParsedFile::load`], giving up with [`SyntaxError::TimeBudget`] once
+    /// `deadline` has passed.
+    pub fn load_within(
+        path: &std::path::Path,
+        language: Option<Language>,
+        options: &crate::source::LoadOptions,
+        deadline: &Deadline,
+    ) -> Result<ParsedFile, SyntaxError> {
         let language = match language.or_else(|| Language::from_path(path)) {
             Some(language) => language,
             None => return Err(SyntaxError::UnknownLanguage { path: path.to_path_buf() }),
         };
-        ParsedFile::parse(SourceFile::load(path, options)?, language)
+        let source = SourceFile::load(path, options)?;
+        deadline.check(path, || "reading".to_string())?;
+        ParsedFile::parse_within(source, language, deadline)
     }
 
     /// The source file.

@@ -58,6 +58,29 @@ pub fn read_regular_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>, SyntaxE
     Ok(bytes)
 }
 
+/// Opens the regular file at `path` (links followed) for reading as a stream, with no size
+/// limit: the readers of data files (JSON Lines, parallel text files) that must not block on
+/// a named pipe or read a device forever. Anything else is an [`std::io::Error`] of kind
+/// `InvalidInput` saying what the path names, for the caller to report with the path.
+pub fn open_regular_file(path: &Path) -> std::io::Result<File> {
+    let refuse = |metadata: &std::fs::Metadata| -> std::io::Result<()> {
+        let file_type = metadata.file_type();
+        let kind = if file_type.is_dir() { Some("directory") } else { special_file_kind(&file_type) };
+        match kind {
+            Some(kind) => Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("not a regular file ({kind}), not read"),
+            )),
+            None => Ok(()),
+        }
+    };
+    refuse(&std::fs::metadata(path)?)?;
+    let file = open_without_blocking(path)?;
+    // The path may have been replaced between the two looks: check what was opened.
+    refuse(&file.metadata()?)?;
+    Ok(file)
+}
+
 fn check_kind(path: &Path, metadata: &std::fs::Metadata) -> Result<(), SyntaxError> {
     let file_type = metadata.file_type();
     if file_type.is_dir() {

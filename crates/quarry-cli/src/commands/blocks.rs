@@ -18,51 +18,61 @@ pub struct BlocksArgs {
 }
 
 #[derive(Serialize)]
-struct BlockRecord<'a> {
+struct BlockRecord {
     index: usize,
     kind: BlockKind,
-    name: &'a str,
+    name: String,
     metadata: String,
-    header: &'a str,
-    lines: &'a [LineRun],
+    header: String,
+    lines: Vec<LineRun>,
     content: String,
 }
 
 #[derive(Serialize)]
-struct BlocksDocument<'a> {
+struct BlocksDocument {
     file: String,
     language: Language,
-    blocks: Vec<BlockRecord<'a>>,
+    blocks: Vec<BlockRecord>,
 }
 
-/// Prints the blocks of one file.
+/// Prints the blocks of one file. Parsing and finding the blocks share the file's time budget.
 pub fn run(args: BlocksArgs) -> i32 {
-    let file = match args.input.parse() {
+    let deadline = match args.input.deadline() {
+        Ok(deadline) => deadline,
+        Err(message) => return report_error(&message),
+    };
+    let file = match args.input.parse(&deadline) {
         Ok(file) => file,
         Err(e) => return report_error(&e.to_string()),
     };
-    if file.language() != Language::Python {
+    let language = file.language();
+    if language != Language::Python {
         return report_error(&format!("{}: code blocks are defined for Python files only", args.input.file.display()));
     }
-    let blocks = code_blocks(&file);
-    let records: Vec<BlockRecord<'_>> = blocks
-        .all()
-        .iter()
-        .map(|b| BlockRecord {
-            index: b.index,
-            kind: b.kind,
-            name: &b.name,
-            metadata: b.metadata(),
-            header: b.header(),
-            lines: &b.lines,
-            content: b.content(&file),
-        })
-        .collect();
+    let records = deadline.run_bounded(&args.input.file, "finding code blocks", move || {
+        let blocks = code_blocks(&file);
+        Ok(blocks
+            .all()
+            .iter()
+            .map(|b| BlockRecord {
+                index: b.index,
+                kind: b.kind,
+                name: b.name.clone(),
+                metadata: b.metadata(),
+                header: b.header().to_string(),
+                lines: b.lines.clone(),
+                content: b.content(&file),
+            })
+            .collect::<Vec<_>>())
+    });
+    let records = match records {
+        Ok(records) => records,
+        Err(e) => return report_error(&e.to_string()),
+    };
     with_stdout(|out| match args.format {
-        Format::Json => write_json(
-            out,
-            &BlocksDocument { file: args.input.file.display().to_string(), language: file.language(), blocks: records },
-        ),
+        Format::Json => {
+            write_json(out, &BlocksDocument { file: args.input.file.display().to_string(), language, blocks: records })
+        }
         Format::Pretty => {
             for record in &records {
                 // 1-based line numbers for people; JSON keeps 0-based runs.

@@ -53,7 +53,10 @@ fn parse(args: ParseArgs) -> i32 {
         }
     };
     let (name, bytes) = match &args.file {
-        Some(f) => match std::fs::read(f) {
+        Some(f) => match quarry_syntax::read::open_regular_file(f).and_then(|mut file| {
+            let mut b = Vec::new();
+            file.read_to_end(&mut b).map(|_| b)
+        }) {
             Ok(b) => (f.display().to_string(), b),
             Err(e) => {
                 eprintln!("quarry: error: {}: {e}", f.display());

@@ -28,11 +28,21 @@ struct ParseDocument {
 
 /// Prints the tree and the error regions of one file.
 pub fn run(args: ParseArgs) -> i32 {
-    let file = match args.input.parse() {
+    let deadline = match args.input.deadline() {
+        Ok(deadline) => deadline,
+        Err(message) => return report_error(&message),
+    };
+    let file = match args.input.parse(&deadline) {
         Ok(file) => file,
         Err(e) => return report_error(&e.to_string()),
     };
-    let regions = file.error_regions();
+    let (file, regions) = match deadline.run_bounded(&args.input.file, "finding error regions", move || {
+        let regions = file.error_regions();
+        Ok((file, regions))
+    }) {
+        Ok(done) => done,
+        Err(e) => return report_error(&e.to_string()),
+    };
     with_stdout(|out| match args.format {
         Format::Json => write_json(
             out,

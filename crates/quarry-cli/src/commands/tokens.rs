@@ -30,16 +30,26 @@ pub fn run(args: TokensArgs) -> i32 {
     let Some(language) = args.input.lang.or_else(|| Language::from_path(path)) else {
         return report_error(&format!("{}: unknown language (use --lang python|java)", path.display()));
     };
-    let options = quarry_syntax::LoadOptions { max_file_bytes: args.input.max_file_bytes };
-    let source = match SourceFile::load(path, &options) {
+    let deadline = match args.input.deadline() {
+        Ok(deadline) => deadline,
+        Err(message) => return report_error(&message),
+    };
+    let source = match SourceFile::load(path, &args.input.load_options()) {
         Ok(source) => source,
         Err(e) => return report_error(&e.to_string()),
     };
-    let text = source.text();
-    let records: Vec<TokenRecord> = tokenize(text, language)
-        .iter()
-        .map(|t| TokenRecord { kind: t.kind, span: t.span(text, source.lines()).to_record(text) })
-        .collect();
+    // Tokenizing shares the file's time budget, as parsing does in the other commands.
+    let records = deadline.run_bounded(path, "tokenizing", move || {
+        let text = source.text();
+        Ok(tokenize(text, language)
+            .iter()
+            .map(|t| TokenRecord { kind: t.kind, span: t.span(text, source.lines()).to_record(text) })
+            .collect::<Vec<_>>())
+    });
+    let records = match records {
+        Ok(records) => records,
+        Err(e) => return report_error(&e.to_string()),
+    };
     with_stdout(|out| match args.format {
         Format::Json => {
             write_json(out, &TokensDocument { file: path.display().to_string(), language, tokens: records })

@@ -10,7 +10,7 @@ use crate::error::DataError;
 /// error naming the file and line (not JSON, no string field). Only a file that cannot be
 /// opened or read is an error of the whole.
 pub fn read_comments(path: &Path) -> Result<Vec<Result<String, DataError>>, DataError> {
-    let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+    let file = quarry_syntax::read::open_regular_file(path).map_err(|e| DataError::io(path, e))?;
     let mut out = Vec::new();
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
         let bad = |message: String| DataError::BadRecord { path: path.to_path_buf(), line: n + 1, message };

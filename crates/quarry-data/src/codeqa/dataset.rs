@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use quarry_stdx::rng::SplitMix64;
 use quarry_syntax::corpus::source_files;
-use quarry_syntax::{Language, LoadOptions, ParsedFile};
+use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, DEFAULT_TIME_BUDGET};
 
 use super::extract::{functions, Function};
 use super::files::SplitWriter;
@@ -145,7 +145,10 @@ pub fn documented_functions(corpus: &[PathBuf], language: Language) -> Found {
     let extracted: Vec<Result<Vec<Function>, String>> = files
         .par_iter()
         .map(|path| {
-            ParsedFile::load(path, Some(language), &LoadOptions::default())
+            // Parsing has the per-file time budget of the other corpus walks (a 50 MB file is
+            // reported, not waited for).
+            let deadline = Deadline::after(DEFAULT_TIME_BUDGET);
+            ParsedFile::load_within(path, Some(language), &LoadOptions::default(), &deadline)
                 .map(|f| functions(&f))
                 .map_err(|e| e.to_string())
         })

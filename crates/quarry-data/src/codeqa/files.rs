@@ -70,7 +70,7 @@ pub fn splits_in(dir: &Path) -> Result<Vec<String>, DataError> {
 /// Reads the lines of a file; the released files have no newline after the
 /// last line, so a final empty line is not an example.
 fn read_lines(path: &Path) -> Result<Vec<String>, DataError> {
-    let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+    let file = quarry_syntax::read::open_regular_file(path).map_err(|e| DataError::io(path, e))?;
     let mut lines = Vec::new();
     for line in std::io::BufReader::new(file).lines() {
         let mut line = line.map_err(|e| DataError::io(path, e))?;

@@ -73,7 +73,10 @@ pub struct CodeQaExample {
 
 /// Reads the stripped lines of `path`; an empty line is an error naming the file and line.
 pub fn read_lines(path: &Path) -> Result<Vec<String>, DataError> {
-    let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
+    let mut bytes = Vec::new();
+    quarry_syntax::read::open_regular_file(path)
+        .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
+        .map_err(|e| DataError::io(path, e))?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {

@@ -53,9 +53,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             }
             let redefs = def.redefs.iter().map(|&r| flow.defs[r].span);
             let positive = multiply_defined(flow, def)
-                && tuple_siblings(def).iter().all(|sibling| {
-                    flow.defs.iter().any(|other| other.node.id() == sibling.id() && multiply_defined(flow, other))
-                })
+                && tuple_siblings(def)
+                    .iter()
+                    .all(|sibling| flow.defs_of(*sibling).any(|other| multiply_defined(flow, other)))
                 && !assigns_simple_literal(cx, def.node);
             match polarity {
                 Polarity::Positive if positive => findings.push(

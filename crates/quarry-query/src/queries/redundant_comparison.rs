@@ -33,6 +33,8 @@
 //! comparisons controlled by earlier tests of a shared variable that do not
 //! decide them.
 
+use std::collections::HashMap;
+
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
@@ -134,9 +136,10 @@ impl Test<'_> {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
+    let mut guards = Guards::default();
     for &comparison in cx.nodes(Kind::ComparisonOperator) {
         let Some(test) = comparison_test(cx, comparison, true) else { continue };
-        let facts: Vec<(Test<'_>, bool)> = controlling_facts(cx, comparison)
+        let facts: Vec<(Test<'_>, bool)> = controlling_facts(cx, comparison, &mut guards)
             .into_iter()
             .filter(|(fact, _)| {
                 fact.variables().any(|v| test.variables().any(|w| w == v)) && !reassigned_between(cx, fact, &test)
@@ -263,8 +266,14 @@ fn implication(fact: &Test<'_>, truth: bool, test: &Test<'_>) -> Option<bool> {
     })
 }
 
+/// The guard conditions of each statement list seen so far, by the list's node id: the
+/// condition of every `if` with no `else` whose body always leaves, with the start of
+/// that `if`, in order. Computed once per list, so that the comparisons of a long list
+/// cost one binary search each rather than a scan of the statements before them.
+type Guards<'t> = HashMap<usize, Vec<(usize, Node<'t>)>>;
+
 /// The comparisons known to be true or false where `node` is evaluated.
-fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Test<'t>, bool)> {
+fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>, guards: &mut Guards<'t>) -> Vec<(Test<'t>, bool)> {
     let mut conditions: Vec<(Node<'t>, bool)> = Vec::new();
     let mut child = node;
     while let Some(parent) = child.parent() {
@@ -313,19 +322,19 @@ fn controlling_facts<'t>(cx: &FileContext<'_>, node: Node<'t>) -> Vec<(Test<'t>,
                 }
             }
             Kind::Block | Kind::Module => {
-                for statement in statements(parent) {
-                    if statement.start_byte() >= child.start_byte() {
-                        break;
-                    }
-                    if statement.py_kind() == Kind::IfStatement
-                        && statement.field(Field::Alternative).is_none()
-                        && statement.field(Field::Consequence).is_some_and(always_leaves)
-                    {
-                        if let Some(condition) = statement.field(Field::Condition) {
-                            conditions.push((condition, false));
-                        }
-                    }
-                }
+                let list = guards.entry(parent.id()).or_insert_with(|| {
+                    statements(parent)
+                        .into_iter()
+                        .filter(|statement| {
+                            statement.py_kind() == Kind::IfStatement
+                                && statement.field(Field::Alternative).is_none()
+                                && statement.field(Field::Consequence).is_some_and(always_leaves)
+                        })
+                        .filter_map(|statement| Some((statement.start_byte(), statement.field(Field::Condition)?)))
+                        .collect()
+                });
+                let before = list.partition_point(|&(start, _)| start < child.start_byte());
+                conditions.extend(list[..before].iter().map(|&(_, condition)| (condition, false)));
             }
             _ => {}
         }

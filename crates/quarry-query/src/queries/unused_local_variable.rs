@@ -58,10 +58,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             if !candidate(def) {
                 continue;
             }
-            let positive = unused(def)
-                && tuple_siblings(def)
-                    .iter()
-                    .all(|sibling| flow.defs.iter().any(|other| other.node.id() == sibling.id() && unused(other)));
+            let positive = unused(def) && tuple_siblings(def).iter().all(|sibling| flow.defs_of(*sibling).any(unused));
             match polarity {
                 Polarity::Positive if positive => findings.push(RawFinding::answer(
                     def.span,
