@@ -1,6 +1,7 @@
 //! quarry's query engine against `ruff check --select ALL --no-cache` on the
 //! same files in the same run, with the same number of threads (default 2).
-//! quarry runs in-process over the files in parallel (one file per task:
+//! quarry runs in-process over the files in parallel as one project (the
+//! project model is built inside the timed run; then one file per task:
 //! read, parse, every query, findings dropped), positive form and both
 //! forms; ruff runs as a subprocess with `RAYON_NUM_THREADS` set. Best of
 //! `--repeat` runs (default 3); prints files/s, the throughput ratio and
@@ -13,7 +14,8 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use quarry_query::report::analyze_file;
+use quarry_query::project::Project;
+use quarry_query::report::{analyze_file_in, WorkLimits};
 use quarry_query::{all_queries, Polarity};
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Language, LoadOptions};
@@ -28,12 +30,15 @@ fn quarry(files: &[PathBuf], threads: usize, polarities: &[Polarity]) -> usize {
     let queries = all_queries();
     let next = AtomicUsize::new(0);
     let total = AtomicUsize::new(0);
+    let load = LoadOptions::default();
+    let limits = WorkLimits { time_budget: None, ..WorkLimits::default() };
+    let project = Project::new(files, &load);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = files.get(i) else { break };
-                if let Ok(report) = analyze_file(path, &queries, polarities, &LoadOptions::default()) {
+                if let Ok(report) = analyze_file_in(&project, path, &queries, polarities, &load, &limits) {
                     total.fetch_add(report.findings.len(), Ordering::Relaxed);
                 }
             });

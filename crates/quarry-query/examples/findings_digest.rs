@@ -1,14 +1,18 @@
 //! Prints every finding of every query on a directory as one line
 //! (`query_id, file, answer spans, fact spans`), sorted, so two builds of
-//! the engine can be compared by `diff`.
+//! the engine can be compared by `diff`. The directory is analysed as one
+//! project (`quarry query`'s entry point); `--jsonl` prints the records
+//! instead, in file order.
 //! Run: `cargo run --release -p quarry-query --example findings_digest -- DIR [--both]`
 
 use std::path::PathBuf;
 
-use quarry_query::report::analyze_parsed;
+use quarry_query::project::Project;
+use quarry_query::report::WorkLimits;
+use quarry_query::run::{analyze_files_in, RunOptions};
 use quarry_query::{all_queries, Polarity};
 use quarry_syntax::corpus::source_files;
-use quarry_syntax::{Language, ParsedFile, SourceFile, SpanRecord};
+use quarry_syntax::{Language, SpanRecord};
 
 fn spans(spans: &[SpanRecord]) -> String {
     let parts: Vec<String> =
@@ -27,14 +31,28 @@ fn main() {
     } else {
         &[Polarity::Positive]
     };
+    let jsonl = args.iter().any(|a| a == "--jsonl");
     let (files, _) = source_files(std::slice::from_ref(&dir), Language::Python);
-    let queries = all_queries();
+    let files: Vec<PathBuf> = files.into_iter().filter(|p| !p.to_string_lossy().contains("-packages")).collect();
+    let options = RunOptions {
+        queries: all_queries(),
+        polarities: polarities.to_vec(),
+        load: Default::default(),
+        limits: WorkLimits { time_budget: None, ..WorkLimits::default() },
+        chunk: 256,
+    };
     let mut lines = Vec::new();
-    for path in files.iter().filter(|p| !p.to_string_lossy().contains("-packages")) {
-        let Ok(source) = SourceFile::load(path, &Default::default()) else { continue };
-        let Ok(file) = ParsedFile::parse(source, Language::Python) else { continue };
+    let project = Project::new(&files, &options.load);
+    let _ = analyze_files_in(&project, &files, &options, |path, report| -> Result<(), ()> {
+        let Ok(report) = report else { return Ok(()) };
         let relative = path.strip_prefix(&dir).unwrap_or(path).display().to_string();
-        for record in analyze_parsed(&file, &queries, polarities).findings {
+        for mut record in report.findings {
+            if jsonl {
+                record.file = relative.clone();
+                record.relevant_blocks.clear();
+                println!("{}", serde_json::to_string(&record).unwrap_or_default());
+                continue;
+            }
             lines.push(format!(
                 "{}\t{}\t{}\t{}\t{}",
                 record.query_id,
@@ -44,7 +62,9 @@ fn main() {
                 spans(&record.supporting_fact_spans)
             ));
         }
-    }
+        Ok(())
+    });
+    eprintln!("{} files, {} module summaries read", files.len(), project.summaries_read());
     lines.sort();
     for line in lines {
         println!("{line}");

@@ -7,9 +7,10 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::method_class;
-use crate::classes::{ClassId, Classes, Lookup};
+use crate::classes::{ClassId, ClassRef, Classes, Lookup};
 use crate::context::FileContext;
 use crate::parameters::parameter_names;
+use crate::project::ExternalClass;
 use quarry_syntax::ParsedFile;
 
 /// What a reference resolves to.
@@ -19,6 +20,9 @@ pub enum Target<'f> {
     Function(Option<ClassId>, Node<'f>),
     /// A class of the file.
     Class(ClassId),
+    /// A method of a class of another module of the project: the class and
+    /// the member's index in its summary.
+    External(ExternalClass, usize),
     /// A builtin attribute or function.
     Builtin,
     /// Nothing quarry can see.
@@ -35,6 +39,10 @@ pub enum Reference {
     Super(ClassId),
     /// `C.name` for a class `C` of the file.
     Class(ClassId),
+    /// `super(C, self).name` for a class `C` of another module.
+    SuperExternal(ExternalClass),
+    /// `C.name` for a class `C` of another module of the project.
+    External(ExternalClass),
     /// Anything else.
     Opaque,
 }
@@ -52,6 +60,20 @@ pub fn classify_attribute<'f>(
     if let Some(after) = super_class(cx, defining, function, object) {
         return Reference::Super(after);
     }
+    if object.py_kind() == Kind::Attribute {
+        // `module.Class.name`, with `module` imported at module level.
+        let head = dotted_head(object).map(|h| file.node_text(h));
+        let local = head.is_some_and(|h| {
+            parameter_names(file, function).iter().any(|(n, _)| n == h) || assigns_locally(cx, function, h)
+        });
+        return match (cx.project(), local) {
+            (Some(view), false) => {
+                let text: String = file.node_text(object).split_whitespace().collect();
+                view.class_named(cx.module_names(), &text).map_or(Reference::Opaque, Reference::External)
+            }
+            _ => Reference::Opaque,
+        };
+    }
     if object.py_kind() != Kind::Identifier {
         return Reference::Opaque;
     }
@@ -63,7 +85,26 @@ pub fn classify_attribute<'f>(
     if parameters.iter().any(|(n, _)| n == name) || assigns_locally(cx, function, name) {
         return Reference::Opaque;
     }
-    classes.named_before(name, attribute).map_or(Reference::Opaque, Reference::Class)
+    if let Some(class) = classes.named_before(name, attribute) {
+        return Reference::Class(class);
+    }
+    match cx.project() {
+        Some(view) => view.class_named(cx.module_names(), name).map_or(Reference::Opaque, Reference::External),
+        None => Reference::Opaque,
+    }
+}
+
+/// The identifier a dotted name (`a.b.c`) starts with; `None` for any
+/// other expression.
+pub fn dotted_head(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node;
+    loop {
+        match current.py_kind() {
+            Kind::Identifier => return Some(current),
+            Kind::Attribute => current = current.field(Field::Object)?,
+            _ => return None,
+        }
+    }
 }
 
 /// Whether the function's own scope assigns `name` (`B = type(...)`), which
@@ -82,9 +123,11 @@ pub fn resolve_reference<'f>(classes: &Classes<'f>, runtime: ClassId, reference:
         Reference::Receiver => classes.lookup(runtime, name),
         Reference::Super(after) => classes.lookup_after(runtime, after, name),
         Reference::Class(class) => classes.lookup(class, name),
+        Reference::SuperExternal(after) => classes.lookup_after_ref(runtime, &ClassRef::External(after), name),
+        Reference::External(class) => classes.lookup_ref(&ClassRef::External(class), name),
         Reference::Opaque => Lookup::Unknown,
     };
-    target_of(lookup)
+    target_of(classes, lookup)
 }
 
 /// Resolves the attribute reference `object.name` inside `function`,
@@ -101,10 +144,14 @@ pub fn resolve_attribute<'f>(
     resolve_reference(cx.classes(), runtime, reference, cx.file().node_text(name))
 }
 
-fn target_of<'f>(lookup: Lookup<'_, 'f>) -> Target<'f> {
+fn target_of<'f>(classes: &Classes<'f>, lookup: Lookup<'_, 'f>) -> Target<'f> {
     match lookup {
         Lookup::Local(class, member) if member.kind == crate::classes::MemberKind::Method => {
             Target::Function(Some(class), member.node)
+        }
+        Lookup::External(class, member) if member.kind == crate::classes::MemberKind::Method => {
+            let index = classes.external(class).and_then(|c| c.members.iter().rposition(|m| m.name == member.name));
+            index.map_or(Target::Unknown, |i| Target::External(class, i))
         }
         Lookup::Builtin(_) => Target::Builtin,
         _ => Target::Unknown,
@@ -244,6 +291,40 @@ pub fn resolve_class_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<Cl
     cx.classes().of_node(definition)
 }
 
+/// Resolves a call `Name(...)` to the class it instantiates: a class of the
+/// file (as [`resolve_class_call`] finds it) or, for a name bound at module
+/// level by one import and not shadowed where the call is, a class of
+/// another module of the project.
+pub fn resolve_instantiation<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<ClassRef> {
+    if let Some(class) = resolve_class_call(cx, call) {
+        return Some(ClassRef::Local(class));
+    }
+    let view = cx.project()?;
+    let callee = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Identifier)?;
+    let name = cx.file().node_text(callee);
+    if shadowed(cx, name, call) {
+        return None;
+    }
+    view.class_named(cx.module_names(), name).map(ClassRef::External)
+}
+
+/// Whether a function, lambda or class enclosing `site` binds `name`.
+fn shadowed<'f>(cx: &FileContext<'f>, name: &str, site: Node<'f>) -> bool {
+    let scopes = cx.scopes();
+    let mut current = cx.parent(site);
+    while let Some(n) = current {
+        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::Lambda | Kind::ClassDefinition) {
+            if let Some(scope) = scopes.of_node(n.id()) {
+                if scopes.get(scope).is_local(name) {
+                    return true;
+                }
+            }
+        }
+        current = cx.parent(n);
+    }
+    false
+}
+
 /// The module-level `def` or `class` that `name` refers to at `site`: the
 /// module binds it only by definitions (the last one before `site` counts,
 /// else the last one) and no enclosing function or lambda binds it.
@@ -254,16 +335,8 @@ fn module_definition<'f>(cx: &FileContext<'f>, name: &str, site: Node<'f>) -> Op
     if bindings.is_empty() || bindings.iter().any(|b| b.kind != Some(crate::scopes::BindingKind::Definition)) {
         return None;
     }
-    let mut current = site.parent();
-    while let Some(n) = current {
-        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::Lambda | Kind::ClassDefinition) {
-            if let Some(scope) = scopes.of_node(n.id()) {
-                if scopes.get(scope).is_local(name) {
-                    return None;
-                }
-            }
-        }
-        current = n.parent();
+    if shadowed(cx, name, site) {
+        return None;
     }
     let before = bindings.iter().rev().find(|b| b.start_byte < site.start_byte()).or(bindings.last())?;
     let definitions = cx.nodes(Kind::FunctionDefinition).iter().chain(cx.nodes(Kind::ClassDefinition));

@@ -1,5 +1,6 @@
 //! The classes of one file: their bases (classes of the file, builtins by
-//! name, or unknown classes such as imported ones), their C3 method
+//! name, classes of other modules of the project, or unknown classes such
+//! as ones imported from outside the project), their C3 method
 //! resolution order, the attributes each declares (methods, class-level
 //! assignments, nested classes) and the attributes its methods store on
 //! `self`. Built once per file without recursion; cyclic or inconsistent
@@ -13,6 +14,7 @@ use tree_sitter::Node;
 use crate::ast::{decorators, named_children};
 use crate::builtins;
 use crate::parameters::parameter_names;
+use crate::project::{Binding, ClassSummary, ExternalClass, MemberSummary, Project, ProjectView};
 use crate::scopes::{BindingKind, Scopes};
 use quarry_syntax::ParsedFile;
 
@@ -26,7 +28,10 @@ pub enum ClassRef {
     Local(ClassId),
     /// A builtin class, by name.
     Builtin(&'static str),
-    /// A class quarry cannot see (imported, computed, or cyclic), by its text.
+    /// A class of another module of the project (see [`crate::project`]).
+    External(ExternalClass),
+    /// A class quarry cannot see (imported from outside the project,
+    /// computed, or cyclic), by its text.
     Unknown(String),
 }
 
@@ -122,6 +127,8 @@ pub enum Lookup<'c, 'f> {
     Local(ClassId, &'c Member<'f>),
     /// Declared by a builtin class.
     Builtin(&'static str),
+    /// Declared by a class of another module of the project.
+    External(ExternalClass, &'c MemberSummary),
     /// An unknown class comes first in the MRO: the answer is not known.
     Unknown,
     /// No class in the MRO declares it.
@@ -134,11 +141,21 @@ pub struct Classes<'f> {
     classes: Vec<ClassInfo<'f>>,
     mros: Vec<Vec<ClassRef>>,
     by_name: HashMap<String, Vec<ClassId>>,
+    project: Option<Project>,
+    /// MROs of classes of other modules, computed once per file.
+    external_mros: std::cell::RefCell<HashMap<ExternalClass, Vec<ClassRef>>>,
 }
 
 impl<'f> Classes<'f> {
-    /// Analyses the classes of a parsed file.
-    pub fn build(file: &'f ParsedFile, class_nodes: &[Node<'f>], scopes: &Scopes) -> Classes<'f> {
+    /// Analyses the classes of a parsed file. With a project, bases
+    /// imported from other modules of the project resolve to their classes
+    /// (`names`: what the file's module-level names are bound to).
+    pub fn build(
+        file: &'f ParsedFile,
+        class_nodes: &[Node<'f>],
+        scopes: &Scopes,
+        project: Option<(&ProjectView, &HashMap<String, Binding>)>,
+    ) -> Classes<'f> {
         let module_bindings = &scopes.get(0).bindings;
         let mut classes: Vec<ClassInfo<'f>> = Vec::with_capacity(class_nodes.len());
         for &node in class_nodes {
@@ -158,7 +175,15 @@ impl<'f> Classes<'f> {
                         Kind::ListSplat | Kind::DictionarySplat => {
                             bases.push(ClassRef::Unknown(file.node_text(base).into()))
                         }
-                        _ => bases.push(resolve_base(file, base, node, &classes, module_bindings)),
+                        _ => {
+                            let mut resolved = resolve_base(file, base, node, &classes, module_bindings);
+                            if let (ClassRef::Unknown(text), Some((view, names))) = (&resolved, project) {
+                                if let Some(class) = view.class_named(names, text) {
+                                    resolved = ClassRef::External(class);
+                                }
+                            }
+                            bases.push(resolved)
+                        }
                     }
                 }
             }
@@ -167,12 +192,14 @@ impl<'f> Classes<'f> {
             let decorators = decorators(file, node).into_iter().map(str::to_string).collect();
             classes.push(ClassInfo { node, name, bases, metaclass, decorators, members, self_stores });
         }
-        let mros = compute_mros(&classes);
+        let project = project.map(|(view, _)| view.project.clone());
+        let mut external_mros = HashMap::new();
+        let mros = compute_mros(&classes, project.as_ref(), &mut external_mros);
         let mut by_name: HashMap<String, Vec<ClassId>> = HashMap::new();
         for (id, class) in classes.iter().enumerate() {
             by_name.entry(class.name.clone()).or_default().push(id);
         }
-        Classes { classes, mros, by_name }
+        Classes { classes, mros, by_name, project, external_mros: std::cell::RefCell::new(external_mros) }
     }
 
     /// Every class, in source order.
@@ -185,6 +212,27 @@ impl<'f> Classes<'f> {
         &self.classes[id]
     }
 
+    /// A class of another module of the project, as summarised there.
+    pub fn external(&self, class: ExternalClass) -> Option<&ClassSummary> {
+        self.project.as_ref()?.class(class)
+    }
+
+    /// The project the file is analysed in, if any.
+    pub fn project(&self) -> Option<&Project> {
+        self.project.as_ref()
+    }
+
+    /// The classes of other modules in the MRO of `id`.
+    pub fn external_supers(&self, id: ClassId) -> Vec<ExternalClass> {
+        self.mros[id]
+            .iter()
+            .filter_map(|c| match c {
+                ClassRef::External(e) => Some(*e),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The class defined by a `class_definition` node.
     pub fn of_node(&self, node: Node<'_>) -> Option<ClassId> {
         self.classes.iter().position(|c| c.node.id() == node.id())
@@ -195,7 +243,8 @@ impl<'f> Classes<'f> {
         &self.mros[id]
     }
 
-    /// Whether every class in the MRO is known (no imported or computed base).
+    /// Whether every class in the MRO is known: of this file, builtin or of
+    /// another module of the project (CodeQL's `not failedInference()`).
     pub fn is_fully_known(&self, id: ClassId) -> bool {
         !self.mros[id].iter().any(|c| matches!(c, ClassRef::Unknown(_)))
     }
@@ -247,7 +296,7 @@ impl<'f> Classes<'f> {
 
     /// Looks `name` up along the MRO of `id`, starting with `id` itself.
     pub fn lookup(&self, id: ClassId, name: &str) -> Lookup<'_, 'f> {
-        self.lookup_in(&self.mros[id], name)
+        self.lookup_along(&self.mros[id], name)
     }
 
     /// Looks `name` up as it would be found on an instance of `base`.
@@ -255,7 +304,19 @@ impl<'f> Classes<'f> {
         match base {
             ClassRef::Local(id) => self.lookup(*id, name),
             ClassRef::Builtin(b) => builtins::lookup(b, name).map_or(Lookup::Missing, Lookup::Builtin),
+            ClassRef::External(_) => self.lookup_along(&self.mro_of(base), name),
             ClassRef::Unknown(_) => Lookup::Unknown,
+        }
+    }
+
+    /// Looks `name` up along the MRO of `id` after the entry `after` (a
+    /// class of this file or of another module), as `super(after,
+    /// self).name` does on an instance of `id`.
+    pub fn lookup_after_ref(&self, id: ClassId, after: &ClassRef, name: &str) -> Lookup<'_, 'f> {
+        let mro = &self.mros[id];
+        match mro.iter().position(|c| c == after) {
+            Some(at) => self.lookup_along(&mro[at + 1..], name),
+            None => Lookup::Unknown,
         }
     }
 
@@ -264,7 +325,7 @@ impl<'f> Classes<'f> {
     pub fn lookup_after(&self, id: ClassId, after: ClassId, name: &str) -> Lookup<'_, 'f> {
         let mro = &self.mros[id];
         match mro.iter().position(|c| *c == ClassRef::Local(after)) {
-            Some(at) => self.lookup_in(&mro[at + 1..], name),
+            Some(at) => self.lookup_along(&mro[at + 1..], name),
             None => Lookup::Unknown,
         }
     }
@@ -280,7 +341,19 @@ impl<'f> Classes<'f> {
         })
     }
 
-    fn lookup_in(&self, mro: &[ClassRef], name: &str) -> Lookup<'_, 'f> {
+    /// The MRO of any class entry: a class of this file, of another module
+    /// of the project, a builtin class; an unknown class is its own MRO.
+    pub fn mro_of(&self, class: &ClassRef) -> Vec<ClassRef> {
+        match (class, &self.project) {
+            (ClassRef::Local(id), _) => self.mros[*id].clone(),
+            (ClassRef::External(e), Some(project)) => project.mro(*e, &mut self.external_mros.borrow_mut()),
+            (ClassRef::Builtin(b), _) => builtins::builtin_mro(b).into_iter().map(ClassRef::Builtin).collect(),
+            _ => vec![ClassRef::Unknown(String::new())],
+        }
+    }
+
+    /// Looks `name` up along an MRO (or a tail of one).
+    pub fn lookup_along(&self, mro: &[ClassRef], name: &str) -> Lookup<'_, 'f> {
         for entry in mro {
             match entry {
                 ClassRef::Local(j) => {
@@ -293,6 +366,14 @@ impl<'f> Classes<'f> {
                         return Lookup::Builtin(b);
                     }
                 }
+                ClassRef::External(e) => match self.external(*e) {
+                    Some(class) => {
+                        if let Some(member) = class.declared(name) {
+                            return Lookup::External(*e, member);
+                        }
+                    }
+                    None => return Lookup::Unknown,
+                },
                 ClassRef::Unknown(_) => return Lookup::Unknown,
             }
         }
@@ -471,8 +552,13 @@ fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'
 }
 
 /// Computes every class's MRO with C3 linearization, bases first, using an
-/// explicit stack. A base still being computed (a cycle) counts as unknown.
-fn compute_mros(classes: &[ClassInfo<'_>]) -> Vec<Vec<ClassRef>> {
+/// explicit stack. A base still being computed (a cycle) counts as unknown;
+/// the MROs of classes of other modules come from the project.
+fn compute_mros(
+    classes: &[ClassInfo<'_>],
+    project: Option<&Project>,
+    external: &mut HashMap<ExternalClass, Vec<ClassRef>>,
+) -> Vec<Vec<ClassRef>> {
     const NEW: u8 = 0;
     const ACTIVE: u8 = 1;
     const DONE: u8 = 2;
@@ -509,6 +595,10 @@ fn compute_mros(classes: &[ClassInfo<'_>]) -> Vec<Vec<ClassRef>> {
                 .map(|b| match b {
                     ClassRef::Local(j) => mros[*j].clone(),
                     ClassRef::Builtin(name) => builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect(),
+                    ClassRef::External(e) => match project {
+                        Some(project) => project.mro(*e, external),
+                        None => vec![ClassRef::Unknown(String::new())],
+                    },
                     ClassRef::Unknown(_) => vec![b.clone()],
                 })
                 .collect();
@@ -530,7 +620,7 @@ const MAX_MERGE: usize = 200_000;
 
 /// C3 linearization of a class with the given base MROs; falls back to a
 /// depth-first, left-to-right order with `object` last when C3 fails.
-fn linearize(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
+pub(crate) fn linearize(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
     let size = (sequences.len() + 1) * sequences.iter().map(Vec::len).sum::<usize>();
     let mut mro = if sequences.len() == 1 && !sequences[0].contains(&head) {
         // Single inheritance: the class, then its base's MRO.
@@ -597,6 +687,7 @@ mod tests {
             .map(|c| match c {
                 ClassRef::Local(j) => classes.get(*j).name.clone(),
                 ClassRef::Builtin(b) => b.to_string(),
+                ClassRef::External(e) => format!("{}:{}", e.module, e.class),
                 ClassRef::Unknown(u) => format!("?{u}"),
             })
             .collect()

@@ -9,6 +9,7 @@ use tree_sitter::Node;
 use crate::classes::Classes;
 use crate::flow::ScopeFlow;
 use crate::imports::Imports;
+use crate::project::{Binding, ProjectView};
 use crate::reachability::Reachability;
 use crate::scopes::Scopes;
 
@@ -25,12 +26,22 @@ pub struct FileContext<'f> {
     reachability: OnceCell<Reachability>,
     flows: OnceCell<Vec<ScopeFlow<'f>>>,
     own_nodes: OnceCell<std::collections::HashMap<usize, Vec<Node<'f>>>>,
+    project: Option<ProjectView>,
+    module_names: OnceCell<std::collections::HashMap<String, Binding>>,
 }
 
 impl<'f> FileContext<'f> {
     /// Prepares the context of a parsed file.
     pub fn new(file: &'f ParsedFile) -> FileContext<'f> {
+        FileContext::within(file, None)
+    }
+
+    /// Prepares the context of a parsed file that is a module of a project:
+    /// names it imports from other modules of the project resolve there.
+    pub fn within(file: &'f ParsedFile, project: Option<ProjectView>) -> FileContext<'f> {
         FileContext {
+            project,
+            module_names: OnceCell::new(),
             file,
             blocks: code_blocks(file),
             scopes: OnceCell::new(),
@@ -70,9 +81,23 @@ impl<'f> FileContext<'f> {
         self.flows.get_or_init(|| crate::flow::analyse_file(self))
     }
 
-    /// The classes of the file with their bases and MROs (computed on first use).
+    /// The classes of the file with their bases and MROs, across modules
+    /// when the file is part of a project (computed on first use).
     pub fn classes(&self) -> &Classes<'f> {
-        self.classes.get_or_init(|| Classes::build(self.file, self.nodes(Kind::ClassDefinition), self.scopes()))
+        self.classes.get_or_init(|| {
+            let project = self.project.as_ref().map(|view| (view, self.module_names()));
+            Classes::build(self.file, self.nodes(Kind::ClassDefinition), self.scopes(), project)
+        })
+    }
+
+    /// The project the file is analysed in, with the file's module.
+    pub fn project(&self) -> Option<&ProjectView> {
+        self.project.as_ref()
+    }
+
+    /// What each module-level name is bound to (computed on first use).
+    pub fn module_names(&self) -> &std::collections::HashMap<String, Binding> {
+        self.module_names.get_or_init(|| crate::project::summary::module_bindings(self))
     }
 
     /// The module-level imports and the uses of names (computed on first use).

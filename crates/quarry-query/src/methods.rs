@@ -60,6 +60,11 @@ pub fn calls_super(file: &ParsedFile, function: Node<'_>) -> bool {
     })
 }
 
+/// Whether the function has a statement other than `pass`.
+pub fn does_something(function: Node<'_>) -> bool {
+    function.field(Field::Body).is_some_and(|b| statements(b).iter().any(|s| s.py_kind() != Kind::PassStatement))
+}
+
 /// Whether every path through the body ends in `raise` (its last statement
 /// is a `raise`), so the function never returns normally.
 pub fn only_raises(function: Node<'_>) -> bool {

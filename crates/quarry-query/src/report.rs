@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::context::FileContext;
 use crate::engine::run_query;
 use crate::finding::Polarity;
+use crate::project::{Project, ProjectView};
 use crate::registry::Query;
 
 /// A code block a finding needs, as reported alongside it.
@@ -114,17 +115,33 @@ pub fn analyze_file_within(
     options: &LoadOptions,
     limits: &WorkLimits,
 ) -> Result<FileReport, SyntaxError> {
+    let project = Project::new(&[path.to_path_buf()], options);
+    analyze_file_in(&project, path, queries, polarities, options, limits)
+}
+
+/// Loads, parses and queries one file of a project within `limits`, as
+/// [`analyze_file_within`] does: names it imports from other files of the
+/// project resolve to their definitions there.
+pub fn analyze_file_in(
+    project: &Project,
+    path: &Path,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    options: &LoadOptions,
+    limits: &WorkLimits,
+) -> Result<FileReport, SyntaxError> {
     let deadline = Deadline::new(limits.time_budget);
     let file = ParsedFile::parse_within(SourceFile::load(path, options)?, Language::Python, &deadline)?;
     let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
+    let project = project.clone();
     deadline.run_bounded(path, "running queries", move || {
-        analyze_parsed_within(&file, &queries, &polarities, max_depth, &deadline)
+        analyze_parsed_in(&project, &file, &queries, &polarities, max_depth, &deadline)
     })
 }
 
 /// Queries an already parsed file.
 pub fn analyze_parsed(file: &ParsedFile, queries: &[&'static Query], polarities: &[Polarity]) -> FileReport {
-    run_queries(file, queries, polarities, &Deadline::unlimited()).unwrap_or_else(|_| unreachable!("no deadline"))
+    run_queries(file, None, queries, polarities, &Deadline::unlimited()).unwrap_or_else(|_| unreachable!("no deadline"))
 }
 
 /// Queries an already parsed file whose tree is at most `max_depth` deep,
@@ -137,16 +154,33 @@ pub fn analyze_parsed_within(
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
     check_depth(file.source().path(), file.root(), max_depth)?;
-    run_queries(file, queries, polarities, deadline)
+    run_queries(file, None, queries, polarities, deadline)
+}
+
+/// Queries an already parsed file of a project, as
+/// [`analyze_parsed_within`] does. A file that is not one of the project's
+/// is analysed alone.
+pub fn analyze_parsed_in(
+    project: &Project,
+    file: &ParsedFile,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    max_depth: usize,
+    deadline: &Deadline,
+) -> Result<FileReport, SyntaxError> {
+    check_depth(file.source().path(), file.root(), max_depth)?;
+    let view = project.module_of(file.source().path()).map(|module| ProjectView { project: project.clone(), module });
+    run_queries(file, view, queries, polarities, deadline)
 }
 
 fn run_queries(
     file: &ParsedFile,
+    project: Option<ProjectView>,
     queries: &[&'static Query],
     polarities: &[Polarity],
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
-    let context = FileContext::new(file);
+    let context = FileContext::within(file, project);
     let text = file.text();
     let name = file.source().path().display().to_string();
     let mut findings = Vec::new();

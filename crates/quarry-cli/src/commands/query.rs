@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use quarry_query::report::{analyze_file_within, FileReport, WorkLimits};
+use quarry_query::project::Project;
+use quarry_query::report::{analyze_file_in, FileReport, WorkLimits};
 use quarry_query::{all_queries, find_query, Polarity, Query};
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Language, LoadOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIME_BUDGET};
@@ -101,6 +102,7 @@ pub fn run(args: QueryArgs) -> i32 {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build_global();
     }
     let options = LoadOptions { max_file_bytes: args.max_file_bytes };
+    let project = Project::new(&files, &options);
     let progress = progress_bar(files.len() as u64);
     let mut sarif_results = Vec::new();
     let status = with_stdout(|out| {
@@ -108,7 +110,7 @@ pub fn run(args: QueryArgs) -> i32 {
             let reports: Vec<_> = chunk
                 .par_iter()
                 .map(|path| {
-                    let report = analyze_file_within(path, &queries, polarities, &options, &limits);
+                    let report = analyze_file_in(&project, path, &queries, polarities, &options, &limits);
                     progress.inc(1);
                     report
                 })

@@ -12,7 +12,8 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use quarry_query::report::analyze_parsed_within;
+use quarry_query::project::Project;
+use quarry_query::report::analyze_parsed_in;
 use quarry_query::{Polarity, Query};
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
@@ -94,6 +95,8 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
     let shards_dir = options.out.join(".shards");
     std::fs::create_dir_all(&shards_dir).map_err(|e| DataError::io(&shards_dir, e))?;
     let chunks: Vec<&[PathBuf]> = files.chunks(options.chunk_size.max(1)).collect();
+    // The corpus is one project: imported classes resolve across its files.
+    let project = Project::new(&files, &LoadOptions { max_file_bytes: options.max_file_bytes });
     let mut shard_paths = Vec::new();
     let mut done = 0;
     for chunk in &chunks {
@@ -105,7 +108,7 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
         if shard.exists() {
             summary.resumed_chunks += 1;
         } else {
-            let failures = write_shard(options, chunk, &shard)?;
+            let failures = write_shard(options, &project, chunk, &shard)?;
             summary.failed_files.extend(failures);
         }
         shard_paths.push(shard);
@@ -147,14 +150,19 @@ fn relative_path(corpus: &Path, path: &Path) -> String {
 /// analysed in parallel a few at a time and each window's lines are written
 /// before the next starts, so memory holds only the files in flight, each as
 /// compact JSON text.
-fn write_shard(options: &BuildOptions, chunk: &[PathBuf], shard: &Path) -> Result<Vec<String>, DataError> {
+fn write_shard(
+    options: &BuildOptions,
+    project: &Project,
+    chunk: &[PathBuf],
+    shard: &Path,
+) -> Result<Vec<String>, DataError> {
     let load = LoadOptions { max_file_bytes: options.max_file_bytes };
     let mut file = AtomicFile::create(shard)?;
     let mut failures = Vec::new();
     let window = rayon::current_num_threads().max(1) * 2;
     for files in chunk.chunks(window) {
         let results: Vec<Result<Vec<u8>, String>> =
-            files.par_iter().map(|path| process_file(options, path, &load)).collect();
+            files.par_iter().map(|path| process_file(options, project, path, &load)).collect();
         for result in results {
             match result {
                 Ok(lines) => file.write_all(&lines)?,
@@ -176,15 +184,16 @@ fn write_shard(options: &BuildOptions, chunk: &[PathBuf], shard: &Path) -> Resul
 }
 
 /// The shard lines of one file, as JSON Lines text.
-fn process_file(options: &BuildOptions, path: &Path, load: &LoadOptions) -> Result<Vec<u8>, String> {
+fn process_file(options: &BuildOptions, project: &Project, path: &Path, load: &LoadOptions) -> Result<Vec<u8>, String> {
     let deadline = Deadline::new(options.time_budget);
     let source = SourceFile::load(path, load).map_err(|e| e.to_string())?;
     let file = ParsedFile::parse_within(source, Language::Python, &deadline).map_err(|e| e.to_string())?;
     let queries = options.queries.clone();
+    let project = project.clone();
     let (file, report) = deadline
         .run_bounded(path, "running queries", move || {
             let polarities = [Polarity::Positive, Polarity::Negative];
-            let report = analyze_parsed_within(&file, &queries, &polarities, DEFAULT_MAX_DEPTH, &deadline)?;
+            let report = analyze_parsed_in(&project, &file, &queries, &polarities, DEFAULT_MAX_DEPTH, &deadline)?;
             Ok((file, report))
         })
         .map_err(|e| e.to_string())?;

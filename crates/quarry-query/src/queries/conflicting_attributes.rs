@@ -15,8 +15,10 @@
 //! As in CodeQL, special `__names__`, `process_request` (the standard
 //! library's recommended mixin pattern), a first definition that calls
 //! `super()` and a second one that does nothing are not conflicts, nor is a
-//! name the class declares itself. Bases quarry cannot see (imported ones)
-//! give no answer. The relevant blocks are the class's own block and all
+//! name the class declares itself. Bases in other modules of the project
+//! count through their summaries (their definitions are in another file,
+//! so they are no supporting facts); bases quarry cannot see (imported
+//! from outside the project) give no answer. The relevant blocks are the class's own block and all
 //! blocks of its superclasses (Figure 1 of the paper: all three classes).
 //! Negative form: classes with several bases, all visible, and no
 //! conflicting attribute.
@@ -27,6 +29,7 @@ use crate::classes::{ClassId, ClassRef, Classes, Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::{calls_super, does_nothing};
+use crate::project::ExternalClass;
 use crate::registry::{Hops, Query, QueryMeta};
 
 /// The query.
@@ -46,6 +49,7 @@ pub static QUERY: Query = Query {
 #[derive(Clone, PartialEq)]
 enum Source {
     Local(ClassId, usize),
+    External(ExternalClass, usize),
     Builtin(&'static str),
 }
 
@@ -95,6 +99,7 @@ fn conflicts<'f>(cx: &FileContext<'f>, classes: &Classes<'f>, id: ClassId) -> Op
             ClassRef::Builtin(b) => names.extend(
                 crate::builtins::builtin_class(b).map(|c| c.declares).unwrap_or_default().iter().map(|s| s.to_string()),
             ),
+            ClassRef::External(e) => names.extend(classes.external(*e)?.members.iter().map(|m| m.name.clone())),
             ClassRef::Unknown(_) => return None,
         }
     }
@@ -111,8 +116,8 @@ fn conflicts<'f>(cx: &FileContext<'f>, classes: &Classes<'f>, id: ClassId) -> Op
                 if o1 == o2 || overrides(classes, &o1, &o2) || overrides(classes, &o2, &o1) {
                     continue;
                 }
-                if method_of(classes, &o1).is_some_and(|f| calls_super(cx.file(), f))
-                    || method_of(classes, &o2).is_some_and(does_nothing)
+                if method_fact(cx, classes, &o1, |s| s.calls_super, |f| calls_super(cx.file(), f))
+                    || method_fact(cx, classes, &o2, |s| s.does_nothing, does_nothing)
                 {
                     continue;
                 }
@@ -130,6 +135,10 @@ fn source(classes: &Classes<'_>, base: &ClassRef, name: &str) -> Option<Source> 
             let index = classes.get(j).members.iter().position(|m| m.node.id() == member.node.id())?;
             Some(Source::Local(j, index))
         }
+        Lookup::External(e, member) => {
+            let index = classes.external(e)?.members.iter().rposition(|m| m.name == member.name)?;
+            Some(Source::External(e, index))
+        }
         Lookup::Builtin(b) => Some(Source::Builtin(b)),
         Lookup::Unknown | Lookup::Missing => None,
     }
@@ -140,24 +149,44 @@ fn overrides(classes: &Classes<'_>, a: &Source, b: &Source) -> bool {
     match (a, b) {
         (Source::Local(ja, _), Source::Local(jb, _)) => ja != jb && classes.is_subclass(*ja, *jb),
         (Source::Local(ja, _), Source::Builtin(name)) => classes.derives_from_builtin(*ja, name),
-        (Source::Builtin(_), _) => false,
+        (Source::Local(ja, _), Source::External(eb, _)) => classes.mro(*ja).contains(&ClassRef::External(*eb)),
+        (Source::External(ea, _), Source::External(eb, _)) => {
+            ea != eb && classes.mro_of(&ClassRef::External(*ea)).contains(&ClassRef::External(*eb))
+        }
+        (Source::External(ea, _), Source::Builtin(name)) => {
+            classes.mro_of(&ClassRef::External(*ea)).contains(&ClassRef::Builtin(name))
+        }
+        // A class of another module cannot derive from one of this file.
+        (Source::External(..), Source::Local(..)) | (Source::Builtin(_), _) => false,
     }
 }
 
-fn method_of<'f>(classes: &Classes<'f>, source: &Source) -> Option<tree_sitter::Node<'f>> {
+/// A fact about the method a source names: read from the tree for a method
+/// of this file, from the summary for one of another module; false for
+/// anything that is not a method.
+fn method_fact<'f>(
+    _cx: &FileContext<'f>,
+    classes: &Classes<'f>,
+    source: &Source,
+    summarised: impl Fn(&crate::project::MethodSummary) -> bool,
+    local: impl Fn(tree_sitter::Node<'f>) -> bool,
+) -> bool {
     match source {
         Source::Local(j, i) => {
             let member = &classes.get(*j).members[*i];
-            (member.kind == MemberKind::Method).then_some(member.node)
+            member.kind == MemberKind::Method && local(member.node)
         }
-        Source::Builtin(_) => None,
+        Source::External(e, i) => {
+            classes.external(*e).and_then(|c| c.members.get(*i)).and_then(|m| m.method.as_ref()).is_some_and(summarised)
+        }
+        Source::Builtin(_) => false,
     }
 }
 
 fn source_span(cx: &FileContext<'_>, classes: &Classes<'_>, source: &Source) -> Option<Span> {
     match source {
         Source::Local(j, i) => Some(cx.location(classes.get(*j).members[*i].node)),
-        Source::Builtin(_) => None,
+        Source::External(..) | Source::Builtin(_) => None,
     }
 }
 

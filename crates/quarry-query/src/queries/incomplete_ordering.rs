@@ -10,8 +10,9 @@
 //!
 //! As in CodeQL: methods inherited from superclasses other than `object`
 //! count, a class is blamed only for ordering methods it declares itself,
-//! `functools.total_ordering` classes are fine, and classes with bases
-//! quarry cannot see are left out. The class's `__init__` and the ordering
+//! `functools.total_ordering` classes are fine, superclasses in other
+//! modules of the project count (through their summaries), and classes
+//! with bases quarry cannot see are left out. The class's `__init__` and the ordering
 //! methods of its superclasses are relevant. Negative form: classes declaring an ordering method whose
 //! ordering is complete.
 
@@ -73,6 +74,7 @@ fn implemented(classes: &Classes<'_>, id: ClassId, name: &str) -> bool {
     classes.mro(id).iter().any(|c| match c {
         ClassRef::Local(j) => classes.get(*j).declares(name),
         ClassRef::Builtin(b) => *b != "object" && crate::builtins::declares(b, name),
+        ClassRef::External(e) => classes.external(*e).is_some_and(|c| c.declares(name)),
         ClassRef::Unknown(_) => true,
     })
 }

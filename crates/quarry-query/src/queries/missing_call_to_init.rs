@@ -16,19 +16,23 @@
 //! builtin ones, abstract classes, classes with bases quarry cannot see,
 //! and initializers making an `__init__` call quarry cannot resolve are
 //! left out; a class is not blamed for a call its superclass already
-//! misses. The `__init__` methods along the MRO are relevant. Negative
-//! form: classes whose superclass `__init__` methods are all called.
+//! misses. Superclasses in other modules of the project count (through
+//! their summaries): their `__init__` methods must be called too, and a
+//! class is not blamed for a call such a superclass already misses; their
+//! code is in another file, so they are not supporting facts. The
+//! `__init__` methods along the MRO are relevant. Negative form: classes
+//! whose superclass `__init__` methods are all called.
 
-use crate::syntax::{Field, Kind, SyntaxNode};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::calls::{attribute_references, defining_class, resolve_reference, Reference, Target};
-use crate::classes::{ClassId, Classes, MemberKind};
+use crate::calls::{attribute_references, Reference};
+use crate::classes::{ClassId, ClassRef, Classes, Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::methods::only_raises;
+use crate::methods::{does_something, only_raises};
+use crate::project::ExternalClass;
 use crate::registry::{Hops, Query, QueryMeta};
 
 /// The query.
@@ -44,37 +48,58 @@ pub static QUERY: Query = Query {
     find,
 };
 
+/// An `__init__` method: of a class of the file, or of a class of another
+/// module of the project (by its index among the class's members).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Init<'f> {
+    Local(ClassId, Node<'f>),
+    External(ExternalClass, usize),
+}
+
 /// For one class: its initializer and the superclass `__init__` methods it
-/// does not reach, or `None` when the class is out of scope.
+/// does not reach.
 struct Check<'f> {
-    initializer: Node<'f>,
-    missing: Vec<Node<'f>>,
+    initializer: Init<'f>,
+    missing: Vec<Init<'f>>,
 }
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let mut references = References::new();
     let checks: Vec<Option<Check<'_>>> =
-        (0..classes.all().len()).map(|id| check(cx, classes, id, &mut references)).collect();
+        (0..classes.all().len()).map(|id| check_class(cx, classes, &ClassRef::Local(id), &mut references)).collect();
+    let mut external_checks: HashMap<ExternalClass, Option<Check<'_>>> = HashMap::new();
     let mut findings = Vec::new();
     for (id, class) in classes.all().iter().enumerate() {
         let Some(check) = &checks[id] else { continue };
+        let Init::Local(_, initializer) = check.initializer else { continue };
         let supers = classes.local_supers(id);
-        let missing: Vec<Node<'_>> = check
-            .missing
-            .iter()
-            .copied()
-            .filter(|m| {
-                !supers.iter().any(|s| checks[*s].as_ref().is_some_and(|c| c.missing.iter().any(|n| n.id() == m.id())))
-            })
-            .collect();
+        for e in classes.external_supers(id) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = external_checks.entry(e) {
+                slot.insert(check_class(cx, classes, &ClassRef::External(e), &mut references));
+            }
+        }
+        let missed_by_super = |m: &Init<'_>| {
+            supers.iter().any(|s| checks[*s].as_ref().is_some_and(|c| c.missing.contains(m)))
+                || classes
+                    .external_supers(id)
+                    .iter()
+                    .any(|e| external_checks.get(e).and_then(Option::as_ref).is_some_and(|c| c.missing.contains(m)))
+        };
+        let missing: Vec<Init<'_>> = check.missing.iter().copied().filter(|m| !missed_by_super(m)).collect();
         let context: Vec<_> =
             supers.iter().filter_map(|s| classes.get(*s).method("__init__")).map(|m| cx.span(m)).collect();
         let answer = cx.location(class.node);
         match polarity {
             Polarity::Positive if !missing.is_empty() => {
-                let mut facts: Vec<_> = missing.iter().map(|m| cx.location(*m)).collect();
-                facts.push(cx.location(check.initializer));
+                let mut facts: Vec<_> = missing
+                    .iter()
+                    .filter_map(|m| match m {
+                        Init::Local(_, node) => Some(cx.location(*node)),
+                        Init::External(..) => None,
+                    })
+                    .collect();
+                facts.push(cx.location(initializer));
                 let message = format!(
                     "Class {} may not be initialized properly: a superclass __init__ is not called.",
                     class.name
@@ -84,9 +109,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             Polarity::Negative if check.missing.is_empty() && !context.is_empty() => {
                 let message = format!("Class {} calls every superclass __init__.", class.name);
                 findings.push(
-                    RawFinding::answer(answer, message)
-                        .with_facts([cx.location(check.initializer)])
-                        .with_context(context),
+                    RawFinding::answer(answer, message).with_facts([cx.location(initializer)]).with_context(context),
                 );
             }
             _ => {}
@@ -95,73 +118,155 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     findings
 }
 
-/// The `__init__` references of each function, classified once.
-type References<'f> = HashMap<usize, Vec<(Node<'f>, Reference)>>;
+/// The `__init__` references of each local function, classified once.
+type References<'f> = HashMap<usize, Vec<Reference>>;
 
-fn references_of<'r, 'f>(
-    cx: &FileContext<'f>,
-    references: &'r mut References<'f>,
-    defining: ClassId,
-    function: Node<'f>,
-) -> &'r [(Node<'f>, Reference)] {
-    references.entry(function.id()).or_insert_with(|| attribute_references(cx, defining, function, "__init__"))
-}
-
-fn check<'f>(
+/// The `__init__` references an `__init__` method makes.
+fn references_of<'f>(
     cx: &FileContext<'f>,
     classes: &Classes<'f>,
-    id: ClassId,
     references: &mut References<'f>,
-) -> Option<Check<'f>> {
-    let file = cx.file();
-    if !classes.is_fully_known(id) || is_abstract(file, classes, id) {
-        return None;
-    }
-    let mro_classes: Vec<ClassId> = std::iter::once(id).chain(classes.local_supers(id)).collect();
-    if mro_classes.iter().any(|c| classes.get(*c).declared("__init__").is_some_and(|m| m.kind != MemberKind::Method)) {
-        return None;
-    }
-    let crate::classes::Lookup::Local(_, top) = classes.lookup(id, "__init__") else { return None };
-    let initializer = top.node;
-    let top_class = defining_class(classes, initializer)?;
-    let top_references = references_of(cx, references, top_class, initializer);
-    if top_references.iter().any(|(_, r)| resolve_reference(classes, id, *r, "__init__") == Target::Unknown) {
-        return None;
-    }
-    let mut reached: BTreeSet<usize> = BTreeSet::from([initializer.id()]);
-    let mut work = vec![(initializer, top_class)];
-    while let Some((function, defining)) = work.pop() {
-        for (_, reference) in references_of(cx, references, defining, function).to_vec() {
-            if let Target::Function(Some(class), node) = resolve_reference(classes, id, reference, "__init__") {
-                if reached.insert(node.id()) {
-                    work.push((node, class));
-                }
+    init: Init<'f>,
+) -> Vec<Reference> {
+    match init {
+        Init::Local(defining, function) => references
+            .entry(function.id())
+            .or_insert_with(|| {
+                attribute_references(cx, defining, function, "__init__").into_iter().map(|(_, r)| r).collect()
+            })
+            .clone(),
+        Init::External(class, index) => {
+            let (Some(project), Some(summary)) = (classes.project(), classes.external(class)) else {
+                return Vec::new();
+            };
+            match summary.members.get(index).and_then(|m| m.method.as_ref()) {
+                Some(method) => project.init_references(class, method),
+                None => Vec::new(),
             }
         }
     }
-    let missing = classes
-        .local_supers(id)
-        .into_iter()
-        .filter_map(|s| classes.get(s).method("__init__"))
-        .filter(|m| !reached.contains(&m.id()) && does_something(*m) && !only_raises(*m))
-        .collect();
+}
+
+/// What a reference to `__init__` reaches for an instance whose MRO is
+/// `mro`: `Err(())` when quarry cannot tell, `Ok(None)` for a builtin one.
+fn resolve<'f>(classes: &Classes<'f>, mro: &[ClassRef], reference: Reference) -> Result<Option<Init<'f>>, ()> {
+    let after = |entry: ClassRef| match mro.iter().position(|c| *c == entry) {
+        Some(at) => classes.lookup_along(&mro[at + 1..], "__init__"),
+        None => Lookup::Unknown,
+    };
+    let lookup = match reference {
+        Reference::Receiver => classes.lookup_along(mro, "__init__"),
+        Reference::Super(class) => after(ClassRef::Local(class)),
+        Reference::SuperExternal(class) => after(ClassRef::External(class)),
+        Reference::Class(class) => classes.lookup(class, "__init__"),
+        Reference::External(class) => classes.lookup_ref(&ClassRef::External(class), "__init__"),
+        Reference::Opaque => Lookup::Unknown,
+    };
+    init_of(classes, lookup).ok_or(())
+}
+
+/// The `__init__` a lookup found: `Some(None)` for a builtin one, `None`
+/// when it is not a method quarry can see.
+fn init_of<'f>(classes: &Classes<'f>, lookup: Lookup<'_, 'f>) -> Option<Option<Init<'f>>> {
+    match lookup {
+        Lookup::Local(class, member) if member.kind == MemberKind::Method => {
+            Some(Some(Init::Local(class, member.node)))
+        }
+        Lookup::External(class, member) if member.kind == MemberKind::Method => {
+            let index = classes.external(class)?.members.iter().rposition(|m| m.name == member.name)?;
+            Some(Some(Init::External(class, index)))
+        }
+        Lookup::Builtin(_) => Some(None),
+        _ => None,
+    }
+}
+
+/// The check of one class (of this file or of another module), or `None`
+/// when it is out of scope.
+fn check_class<'f>(
+    cx: &FileContext<'f>,
+    classes: &Classes<'f>,
+    class: &ClassRef,
+    references: &mut References<'f>,
+) -> Option<Check<'f>> {
+    let mro = classes.mro_of(class);
+    if mro.iter().any(|c| matches!(c, ClassRef::Unknown(_))) || is_abstract(cx, classes, &mro) {
+        return None;
+    }
+    let declares_other = |entry: &ClassRef| match entry {
+        ClassRef::Local(c) => classes.get(*c).declared("__init__").is_some_and(|m| m.kind != MemberKind::Method),
+        ClassRef::External(e) => {
+            classes.external(*e).and_then(|c| c.declared("__init__")).is_some_and(|m| m.kind != MemberKind::Method)
+        }
+        _ => false,
+    };
+    if mro.iter().any(declares_other) {
+        return None;
+    }
+    let initializer = init_of(classes, classes.lookup_along(&mro, "__init__"))??;
+    let top_references = references_of(cx, classes, references, initializer);
+    if top_references.iter().any(|r| resolve(classes, &mro, *r).is_err()) {
+        return None;
+    }
+    let mut reached = vec![initializer];
+    let mut work = vec![initializer];
+    while let Some(init) = work.pop() {
+        for reference in references_of(cx, classes, references, init) {
+            match resolve(classes, &mro, reference) {
+                Ok(Some(target)) if !reached.contains(&target) => {
+                    reached.push(target);
+                    work.push(target);
+                }
+                // A summary keeps less than a tree: an `__init__` of another
+                // module making a call quarry cannot follow leaves the class
+                // out, as the initializer's own unresolved calls do.
+                Err(()) if matches!(init, Init::External(..)) => return None,
+                _ => {}
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for entry in mro.iter().skip(1) {
+        let init = match entry {
+            ClassRef::Local(s) => classes
+                .get(*s)
+                .method("__init__")
+                .filter(|m| does_something(*m) && !only_raises(*m))
+                .map(|m| Init::Local(*s, m)),
+            ClassRef::External(e) => classes.external(*e).and_then(|c| {
+                let index = c.members.iter().rposition(|m| m.name == "__init__")?;
+                let method = c.members[index].method.as_ref()?;
+                (method.does_something && !method.only_raises).then_some(Init::External(*e, index))
+            }),
+            _ => None,
+        };
+        if let Some(init) = init.filter(|i| !reached.contains(i)) {
+            missing.push(init);
+        }
+    }
     Some(Check { initializer, missing })
 }
 
-/// Whether the function has a statement other than `pass`.
-fn does_something(function: Node<'_>) -> bool {
-    function
-        .field(Field::Body)
-        .is_some_and(|b| crate::ast::statements(b).iter().any(|s| s.py_kind() != Kind::PassStatement))
-}
-
-/// Whether the class or a superclass declares an abstract method or uses `ABCMeta`.
-fn is_abstract(file: &quarry_syntax::ParsedFile, classes: &Classes<'_>, id: ClassId) -> bool {
-    std::iter::once(id).chain(classes.local_supers(id)).any(|c| {
-        let class = classes.get(c);
-        class.metaclass.as_deref().is_some_and(|m| m.contains("ABCMeta"))
-            || class.decorators.iter().any(|d| d.contains("ABCMeta"))
-            || class.members.iter().any(|m| m.kind == MemberKind::Method && method_is_abstract(file, m.node))
+/// Whether a class of the MRO uses `ABCMeta` or declares an abstract method.
+fn is_abstract(cx: &FileContext<'_>, classes: &Classes<'_>, mro: &[ClassRef]) -> bool {
+    let abc = |metaclass: &Option<String>, decorators: &[String]| {
+        metaclass.as_deref().is_some_and(|m| m.contains("ABCMeta")) || decorators.iter().any(|d| d.contains("ABCMeta"))
+    };
+    mro.iter().any(|entry| match entry {
+        ClassRef::Local(c) => {
+            let class = classes.get(*c);
+            abc(&class.metaclass, &class.decorators)
+                || class.members.iter().any(|m| m.kind == MemberKind::Method && method_is_abstract(cx.file(), m.node))
+        }
+        ClassRef::External(e) => classes.external(*e).is_some_and(|class| {
+            abc(&class.metaclass, &class.decorators)
+                || class
+                    .members
+                    .iter()
+                    .filter_map(|m| m.method.as_ref())
+                    .any(|m| m.decorators.iter().any(|d| d.ends_with("abstractmethod")))
+        }),
+        _ => false,
     })
 }
 

@@ -117,6 +117,7 @@ fn base_eqs<'f>(cx: &FileContext<'f>, classes: &Classes<'f>, id: ClassId) -> Vec
 fn is_test_case(classes: &Classes<'_>, id: ClassId) -> bool {
     classes.mro(id).iter().any(|c| match c {
         ClassRef::Local(j) => classes.get(*j).name == "TestCase",
+        ClassRef::External(e) => classes.external(*e).is_some_and(|c| c.name == "TestCase"),
         ClassRef::Unknown(text) => text == "TestCase" || text.ends_with(".TestCase"),
         ClassRef::Builtin(_) => false,
     })

@@ -93,7 +93,7 @@ fn overridden<'f>(cx: &FileContext<'f>, id: usize, name: &str) -> Option<Node<'f
                 let duplicated = classes.get(owner).members.iter().filter(|m| m.name == name).count() > 1;
                 return (is_normal(cx, base) && !duplicated).then_some(base);
             }
-            Lookup::Local(..) | Lookup::Builtin(_) | Lookup::Unknown => return None,
+            Lookup::Local(..) | Lookup::External(..) | Lookup::Builtin(_) | Lookup::Unknown => return None,
             Lookup::Missing => {}
         }
     }

@@ -8,8 +8,9 @@
 //!
 //! CodeQL resolves the imported module and checks that it is found and
 //! does not define `__all__` (builtin modules, having no source, are
-//! exporters with a fixed set of names). That needs the other file; here it
-//! is approximated from the module name alone: standard-library modules
+//! exporters with a fixed set of names). A module of the project is looked
+//! at: its summary says whether it assigns `__all__`. Other modules are
+//! judged by name alone: standard-library modules
 //! known to define `__all__`, and builtin modules, are safe; common
 //! third-party packages (`numpy`, `django`, `PyQt4`, ...) are taken to be
 //! unresolvable, as they usually are where code is analysed, and give no
@@ -147,10 +148,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
         let Some(module) = statement.field(Field::ModuleName) else { continue };
         let name = module_name(cx, module);
-        if module.py_kind() == Kind::DottedName && is_common_third_party(&name) {
-            continue;
-        }
-        let restricted = module.py_kind() == Kind::DottedName && RESTRICTED.contains(&name.as_str());
+        let restricted = match defines_all(cx, &name) {
+            Some(defines) => defines,
+            None if module.py_kind() == Kind::DottedName && is_common_third_party(&name) => continue,
+            None => module.py_kind() == Kind::DottedName && RESTRICTED.contains(&name.as_str()),
+        };
         let message = match polarity {
             Polarity::Positive if !restricted => {
                 format!(
@@ -165,6 +167,16 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         findings.push(RawFinding::answer(cx.location(statement), message));
     }
     findings
+}
+
+/// Whether the imported module, when it is a module of the project, assigns
+/// `__all__`; `None` for a module outside the project.
+fn defines_all(cx: &FileContext<'_>, name: &str) -> Option<bool> {
+    let view = cx.project()?;
+    let module = view.project.module_target(view.module, name)?;
+    let summary = view.project.summary(module)?;
+    // CodeQL: the module binds `__all__` at import time, by any statement.
+    Some(summary.names.contains_key("__all__") || !matches!(summary.all, Some(crate::imports::AllNames::Absent) | None))
 }
 
 fn module_name(cx: &FileContext<'_>, module: Node<'_>) -> String {

@@ -13,7 +13,9 @@
 //! keyword arguments that match no keyword-only parameter when there is no
 //! `**kwargs`) exceed its positional parameters; too few when, without any
 //! unpacking, positional and keyword arguments are fewer than its required
-//! parameters. Classes with bases quarry cannot see are left out. The
+//! parameters. Classes imported from other modules of the project are
+//! checked against their summarised `__init__` (in another file, so no
+//! supporting fact); classes with bases quarry cannot see are left out. The
 //! `__init__` and its class's class-level block are relevant. Negative
 //! form: instantiations whose arguments fit.
 
@@ -21,8 +23,8 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::named_children;
-use crate::calls::{defining_class, resolve_class_call};
-use crate::classes::{Lookup, MemberKind};
+use crate::calls::{defining_class, resolve_instantiation};
+use crate::classes::{ClassRef, Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::registry::{Hops, Query, QueryMeta};
@@ -46,16 +48,21 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let mut findings = Vec::new();
     for &call in cx.nodes(Kind::Call) {
-        let Some(class) = resolve_class_call(cx, call) else { continue };
-        if !classes.is_fully_known(class) {
+        let Some(class) = resolve_instantiation(cx, call) else { continue };
+        let mro = classes.mro_of(&class);
+        if mro.iter().any(|c| matches!(c, ClassRef::Unknown(_))) {
             continue;
         }
-        let Lookup::Local(_, member) = classes.lookup(class, "__init__") else { continue };
-        if member.kind != MemberKind::Method {
-            continue;
-        }
-        let init = member.node;
-        let signature = Signature::of(file, init);
+        let (signature, init) = match classes.lookup_along(&mro, "__init__") {
+            Lookup::Local(_, member) if member.kind == MemberKind::Method => {
+                (Signature::of(file, member.node), Some(member.node))
+            }
+            Lookup::External(_, member) => match &member.method {
+                Some(method) => (method.signature.clone(), None),
+                None => continue,
+            },
+            _ => continue,
+        };
         let shape = CallShape::of(file, call);
         let problem = arity_problem(cx, call, &signature, &shape);
         if problem.is_some() != (polarity == Polarity::Positive) {
@@ -64,6 +71,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         let message = match problem {
             Some((too, limit)) => format!("Call to __init__ with {too}; should be {limit}."),
             None => "Call to __init__ with a fitting number of arguments.".to_string(),
+        };
+        let Some(init) = init else {
+            findings.push(RawFinding::answer(cx.location(call), message));
+            continue;
         };
         let mut context = vec![cx.span(init)];
         if let Some(owner) = defining_class(classes, init) {

@@ -1,0 +1,308 @@
+//! The project model: the files of one run seen together. Module names come
+//! from paths and packages ([`modules`]); each module has a small summary of
+//! what other modules need ([`summary`]), built from its own tree on first
+//! need and kept without the tree. Imported names resolve to their
+//! definitions in other files (through re-exports and `import *`; cycles end
+//! as unknown), classes get MROs across modules (C3 where all bases are
+//! known), and names from outside the run stay unknown, so the queries treat
+//! them as CodeQL treats a class whose hierarchy it failed to infer.
+//!
+//! The model is shared read-only by the workers of pass 2 ([`crate::run`]);
+//! summaries fill in lazily, each at most once, and depend only on their own
+//! file, so answers do not depend on the order files are analysed in.
+
+pub mod modules;
+pub mod summary;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use quarry_syntax::budget::check_depth;
+use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET};
+
+use crate::classes::ClassRef;
+use crate::context::FileContext;
+pub use modules::{ModuleId, ModuleIndex};
+use summary::{BaseSummary, InitRef};
+pub use summary::{Binding, ClassSummary, ImportRef, MemberSummary, MethodSummary, ModuleSummary};
+
+/// A class of a module of the project, by module and index among the
+/// module's classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExternalClass {
+    /// The module defining it.
+    pub module: ModuleId,
+    /// Its index in the module's [`ModuleSummary::classes`].
+    pub class: usize,
+}
+
+/// What a name resolves to across the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolved {
+    /// A module of the project.
+    Module(ModuleId),
+    /// A class of a module of the project.
+    Class(ExternalClass),
+    /// A function defined at module level in that module.
+    Function(ModuleId),
+    /// Something outside the project, or computed.
+    Unknown,
+}
+
+/// Longest chain of imports followed for one name.
+const MAX_HOPS: usize = 64;
+
+/// Deepest class hierarchy followed across modules.
+const MAX_CLASS_DEPTH: usize = 64;
+
+/// The project model of one run, cheap to clone and shared between threads.
+#[derive(Clone)]
+pub struct Project {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    modules: ModuleIndex,
+    summaries: Vec<OnceLock<Option<ModuleSummary>>>,
+    load: LoadOptions,
+}
+
+impl std::fmt::Debug for Project {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Project").field("modules", &self.inner.modules.len()).finish()
+    }
+}
+
+impl Project {
+    /// Pass 1: names the modules of the run's files. Summaries are read on
+    /// first need, with the same load options.
+    pub fn new(files: &[PathBuf], load: &LoadOptions) -> Project {
+        let modules = ModuleIndex::build(files);
+        let summaries = (0..modules.len()).map(|_| OnceLock::new()).collect();
+        Project { inner: Arc::new(Inner { modules, summaries, load: *load }) }
+    }
+
+    /// The modules.
+    pub fn modules(&self) -> &ModuleIndex {
+        &self.inner.modules
+    }
+
+    /// The module of a file of the run.
+    pub fn module_of(&self, path: &Path) -> Option<ModuleId> {
+        self.inner.modules.of_path(path)
+    }
+
+    /// The summary of a module, read from its file on first need; `None`
+    /// when the file cannot be read, parsed in time or is too deep.
+    pub fn summary(&self, module: ModuleId) -> Option<&ModuleSummary> {
+        self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module)).as_ref()
+    }
+
+    /// How many module summaries have been read so far.
+    pub fn summaries_read(&self) -> usize {
+        self.inner.summaries.iter().filter(|s| s.get().is_some()).count()
+    }
+
+    fn read_summary(&self, module: ModuleId) -> Option<ModuleSummary> {
+        let path = self.inner.modules.path(module);
+        let deadline = Deadline::new(Some(DEFAULT_TIME_BUDGET));
+        let source = SourceFile::load(path, &self.inner.load).ok()?;
+        let file = ParsedFile::parse_within(source, Language::Python, &deadline).ok()?;
+        check_depth(path, file.root(), DEFAULT_MAX_DEPTH).ok()?;
+        Some(ModuleSummary::build(&FileContext::new(&file)))
+    }
+
+    /// A class of the project.
+    pub fn class(&self, class: ExternalClass) -> Option<&ClassSummary> {
+        self.summary(class.module)?.classes.get(class.class)
+    }
+
+    /// What the module-level `name` of `module` stands for.
+    pub fn resolve_name(&self, module: ModuleId, name: &str) -> Resolved {
+        self.name_in(module, name, &mut Vec::new()).unwrap_or(Resolved::Unknown)
+    }
+
+    /// What an import written in `module` stands for.
+    pub fn resolve_import(&self, module: ModuleId, import: &ImportRef) -> Resolved {
+        self.import_target(module, import, &mut Vec::new())
+    }
+
+    /// The attribute `name` of what `target` stands for: a name of a module
+    /// or one of its submodules; unknown for anything else.
+    pub fn resolve_attribute(&self, target: Resolved, name: &str) -> Resolved {
+        match target {
+            Resolved::Module(m) => self
+                .name_in(m, name, &mut Vec::new())
+                .or_else(|| self.inner.modules.submodule(m, name).map(Resolved::Module))
+                .unwrap_or(Resolved::Unknown),
+            _ => Resolved::Unknown,
+        }
+    }
+
+    /// A dotted name (`Base`, `mod.Base`) read in `module`: its head as a
+    /// module-level name, then attributes.
+    pub fn resolve_dotted(&self, module: ModuleId, parts: &[String]) -> Resolved {
+        let Some((head, rest)) = parts.split_first() else { return Resolved::Unknown };
+        rest.iter().fold(self.resolve_name(module, head), |target, part| self.resolve_attribute(target, part))
+    }
+
+    /// Resolves `name` in `module`; `None` when the module does not bind it.
+    fn name_in(&self, module: ModuleId, name: &str, visited: &mut Vec<(ModuleId, String)>) -> Option<Resolved> {
+        if visited.len() >= MAX_HOPS || visited.iter().any(|(m, n)| *m == module && n == name) {
+            return Some(Resolved::Unknown);
+        }
+        visited.push((module, name.to_string()));
+        let Some(summary) = self.summary(module) else { return Some(Resolved::Unknown) };
+        match summary.names.get(name) {
+            Some(Binding::Class(i)) => Some(Resolved::Class(ExternalClass { module, class: *i })),
+            Some(Binding::Function) => Some(Resolved::Function(module)),
+            Some(Binding::Import(import)) => Some(self.import_target(module, import, visited)),
+            Some(Binding::Other) => Some(Resolved::Unknown),
+            None => {
+                // `from m import *`, the last one first.
+                for star in summary.star_imports.iter().rev() {
+                    let Some(target) = self.module_target(module, &star.module) else {
+                        return Some(Resolved::Unknown);
+                    };
+                    match self.summary(target).map(|s| s.exports(name)) {
+                        Some(Some(false)) => continue,
+                        Some(Some(true)) => {
+                            if let Some(found) = self.name_in(target, name, visited) {
+                                return Some(found);
+                            }
+                        }
+                        _ => return Some(Resolved::Unknown),
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    fn import_target(&self, module: ModuleId, import: &ImportRef, visited: &mut Vec<(ModuleId, String)>) -> Resolved {
+        let Some(target) = self.module_target(module, &import.module) else { return Resolved::Unknown };
+        match &import.name {
+            None => Resolved::Module(target),
+            Some(name) => self
+                .name_in(target, name, visited)
+                .or_else(|| self.inner.modules.submodule(target, name).map(Resolved::Module))
+                .unwrap_or(Resolved::Unknown),
+        }
+    }
+
+    /// The module of the project a module name written in `module` (with
+    /// the leading dots of a relative import) stands for.
+    pub fn module_target(&self, module: ModuleId, written: &str) -> Option<ModuleId> {
+        let level = written.chars().take_while(|c| *c == '.').count();
+        if level > 0 {
+            self.inner.modules.relative(module, level, &written[level..])
+        } else {
+            self.inner.modules.absolute(written, module)
+        }
+    }
+
+    /// A base of a class of `module`, as an MRO entry.
+    pub fn base_ref(&self, module: ModuleId, base: &BaseSummary) -> ClassRef {
+        match base {
+            BaseSummary::Local(j) => ClassRef::External(ExternalClass { module, class: *j }),
+            BaseSummary::Builtin(b) => ClassRef::Builtin(b),
+            BaseSummary::Imported(parts) => match self.resolve_dotted(module, parts) {
+                Resolved::Class(class) => ClassRef::External(class),
+                _ => ClassRef::Unknown(parts.join(".")),
+            },
+            BaseSummary::Unknown(text) => ClassRef::Unknown(text.clone()),
+        }
+    }
+
+    /// The MRO of a class of the project, starting with itself; `cache`
+    /// keeps the MROs computed so far (one per analysed file).
+    pub fn mro(&self, class: ExternalClass, cache: &mut HashMap<ExternalClass, Vec<ClassRef>>) -> Vec<ClassRef> {
+        self.mro_within(class, cache, &mut Vec::new())
+    }
+
+    fn mro_within(
+        &self,
+        class: ExternalClass,
+        cache: &mut HashMap<ExternalClass, Vec<ClassRef>>,
+        active: &mut Vec<ExternalClass>,
+    ) -> Vec<ClassRef> {
+        if let Some(mro) = cache.get(&class) {
+            return mro.clone();
+        }
+        let Some(summary) = self.class(class) else { return vec![ClassRef::Unknown(String::new())] };
+        if active.contains(&class) || active.len() >= MAX_CLASS_DEPTH {
+            return vec![ClassRef::Unknown(summary.name.clone())];
+        }
+        active.push(class);
+        let implicit = [BaseSummary::Builtin("object")];
+        let written = if summary.bases.is_empty() { &implicit[..] } else { &summary.bases[..] };
+        let bases: Vec<ClassRef> = written
+            .iter()
+            .map(|b| match self.base_ref(class.module, b) {
+                ClassRef::External(e) if active.contains(&e) => {
+                    ClassRef::Unknown(self.class(e).map(|c| c.name.clone()).unwrap_or_default())
+                }
+                other => other,
+            })
+            .collect();
+        let sequences = bases
+            .iter()
+            .map(|b| match b {
+                ClassRef::External(e) => self.mro_within(*e, cache, active),
+                ClassRef::Builtin(name) => {
+                    crate::builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect()
+                }
+                other => vec![other.clone()],
+            })
+            .collect();
+        active.pop();
+        let mro = crate::classes::linearize(ClassRef::External(class), sequences, bases);
+        cache.insert(class, mro.clone());
+        mro
+    }
+
+    /// The `__init__` references of a method of a project class, as
+    /// references from the perspective of the analysed file.
+    pub fn init_references(&self, class: ExternalClass, method: &MethodSummary) -> Vec<crate::calls::Reference> {
+        use crate::calls::Reference;
+        method
+            .init_refs
+            .iter()
+            .map(|r| match r {
+                InitRef::Receiver => Reference::Receiver,
+                InitRef::Super(j) => Reference::SuperExternal(ExternalClass { module: class.module, class: *j }),
+                InitRef::Class(j) => Reference::External(ExternalClass { module: class.module, class: *j }),
+                InitRef::Imported(parts) => match self.resolve_dotted(class.module, parts) {
+                    Resolved::Class(target) => Reference::External(target),
+                    _ => Reference::Opaque,
+                },
+                InitRef::Opaque => Reference::Opaque,
+            })
+            .collect()
+    }
+}
+
+/// The project as one analysed file sees it: the model, the file's module
+/// and what its module-level names are bound to.
+#[derive(Debug, Clone)]
+pub struct ProjectView {
+    /// The model.
+    pub project: Project,
+    /// The analysed file's module.
+    pub module: ModuleId,
+}
+
+impl ProjectView {
+    /// The class a dotted name read at module level of the analysed file
+    /// stands for, when its head is bound by one import there.
+    pub fn class_named(&self, names: &HashMap<String, Binding>, dotted: &str) -> Option<ExternalClass> {
+        let parts: Vec<String> = dotted.split('.').map(|p| p.trim().to_string()).collect();
+        let Some(Binding::Import(import)) = names.get(&parts[0]) else { return None };
+        let head = self.project.resolve_import(self.module, import);
+        match parts[1..].iter().fold(head, |t, p| self.project.resolve_attribute(t, p)) {
+            Resolved::Class(class) => Some(class),
+            _ => None,
+        }
+    }
+}

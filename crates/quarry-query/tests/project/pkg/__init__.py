@@ -1,0 +1,5 @@
+"""A package re-exporting classes of its modules."""
+from .base import Base, Mixin
+from .shapes import *
+
+__all__ = ["Base", "Mixin", "Point", "Ordered"]

@@ -1,0 +1,11 @@
+class Base(object):
+    def __init__(self):
+        self.ready = True
+
+    def accept(self, conn):
+        return conn
+
+
+class Mixin(object):
+    def accept(self, conn):
+        conn.close()
