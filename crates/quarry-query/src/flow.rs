@@ -28,6 +28,7 @@ use crate::ast::{named_children, statements};
 use crate::context::FileContext;
 use crate::reachability::{clause_block, constant_condition, loop_of_jump};
 use crate::scopes::{BindingKind, ScopeId, ScopeKind};
+use quarry_syntax::walk::NodeIdMap;
 
 /// One definition of a name in a scope and what becomes of its value.
 #[derive(Debug, Clone)]
@@ -76,7 +77,7 @@ impl<'f> ScopeFlow<'f> {
 /// Analyses every module, class and function scope of the file.
 pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
     let scopes = cx.scopes();
-    let mut by_id: HashMap<usize, Node<'f>> = HashMap::new();
+    let mut by_id: NodeIdMap<Node<'f>> = NodeIdMap::default();
     for kind in [Kind::FunctionDefinition, Kind::ClassDefinition] {
         for node in cx.nodes(kind) {
             by_id.insert(node.id(), *node);
@@ -84,7 +85,7 @@ pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
     }
     let root = cx.file().root();
     by_id.insert(root.id(), root);
-    let identifiers: HashMap<usize, Node<'f>> = cx.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
+    let identifiers: NodeIdMap<Node<'f>> = cx.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
     let mut result = Vec::new();
     for (id, scope) in scopes.all().iter().enumerate() {
         if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
@@ -104,7 +105,7 @@ type Event = (usize, usize, Option<usize>);
 
 struct Graph<'t, 'p> {
     nodes: Vec<Node<'t>>,
-    index: HashMap<usize, usize>,
+    index: NodeIdMap<usize>,
     body: Node<'t>,
     file: &'t ParsedFile,
     /// The file's parent index (tree-sitter's `Node::parent` scans from the root).
@@ -115,7 +116,7 @@ fn analyse_scope<'f>(
     cx: &FileContext<'f>,
     scope_id: ScopeId,
     scope_node: Node<'f>,
-    identifiers: &HashMap<usize, Node<'f>>,
+    identifiers: &NodeIdMap<Node<'f>>,
 ) -> ScopeFlow<'f> {
     let scope = cx.scopes().get(scope_id);
     let body = if scope_node.py_kind() == Kind::Module { Some(scope_node) } else { scope_node.field(Field::Body) };
@@ -394,6 +395,28 @@ const MAY_RAISE: &[Kind] = &[
     Kind::UnaryOperator,
 ];
 
+/// Statements that hold no block, so no statement or clause of the graph:
+/// the graph's walk does not enter them (unless they hold a syntax error,
+/// where the parser may have put anything inside).
+const SIMPLE_STATEMENTS: &[Kind] = &[
+    Kind::ExpressionStatement,
+    Kind::ReturnStatement,
+    Kind::ImportStatement,
+    Kind::ImportFromStatement,
+    Kind::FutureImportStatement,
+    Kind::AssertStatement,
+    Kind::RaiseStatement,
+    Kind::DeleteStatement,
+    Kind::PassStatement,
+    Kind::BreakStatement,
+    Kind::ContinueStatement,
+    Kind::GlobalStatement,
+    Kind::NonlocalStatement,
+    Kind::PrintStatement,
+    Kind::ExecStatement,
+    Kind::TypeAliasStatement,
+];
+
 impl<'t, 'p> Graph<'t, 'p> {
     fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p ParentIndex<'t>) -> Graph<'t, 'p> {
         let mut nodes = Vec::new();
@@ -410,7 +433,9 @@ impl<'t, 'p> Graph<'t, 'p> {
             if node.py_kind() == Kind::ForStatement {
                 nodes.extend(node.field(Field::Right));
             }
-            if matches!(node.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
+            if matches!(node.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda)
+                || (SIMPLE_STATEMENTS.contains(&node.py_kind()) && !node.has_error())
+            {
                 walk.skip_children();
             }
         }
@@ -557,8 +582,8 @@ impl<'t, 'p> Graph<'t, 'p> {
             let succ = match node.py_kind() {
                 _ if loop_of_iterable.is_some() => loop_of_iterable.map(|l| self.idx(l)).into_iter().collect(),
                 Kind::ReturnStatement | Kind::RaiseStatement => vec![EXIT],
-                Kind::BreakStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
-                Kind::ContinueStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
+                Kind::BreakStatement => vec![loop_of_jump(node, self.parents).map_or(EXIT, |l| self.follow(l))],
+                Kind::ContinueStatement => vec![loop_of_jump(node, self.parents).map_or(EXIT, |l| self.idx(l))],
                 // Branches ruled out by a literal condition get no edge.
                 Kind::IfStatement | Kind::ElifClause => {
                     let statement = if node.py_kind() == Kind::IfStatement {
