@@ -1,8 +1,8 @@
 //! Prints every finding of every query on a directory as one line
 //! (`query_id, file, answer spans, fact spans`), sorted, so two builds of
 //! the engine can be compared by `diff`. The directory is analysed as one
-//! project (`quarry query`'s entry point); `--jsonl` prints the records
-//! instead, in file order.
+//! project (`quarry query`'s entry point), or each file alone with
+//! `--alone`; `--jsonl` prints the records instead, in file order.
 //! Run: `cargo run --release -p quarry-query --example findings_digest -- DIR [--both]`
 
 use std::path::PathBuf;
@@ -42,7 +42,9 @@ fn main() {
         chunk: 256,
     };
     let mut lines = Vec::new();
-    let project = Project::new(&files, &options.load);
+    // `--alone`: every file on its own, as before the project model.
+    let alone = args.iter().any(|a| a == "--alone");
+    let project = Project::new(if alone { &[] } else { &files[..] }, &options.load);
     let _ = analyze_files_in(&project, &files, &options, |path, report| -> Result<(), ()> {
         let Ok(report) = report else { return Ok(()) };
         let relative = path.strip_prefix(&dir).unwrap_or(path).display().to_string();

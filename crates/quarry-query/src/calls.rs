@@ -66,13 +66,11 @@ pub fn classify_attribute<'f>(
         let local = head.is_some_and(|h| {
             parameter_names(file, function).iter().any(|(n, _)| n == h) || assigns_locally(cx, function, h)
         });
-        return match (cx.project(), local) {
-            (Some(view), false) => {
-                let text: String = file.node_text(object).split_whitespace().collect();
-                view.class_named(cx.module_names(), &text).map_or(Reference::Opaque, Reference::External)
-            }
-            _ => Reference::Opaque,
-        };
+        if local {
+            return Reference::Opaque;
+        }
+        let text: String = file.node_text(object).split_whitespace().collect();
+        return cx.imported_class(&text).map_or(Reference::Opaque, Reference::External);
     }
     if object.py_kind() != Kind::Identifier {
         return Reference::Opaque;
@@ -88,10 +86,7 @@ pub fn classify_attribute<'f>(
     if let Some(class) = classes.named_before(name, attribute) {
         return Reference::Class(class);
     }
-    match cx.project() {
-        Some(view) => view.class_named(cx.module_names(), name).map_or(Reference::Opaque, Reference::External),
-        None => Reference::Opaque,
-    }
+    cx.imported_class(name).map_or(Reference::Opaque, Reference::External)
 }
 
 /// The identifier a dotted name (`a.b.c`) starts with; `None` for any
@@ -305,13 +300,13 @@ pub fn resolve_instantiation<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option
     if let Some(class) = resolve_class_call(cx, call) {
         return Some(ClassRef::Local(class));
     }
-    let view = cx.project()?;
+    cx.project()?;
     let callee = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Identifier)?;
     let name = cx.file().node_text(callee);
-    if shadowed(cx, name, call) {
+    if !matches!(cx.module_names().get(name), Some(crate::project::Binding::Import(_))) || shadowed(cx, name, call) {
         return None;
     }
-    view.class_named(cx.module_names(), name).map(ClassRef::External)
+    cx.imported_class(name).map(ClassRef::External)
 }
 
 /// Whether a function, lambda or class enclosing `site` binds `name`.

@@ -310,7 +310,12 @@ impl<'f> Classes<'f> {
         match base {
             ClassRef::Local(id) => self.lookup(*id, name),
             ClassRef::Builtin(b) => builtins::lookup(b, name).map_or(Lookup::Missing, Lookup::Builtin),
-            ClassRef::External(_) => self.lookup_along(&self.mro_of(base), name),
+            ClassRef::External(e) => {
+                if let Some(mro) = self.external_mros.borrow().get(e) {
+                    return self.lookup_along(mro, name);
+                }
+                self.lookup_along(&self.mro_of(base), name)
+            }
             ClassRef::Unknown(_) => Lookup::Unknown,
         }
     }
@@ -430,7 +435,7 @@ fn resolve_base<'f>(
 }
 
 /// The attributes declared directly in a class body.
-fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {
+pub(crate) fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {
     let mut members = Vec::new();
     let Some(body) = class.field(Field::Body) else { return members };
     let mut stack: Vec<Node<'f>> = named_children(body).into_iter().rev().collect();

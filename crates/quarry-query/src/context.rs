@@ -10,7 +10,7 @@ use crate::calls::CallTarget;
 use crate::classes::Classes;
 use crate::flow::ScopeFlow;
 use crate::imports::Imports;
-use crate::project::{Binding, ProjectView};
+use crate::project::{Binding, ExternalClass, ProjectView};
 use crate::reachability::Reachability;
 use crate::scopes::Scopes;
 
@@ -31,6 +31,7 @@ pub struct FileContext<'f> {
     super_assignments: OnceCell<quarry_syntax::walk::NodeIdMap<Vec<Node<'f>>>>,
     project: Option<ProjectView>,
     module_names: OnceCell<std::collections::HashMap<String, Binding>>,
+    imported_classes: std::cell::RefCell<std::collections::HashMap<String, Option<ExternalClass>>>,
 }
 
 impl<'f> FileContext<'f> {
@@ -45,6 +46,7 @@ impl<'f> FileContext<'f> {
         FileContext {
             project,
             module_names: OnceCell::new(),
+            imported_classes: Default::default(),
             file,
             blocks: code_blocks(file),
             scopes: OnceCell::new(),
@@ -111,9 +113,22 @@ impl<'f> FileContext<'f> {
         self.project.as_ref()
     }
 
+    /// The class of another module of the project that a dotted name read
+    /// at module level stands for (its head bound by one import), resolved
+    /// once per name and file.
+    pub fn imported_class(&self, dotted: &str) -> Option<ExternalClass> {
+        let view = self.project.as_ref()?;
+        if let Some(known) = self.imported_classes.borrow().get(dotted) {
+            return *known;
+        }
+        let class = view.class_named(self.module_names(), dotted);
+        self.imported_classes.borrow_mut().insert(dotted.to_string(), class);
+        class
+    }
+
     /// What each module-level name is bound to (computed on first use).
     pub fn module_names(&self) -> &std::collections::HashMap<String, Binding> {
-        self.module_names.get_or_init(|| crate::project::summary::module_bindings(self))
+        self.module_names.get_or_init(|| crate::project::summary::module_bindings(self.file))
     }
 
     /// The module-level imports and the uses of names (computed on first use).

@@ -236,7 +236,12 @@ fn bound_names(file: &ParsedFile, statement: Node<'_>) -> Vec<String> {
 }
 
 /// Reads `__all__` from module-level assignments, `+=` and calls on it.
-fn all_names(file: &ParsedFile, assignments: &[Node<'_>], augmented: &[Node<'_>], calls: &[Node<'_>]) -> AllNames {
+pub(crate) fn all_names(
+    file: &ParsedFile,
+    assignments: &[Node<'_>],
+    augmented: &[Node<'_>],
+    calls: &[Node<'_>],
+) -> AllNames {
     let mut all = AllNames::Absent;
     let targets_all =
         |n: &Node<'_>| n.field(Field::Left).is_some_and(|l| file.node_text(l) == "__all__") && at_module_level(*n);

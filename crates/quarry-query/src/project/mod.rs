@@ -22,7 +22,6 @@ use quarry_syntax::budget::check_depth;
 use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET};
 
 use crate::classes::ClassRef;
-use crate::context::FileContext;
 pub use modules::{ModuleId, ModuleIndex};
 use summary::{BaseSummary, InitRef};
 pub use summary::{Binding, ClassSummary, ImportRef, MemberSummary, MethodSummary, ModuleSummary};
@@ -110,7 +109,7 @@ impl Project {
         let source = SourceFile::load(path, &self.inner.load).ok()?;
         let file = ParsedFile::parse_within(source, Language::Python, &deadline).ok()?;
         check_depth(path, file.root(), DEFAULT_MAX_DEPTH).ok()?;
-        Some(ModuleSummary::build(&FileContext::new(&file)))
+        Some(ModuleSummary::read(&file))
     }
 
     /// A class of the project.

@@ -6,13 +6,13 @@
 
 use std::collections::HashMap;
 
+use quarry_syntax::ParsedFile;
+use tree_sitter::Node;
+
 use crate::ast::{decorators, named_children};
-use crate::calls::{attribute_references, Reference};
-use crate::classes::{ClassRef, MemberKind};
-use crate::context::FileContext;
-use crate::imports::{import_bindings, AllNames};
+use crate::classes::{class_members, MemberKind};
+use crate::imports::{all_names, import_bindings, AllNames};
 use crate::methods::{calls_super, does_nothing, only_raises};
-use crate::scopes::BindingKind;
 use crate::signatures::Signature;
 use crate::syntax::{Field, Kind, SyntaxNode};
 
@@ -138,8 +138,8 @@ impl ClassSummary {
 pub struct ModuleSummary {
     /// Module-level names and what binds them.
     pub names: HashMap<String, Binding>,
-    /// Every class of the module, in source order (indices match
-    /// [`crate::classes::Classes`] of the same file).
+    /// The module-level classes (also those under `if`, `try`, ...), in
+    /// source order; [`Binding::Class`] and `ExternalClass` index them.
     pub classes: Vec<ClassSummary>,
     /// The module's `__all__`.
     pub all: Option<AllNames>,
@@ -148,54 +148,49 @@ pub struct ModuleSummary {
 }
 
 impl ModuleSummary {
-    /// Summarises a file. Only what its own tree says is read: imported
-    /// bases stay dotted names, resolved later across modules.
-    pub fn build(cx: &FileContext<'_>) -> ModuleSummary {
-        let file = cx.file();
-        let names = module_bindings(cx);
-        let classes = cx.classes();
-        let mut summaries = Vec::with_capacity(classes.all().len());
-        for (id, class) in classes.all().iter().enumerate() {
-            let bases = class
-                .bases
-                .iter()
-                .map(|base| match base {
-                    ClassRef::Local(j) => BaseSummary::Local(*j),
-                    ClassRef::Builtin(b) => BaseSummary::Builtin(b),
-                    ClassRef::Unknown(text) => imported_base(&names, text),
-                    // Summaries are read from files analysed without the project.
-                    ClassRef::External(_) => BaseSummary::Unknown(String::new()),
-                })
-                .collect();
-            let members = class
-                .members
-                .iter()
+    /// Summarises a file from its module level alone (no analysis of
+    /// function bodies but the methods' own): imported bases stay dotted
+    /// names, resolved later across modules.
+    pub fn read(file: &ParsedFile) -> ModuleSummary {
+        let top = TopLevel::read(file);
+        let names = top.bindings();
+        let mut classes = Vec::with_capacity(top.classes.len());
+        for (id, &node) in top.classes.iter().enumerate() {
+            let name = node.field(Field::Name).map(|n| file.node_text(n).to_string()).unwrap_or_default();
+            let mut bases = Vec::new();
+            let mut metaclass = None;
+            if let Some(list) = node.field(Field::Superclasses) {
+                for base in named_children(list) {
+                    match base.py_kind() {
+                        Kind::KeywordArgument => {
+                            if base.field(Field::Name).map(|k| file.node_text(k)) == Some("metaclass") {
+                                metaclass = base.field(Field::Value).map(|v| file.node_text(v).to_string());
+                            }
+                        }
+                        Kind::Comment => {}
+                        _ => bases.push(base_summary(file, &names, id, base)),
+                    }
+                }
+            }
+            let members = class_members(file, node)
+                .into_iter()
                 .map(|m| MemberSummary {
-                    name: m.name.clone(),
+                    method: (m.kind == MemberKind::Method).then(|| method_summary(file, &names, id, m.node, &m.name)),
+                    name: m.name,
                     kind: m.kind,
-                    method: (m.kind == MemberKind::Method).then(|| method_summary(cx, &names, id, m.node, &m.name)),
                 })
                 .collect();
-            summaries.push(ClassSummary {
-                name: class.name.clone(),
-                line: class.node.start_position().row,
+            classes.push(ClassSummary {
+                name,
+                line: node.start_position().row,
                 bases,
-                metaclass: class.metaclass.clone(),
-                decorators: class.decorators.clone(),
+                metaclass,
+                decorators: decorators(file, node).into_iter().map(str::to_string).collect(),
                 members,
             });
         }
-        let mut star_imports = Vec::new();
-        for &statement in cx.nodes(Kind::ImportFromStatement) {
-            let wildcard = named_children(statement).iter().any(|c| c.py_kind() == Kind::WildcardImport);
-            if wildcard && cx.scopes().get(0).node_id == enclosing_scope_id(cx, statement) {
-                if let Some(module) = statement.field(Field::ModuleName) {
-                    let module = file.node_text(module).split_whitespace().collect();
-                    star_imports.push(ImportRef { module, name: None });
-                }
-            }
-        }
-        ModuleSummary { names, classes: summaries, all: Some(cx.imports().all.clone()), star_imports }
+        let all = all_names(file, &top.assignments, &top.augmented, &top.calls);
+        ModuleSummary { names, classes, all: Some(all), star_imports: top.star_imports }
     }
 
     /// Whether `from this import *` binds `name`: listed in `__all__`, or
@@ -209,63 +204,39 @@ impl ModuleSummary {
     }
 }
 
-/// A base written as a dotted name whose head is an imported module-level
-/// name; anything else stays unknown.
-fn imported_base(names: &HashMap<String, Binding>, text: &str) -> BaseSummary {
-    let parts: Vec<String> = text.split('.').map(|p| p.trim().to_string()).collect();
-    let dotted = parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
-    match names.get(&parts[0]) {
-        Some(Binding::Import(_)) if dotted => BaseSummary::Imported(parts),
-        _ => BaseSummary::Unknown(text.to_string()),
+/// A base as written: a module-level class defined before (`Local`), a
+/// builtin class not rebound, a dotted name whose head is imported, or
+/// unknown.
+fn base_summary(file: &ParsedFile, names: &HashMap<String, Binding>, id: usize, base: Node<'_>) -> BaseSummary {
+    let text: String = file.node_text(base).split_whitespace().collect();
+    let Some(parts) = dotted_parts(file, base) else { return BaseSummary::Unknown(text) };
+    match (names.get(&parts[0]), parts.len()) {
+        (Some(Binding::Class(j)), 1) if *j < id => BaseSummary::Local(*j),
+        (Some(Binding::Import(_)), _) => BaseSummary::Imported(parts),
+        (None, 1) => match crate::builtins::builtin_class(&parts[0]) {
+            Some(class) => BaseSummary::Builtin(class.name),
+            None => BaseSummary::Unknown(text),
+        },
+        _ => BaseSummary::Unknown(text),
     }
 }
 
-/// The innermost function, class or module scope node holding `node`.
-fn enclosing_scope_id<'f>(cx: &FileContext<'f>, node: tree_sitter::Node<'f>) -> usize {
-    let mut current = cx.parent(node);
-    while let Some(n) = current {
-        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
-            return n.id();
-        }
-        current = cx.parent(n);
-    }
-    cx.file().root().id()
+/// The parts of a dotted name (`a`, `a.b.C`); `None` for other expressions.
+fn dotted_parts(file: &ParsedFile, node: Node<'_>) -> Option<Vec<String>> {
+    let head = crate::calls::dotted_head(node)?;
+    let text: String = file.node_text(node).split_whitespace().collect();
+    let parts: Vec<String> = text.split('.').map(str::to_string).collect();
+    (file.node_text(head) == parts[0] && parts.iter().all(|p| !p.is_empty())).then_some(parts)
 }
 
-fn method_summary<'f>(
-    cx: &FileContext<'f>,
+fn method_summary(
+    file: &ParsedFile,
     names: &HashMap<String, Binding>,
     class: usize,
-    node: tree_sitter::Node<'f>,
+    node: Node<'_>,
     name: &str,
 ) -> MethodSummary {
-    let file = cx.file();
-    let init_refs = if name == "__init__" {
-        attribute_references(cx, class, node, "__init__")
-            .into_iter()
-            .map(|(attribute, r)| match r {
-                Reference::Receiver => InitRef::Receiver,
-                Reference::Super(c) => InitRef::Super(c),
-                Reference::Class(c) => InitRef::Class(c),
-                _ => {
-                    // An imported class (`Base.__init__`, `mod.Base.__init__`).
-                    let object = attribute.field(Field::Object);
-                    let head = object.and_then(crate::calls::dotted_head).map(|h| file.node_text(h));
-                    let local = head
-                        .is_some_and(|h| crate::parameters::parameter_names(file, node).iter().any(|(n, _)| n == h));
-                    match (object, head.and_then(|h| names.get(h))) {
-                        (Some(object), Some(Binding::Import(_))) if !local => {
-                            let text: String = file.node_text(object).split_whitespace().collect();
-                            InitRef::Imported(text.split('.').map(str::to_string).collect())
-                        }
-                        _ => InitRef::Opaque,
-                    }
-                }
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let init_refs = if name == "__init__" { init_references(file, names, class, node) } else { Vec::new() };
     MethodSummary {
         signature: Signature::of(file, node),
         decorators: decorators(file, node).into_iter().map(str::to_string).collect(),
@@ -277,54 +248,227 @@ fn method_summary<'f>(
     }
 }
 
-/// What each module-level name is bound to: a name bound only by `class`
-/// statements is the last class, only by `def`s a function, by exactly one
-/// import that import; anything else (assignments, `del`, several imports)
-/// is [`Binding::Other`].
-pub fn module_bindings(cx: &FileContext<'_>) -> HashMap<String, Binding> {
-    let module = cx.scopes().get(0);
-    let mut events: HashMap<&str, Vec<&crate::scopes::NameEvent>> = HashMap::new();
-    for event in &module.bindings {
-        events.entry(event.name.as_str()).or_default().push(event);
-    }
-    let class_nodes = cx.nodes(Kind::ClassDefinition);
-    let mut names = HashMap::with_capacity(events.len());
-    for (name, bound) in events {
-        let binding = if bound.iter().all(|e| e.kind == Some(BindingKind::Definition)) {
-            let last = bound.last().and_then(|e| e.binder_id);
-            match class_nodes.iter().position(|c| Some(c.id()) == last) {
-                Some(i) => Binding::Class(i),
-                None if bound.iter().all(|e| class_nodes.iter().all(|c| Some(c.id()) != e.binder_id)) => {
-                    Binding::Function
-                }
-                None => Binding::Other,
-            }
-        } else if let [event] = bound.as_slice() {
-            match event.kind {
-                Some(BindingKind::Import) => import_ref(cx, event).map_or(Binding::Other, Binding::Import),
-                _ => Binding::Other,
+/// The `__init__` references of a method of class `class`, classified as
+/// [`crate::calls::classify_attribute`] does within a file.
+fn init_references(
+    file: &ParsedFile,
+    names: &HashMap<String, Binding>,
+    class: usize,
+    method: Node<'_>,
+) -> Vec<InitRef> {
+    let parameters = crate::parameters::parameter_names(file, method);
+    let is_parameter = |n: &str| parameters.iter().any(|(p, _)| p == n);
+    let mut refs = Vec::new();
+    for node in crate::methods::own_nodes(method) {
+        if node.py_kind() != Kind::Attribute
+            || node.field(Field::Attribute).map(|a| file.node_text(a)) != Some("__init__")
+        {
+            continue;
+        }
+        let Some(object) = node.field(Field::Object) else { continue };
+        let reference = if object.py_kind() == Kind::Call {
+            let callee = object.field(Field::Function).map(|f| file.node_text(f));
+            let first = object.field(Field::Arguments).and_then(|a| a.named_child(0));
+            match (callee, first) {
+                (Some("super"), None) => InitRef::Super(class),
+                (Some("super"), Some(arg)) => match names.get(file.node_text(arg)) {
+                    Some(Binding::Class(j)) => InitRef::Super(*j),
+                    _ => InitRef::Opaque,
+                },
+                _ => InitRef::Opaque,
             }
         } else {
-            Binding::Other
+            match dotted_parts(file, object) {
+                Some(parts) if parameters.first().is_some_and(|(p, _)| *p == parts[0]) && parts.len() == 1 => {
+                    InitRef::Receiver
+                }
+                Some(parts) if !is_parameter(&parts[0]) => match (names.get(&parts[0]), parts.len()) {
+                    (Some(Binding::Class(j)), 1) => InitRef::Class(*j),
+                    (Some(Binding::Import(_)), _) => InitRef::Imported(parts),
+                    _ => InitRef::Opaque,
+                },
+                _ => InitRef::Opaque,
+            }
         };
-        names.insert(name.to_string(), binding);
+        refs.push(reference);
     }
-    names
+    refs
 }
 
-/// The import that binds `event`'s name.
-fn import_ref(cx: &FileContext<'_>, event: &crate::scopes::NameEvent) -> Option<ImportRef> {
-    let file = cx.file();
-    let statement = [Kind::ImportStatement, Kind::ImportFromStatement]
-        .into_iter()
-        .flat_map(|kind| cx.nodes(kind).iter())
-        .find(|s| Some(s.id()) == event.binder_id)?;
-    let binding = import_bindings(file, *statement).into_iter().find(|b| b.identifier.id() == event.node_id)?;
-    if statement.py_kind() == Kind::ImportFromStatement {
-        let module: String = file.node_text(statement.field(Field::ModuleName)?).split_whitespace().collect();
-        let name = binding.qualified.rsplit('.').next().unwrap_or_default().to_string();
-        Some(ImportRef { module, name: Some(name) })
-    } else {
-        Some(ImportRef { module: binding.qualified, name: None })
+/// One way a module-level statement binds a name.
+enum Event {
+    Class(usize),
+    Function,
+    Import(ImportRef),
+    Other,
+}
+
+/// What the module level of a file holds: the statements that bind names,
+/// the module-level classes, `import *`, and what `__all__` is built from.
+struct TopLevel<'t> {
+    events: Vec<(String, Event)>,
+    classes: Vec<Node<'t>>,
+    star_imports: Vec<ImportRef>,
+    assignments: Vec<Node<'t>>,
+    augmented: Vec<Node<'t>>,
+    calls: Vec<Node<'t>>,
+}
+
+impl<'t> TopLevel<'t> {
+    /// Walks the module's statements, entering compound statements but no
+    /// function or class body.
+    fn read(file: &'t ParsedFile) -> TopLevel<'t> {
+        let mut top = TopLevel {
+            events: Vec::new(),
+            classes: Vec::new(),
+            star_imports: Vec::new(),
+            assignments: Vec::new(),
+            augmented: Vec::new(),
+            calls: Vec::new(),
+        };
+        let mut stack: Vec<Node<'t>> = named_children(file.root()).into_iter().rev().collect();
+        while let Some(node) = stack.pop() {
+            let name_of = |n: Node<'_>| n.field(Field::Name).map(|i| file.node_text(i).to_string());
+            match node.py_kind() {
+                Kind::ImportStatement | Kind::ImportFromStatement => top.import(file, node),
+                Kind::ClassDefinition => {
+                    if let Some(name) = name_of(node) {
+                        top.events.push((name, Event::Class(top.classes.len())));
+                    }
+                    top.classes.push(node);
+                }
+                Kind::FunctionDefinition => {
+                    if let Some(name) = name_of(node) {
+                        top.events.push((name, Event::Function));
+                    }
+                }
+                Kind::DecoratedDefinition => stack.extend(node.field(Field::Definition)),
+                Kind::ExpressionStatement => {
+                    for child in named_children(node) {
+                        match child.py_kind() {
+                            Kind::Assignment => {
+                                top.assignments.push(child);
+                                let mut current = Some(child);
+                                while let Some(a) = current {
+                                    top.bind_targets(file, a.field(Field::Left));
+                                    current = a.field(Field::Right).filter(|r| r.py_kind() == Kind::Assignment);
+                                }
+                            }
+                            Kind::AugmentedAssignment => {
+                                top.augmented.push(child);
+                                top.bind_targets(file, child.field(Field::Left));
+                            }
+                            Kind::Call => top.calls.push(child),
+                            _ => {}
+                        }
+                    }
+                }
+                Kind::ForStatement => {
+                    top.bind_targets(file, node.field(Field::Left));
+                    stack.extend(named_children(node).into_iter().rev());
+                }
+                Kind::DeleteStatement => {
+                    for child in named_children(node) {
+                        top.bind_targets(file, Some(child));
+                    }
+                }
+                Kind::WithItem => top.bind_targets(file, node.field(Field::Value).and_then(|v| v.field(Field::Alias))),
+                Kind::ExceptClause => {
+                    for child in named_children(node) {
+                        if child.py_kind() == Kind::AsPattern {
+                            top.bind_targets(file, child.field(Field::Alias));
+                        }
+                    }
+                    stack.extend(named_children(node).into_iter().rev());
+                }
+                kind if crate::syntax::TRANSPARENT.contains(&kind) || kind == Kind::WithClause => {
+                    stack.extend(named_children(node).into_iter().rev());
+                }
+                _ => {}
+            }
+        }
+        top
     }
+
+    fn import(&mut self, file: &ParsedFile, statement: Node<'_>) {
+        let module =
+            statement.field(Field::ModuleName).map(|m| file.node_text(m).split_whitespace().collect::<String>());
+        if statement.py_kind() == Kind::ImportFromStatement {
+            let Some(module) = module else { return };
+            if module == "__future__" {
+                return;
+            }
+            if named_children(statement).iter().any(|c| c.py_kind() == Kind::WildcardImport) {
+                self.star_imports.push(ImportRef { module, name: None });
+                return;
+            }
+            for binding in import_bindings(file, statement) {
+                let name = binding.qualified.rsplit('.').next().unwrap_or_default().to_string();
+                let import = ImportRef { module: module.clone(), name: Some(name) };
+                self.events.push((binding.name, Event::Import(import)));
+            }
+        } else {
+            for binding in import_bindings(file, statement) {
+                let import = ImportRef { module: binding.qualified, name: None };
+                self.events.push((binding.name, Event::Import(import)));
+            }
+        }
+    }
+
+    /// Every identifier an assignment, `for`, `with`, `except` or `del`
+    /// target binds, as [`Event::Other`].
+    fn bind_targets(&mut self, file: &ParsedFile, target: Option<Node<'_>>) {
+        let mut stack: Vec<Node<'_>> = target.into_iter().collect();
+        while let Some(node) = stack.pop() {
+            match node.py_kind() {
+                Kind::Identifier => self.events.push((file.node_text(node).to_string(), Event::Other)),
+                Kind::PatternList
+                | Kind::TuplePattern
+                | Kind::ListPattern
+                | Kind::Tuple
+                | Kind::List
+                | Kind::ParenthesizedExpression
+                | Kind::ListSplatPattern
+                | Kind::ListSplat
+                | Kind::ExpressionList => stack.extend(named_children(node)),
+                _ => {}
+            }
+        }
+    }
+
+    /// What each name is bound to: only by `class` statements, the last
+    /// class; only by `def`s, a function; by exactly one import, that
+    /// import; anything else (assignments, `del`, several imports) is
+    /// [`Binding::Other`].
+    fn bindings(&self) -> HashMap<String, Binding> {
+        let mut events: HashMap<&str, Vec<&Event>> = HashMap::new();
+        for (name, event) in &self.events {
+            events.entry(name.as_str()).or_default().push(event);
+        }
+        events
+            .into_iter()
+            .map(|(name, bound)| {
+                let binding = if bound.iter().all(|e| matches!(e, Event::Class(_) | Event::Function)) {
+                    match bound.last() {
+                        Some(Event::Class(i)) if bound.iter().all(|e| matches!(e, Event::Class(_))) => {
+                            Binding::Class(*i)
+                        }
+                        _ if bound.iter().all(|e| matches!(e, Event::Function)) => Binding::Function,
+                        _ => Binding::Other,
+                    }
+                } else if let [Event::Import(import)] = bound.as_slice() {
+                    Binding::Import(import.clone())
+                } else {
+                    Binding::Other
+                };
+                (name.to_string(), binding)
+            })
+            .collect()
+    }
+}
+
+/// What each module-level name of a file is bound to (see
+/// [`ModuleSummary::names`]).
+pub fn module_bindings(file: &ParsedFile) -> HashMap<String, Binding> {
+    TopLevel::read(file).bindings()
 }
