@@ -84,7 +84,13 @@ pub fn method_class(function: Node<'_>) -> Option<Node<'_>> {
 
 /// The decorators of a function or class definition, as their expression text.
 pub fn decorators<'f>(file: &'f ParsedFile, definition: Node<'_>) -> Vec<&'f str> {
-    let Some(parent) = definition.parent().filter(|p| p.py_kind() == Kind::DecoratedDefinition) else {
+    decorators_under(file, definition.parent())
+}
+
+/// The decorators held by `parent`, the parent of a definition, when it is
+/// a `decorated_definition` (for callers that know the parent).
+pub fn decorators_under<'f>(file: &'f ParsedFile, parent: Option<Node<'_>>) -> Vec<&'f str> {
+    let Some(parent) = parent.filter(|p| p.py_kind() == Kind::DecoratedDefinition) else {
         return Vec::new();
     };
     named_children(parent)

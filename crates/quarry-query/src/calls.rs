@@ -159,11 +159,9 @@ fn super_class<'f>(cx: &FileContext<'f>, defining: ClassId, function: Node<'f>, 
     let (file, classes) = (cx.file(), cx.classes());
     let call = if object.py_kind() == Kind::Identifier {
         let variable = file.node_text(object);
-        cx.own_nodes(function).iter().find_map(|&n| {
+        cx.super_assignments(function).iter().find_map(|&n| {
             let left = n.field(Field::Left)?;
-            let right = n.field(Field::Right)?;
-            (n.py_kind() == Kind::Assignment && file.node_text(left) == variable && is_super_call(file, right))
-                .then_some(right)
+            (file.node_text(left) == variable).then_some(n.field(Field::Right)?)
         })?
     } else {
         object
@@ -182,7 +180,8 @@ fn super_class<'f>(cx: &FileContext<'f>, defining: ClassId, function: Node<'f>, 
     }
 }
 
-fn is_super_call(file: &ParsedFile, node: Node<'_>) -> bool {
+/// Whether `node` is a call of `super`.
+pub(crate) fn is_super_call(file: &ParsedFile, node: Node<'_>) -> bool {
     node.py_kind() == Kind::Call
         && node.field(Field::Function).is_some_and(|f| f.py_kind() == Kind::Identifier && file.node_text(f) == "super")
 }
@@ -242,7 +241,14 @@ pub struct CallTarget<'f> {
 /// Resolves the callee of a `call` to a function of the file: a plain name
 /// bound only by a module-level `def` and not shadowed where the call is,
 /// `self.m(...)` in a method, `Class.m(...)` and `super(...).m(...)`.
+/// Every call of the file is resolved once, on first use, and shared by
+/// the queries that ask ([`FileContext::call_target`]).
 pub fn resolve_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarget<'f>> {
+    cx.call_target(call)
+}
+
+/// [`resolve_call`] without the file's cache.
+pub(crate) fn resolve_call_uncached<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarget<'f>> {
     let file = cx.file();
     let callee = call.field(Field::Function)?;
     match callee.py_kind() {
@@ -257,15 +263,15 @@ pub fn resolve_call<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<CallTarg
         }
         Kind::Attribute => {
             let classes = cx.classes();
-            let function = enclosing_method(call)?;
-            let defining = defining_class(classes, function)?;
+            let function = cx.enclosing_function(call)?;
+            let defining = classes.of_node(cx.method_class(function)?)?;
             let object = callee.field(Field::Object)?;
             let through_class = object.py_kind() == Kind::Identifier
                 && parameter_names(file, function).first().map(|(n, _)| n.as_str()) != Some(file.node_text(object))
                 && super_class(cx, defining, function, object).is_none();
             match resolve_attribute(cx, defining, defining, function, callee) {
                 Target::Function(class, node) => {
-                    let decorators = crate::ast::decorators(file, node);
+                    let decorators = cx.decorators(node);
                     let is_static = decorators.contains(&"staticmethod");
                     let is_class = decorators.contains(&"classmethod");
                     let bound = !is_static && (is_class || !through_class);
@@ -336,12 +342,6 @@ fn module_definition<'f>(cx: &FileContext<'f>, name: &str, site: Node<'f>) -> Op
     let before = bindings.iter().rev().find(|b| b.start_byte < site.start_byte()).or(bindings.last())?;
     let definitions = cx.nodes(Kind::FunctionDefinition).iter().chain(cx.nodes(Kind::ClassDefinition));
     definitions.copied().find(|d| d.id() == before.binder_id.unwrap_or(usize::MAX))
-}
-
-/// The innermost function holding `node` if it is a method.
-fn enclosing_method(node: Node<'_>) -> Option<Node<'_>> {
-    let function = crate::ast::enclosing_function(node)?;
-    method_class(function).map(|_| function)
 }
 
 /// The class declaring `function` as a method, if any.

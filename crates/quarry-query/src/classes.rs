@@ -141,6 +141,8 @@ pub struct Classes<'f> {
     classes: Vec<ClassInfo<'f>>,
     mros: Vec<Vec<ClassRef>>,
     by_name: HashMap<String, Vec<ClassId>>,
+    /// The class of each `class_definition` node.
+    by_node: quarry_syntax::walk::NodeIdMap<ClassId>,
     project: Option<Project>,
     /// MROs of classes of other modules, computed once per file.
     external_mros: std::cell::RefCell<HashMap<ExternalClass, Vec<ClassRef>>>,
@@ -199,7 +201,11 @@ impl<'f> Classes<'f> {
         for (id, class) in classes.iter().enumerate() {
             by_name.entry(class.name.clone()).or_default().push(id);
         }
-        Classes { classes, mros, by_name, project, external_mros: std::cell::RefCell::new(external_mros) }
+        let mut by_node = quarry_syntax::walk::NodeIdMap::default();
+        for (id, class) in classes.iter().enumerate() {
+            by_node.entry(class.node.id()).or_insert(id);
+        }
+        Classes { classes, mros, by_name, by_node, project, external_mros: std::cell::RefCell::new(external_mros) }
     }
 
     /// Every class, in source order.
@@ -235,7 +241,7 @@ impl<'f> Classes<'f> {
 
     /// The class defined by a `class_definition` node.
     pub fn of_node(&self, node: Node<'_>) -> Option<ClassId> {
-        self.classes.iter().position(|c| c.node.id() == node.id())
+        self.by_node.get(&node.id()).copied()
     }
 
     /// The class's method resolution order, starting with itself.

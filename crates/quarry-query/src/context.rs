@@ -6,6 +6,7 @@ use std::cell::OnceCell;
 use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
 use tree_sitter::Node;
 
+use crate::calls::CallTarget;
 use crate::classes::Classes;
 use crate::flow::ScopeFlow;
 use crate::imports::Imports;
@@ -21,11 +22,13 @@ pub struct FileContext<'f> {
     scopes: OnceCell<Scopes>,
     classes: OnceCell<Classes<'f>>,
     imports: OnceCell<Imports<'f>>,
-    nodes_by_kind: OnceCell<Vec<Vec<Node<'f>>>>,
-    parents: OnceCell<quarry_syntax::walk::ParentIndex<'f>>,
+    /// Named nodes by kind and the parent index, built by one walk.
+    index: OnceCell<(Vec<Vec<Node<'f>>>, quarry_syntax::walk::ParentIndex<'f>)>,
     reachability: OnceCell<Reachability>,
     flows: OnceCell<Vec<ScopeFlow<'f>>>,
-    own_nodes: OnceCell<std::collections::HashMap<usize, Vec<Node<'f>>>>,
+    own_nodes: OnceCell<quarry_syntax::walk::NodeIdMap<Vec<Node<'f>>>>,
+    call_targets: OnceCell<quarry_syntax::walk::NodeIdMap<Option<CallTarget<'f>>>>,
+    super_assignments: OnceCell<quarry_syntax::walk::NodeIdMap<Vec<Node<'f>>>>,
     project: Option<ProjectView>,
     module_names: OnceCell<std::collections::HashMap<String, Binding>>,
     imported_classes: std::cell::RefCell<std::collections::HashMap<String, Option<ExternalClass>>>,
@@ -49,11 +52,12 @@ impl<'f> FileContext<'f> {
             scopes: OnceCell::new(),
             classes: OnceCell::new(),
             imports: OnceCell::new(),
-            nodes_by_kind: OnceCell::new(),
-            parents: OnceCell::new(),
+            index: OnceCell::new(),
             reachability: OnceCell::new(),
             flows: OnceCell::new(),
             own_nodes: OnceCell::new(),
+            call_targets: OnceCell::new(),
+            super_assignments: OnceCell::new(),
         }
     }
 
@@ -74,13 +78,25 @@ impl<'f> FileContext<'f> {
 
     /// Which statements can complete normally (computed on first use).
     pub fn reachability(&self) -> &Reachability {
-        self.reachability.get_or_init(|| Reachability::build(self.file, self.parents()))
+        self.reachability.get_or_init(|| Reachability::build(self))
     }
 
     /// Definition–use flow of every module, class and function scope
     /// (computed on first use).
     pub fn flows(&self) -> &[ScopeFlow<'f>] {
         self.flows.get_or_init(|| crate::flow::analyse_file(self))
+    }
+
+    /// What a call resolves to ([`crate::calls::resolve_call`]): every call
+    /// of the file is resolved once, on first use, and shared by the queries.
+    pub fn call_target(&self, call: Node<'f>) -> Option<CallTarget<'f>> {
+        let targets = self.call_targets.get_or_init(|| {
+            self.nodes(Kind::Call).iter().map(|&c| (c.id(), crate::calls::resolve_call_uncached(self, c))).collect()
+        });
+        match targets.get(&call.id()) {
+            Some(target) => *target,
+            None => crate::calls::resolve_call_uncached(self, call),
+        }
     }
 
     /// The classes of the file with their bases and MROs, across modules
@@ -126,9 +142,24 @@ impl<'f> FileContext<'f> {
         self.parents().parent(node)
     }
 
-    /// The file's parent index, built by one walk on first use.
+    /// The file's parent index, built on first use by the walk that also
+    /// indexes the nodes by kind.
     pub fn parents(&self) -> &quarry_syntax::walk::ParentIndex<'f> {
-        self.parents.get_or_init(|| quarry_syntax::walk::ParentIndex::build(self.file.root()))
+        &self.index().1
+    }
+
+    /// One walk of the tree: the named nodes by kind, in source order, and
+    /// the parent of every node.
+    fn index(&self) -> &(Vec<Vec<Node<'f>>>, quarry_syntax::walk::ParentIndex<'f>) {
+        self.index.get_or_init(|| {
+            let mut by_kind: Vec<Vec<Node<'f>>> = vec![Vec::new(); Kind::ALL.len()];
+            let parents = quarry_syntax::walk::ParentIndex::build_visiting(self.file.root(), |node| {
+                if node.is_named() {
+                    by_kind[node.py_kind() as usize].push(node);
+                }
+            });
+            (by_kind, parents)
+        })
     }
 
     /// The innermost function definition containing `node` (not `node`
@@ -146,14 +177,43 @@ impl<'f> FileContext<'f> {
         None
     }
 
+    /// The class whose body directly holds the function definition
+    /// `function` (through a decorator if any), as [`crate::ast::method_class`]
+    /// finds it, through the parent index.
+    pub fn method_class(&self, function: Node<'f>) -> Option<Node<'f>> {
+        let mut parent = self.parent(function)?;
+        if parent.py_kind() == Kind::DecoratedDefinition {
+            parent = self.parent(parent)?;
+        }
+        let mut current = Some(parent);
+        while let Some(n) = current {
+            match n.py_kind() {
+                Kind::ClassDefinition => return Some(n),
+                Kind::FunctionDefinition | Kind::Lambda | Kind::Module => return None,
+                _ => current = self.parent(n),
+            }
+        }
+        None
+    }
+
+    /// The decorators of a function or class definition, as their
+    /// expression text ([`crate::ast::decorators`]), through the parent index.
+    pub fn decorators(&self, definition: Node<'f>) -> Vec<&'f str> {
+        crate::ast::decorators_under(self.file, self.parent(definition))
+    }
+
     /// The named nodes of a function's own scope, in source order: its body
     /// without nested functions, classes and lambdas, as
     /// [`crate::methods::own_nodes`] gives them. Every function's list comes
     /// from one walk of the file on first use.
     pub fn own_nodes(&self, function: Node<'f>) -> &[Node<'f>] {
         let index = self.own_nodes.get_or_init(|| {
-            let mut index: std::collections::HashMap<usize, Vec<Node<'f>>> = std::collections::HashMap::new();
+            // Each function gets a slot when its body is reached; the walk
+            // carries the slot, so no node needs a hash lookup.
+            let mut lists: Vec<(usize, Vec<Node<'f>>)> = Vec::new();
             let mut stack: Vec<(Node<'f>, Option<usize>)> = vec![(self.file.root(), None)];
+            let mut children: Vec<Node<'f>> = Vec::new();
+            let mut cursor = self.file.root().walk();
             while let Some((node, owner)) = stack.pop() {
                 let kind = node.py_kind();
                 let boundary = matches!(
@@ -161,18 +221,53 @@ impl<'f> FileContext<'f> {
                     Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda | Kind::DecoratedDefinition
                 );
                 if let (Some(owner), false) = (owner, boundary) {
-                    index.entry(owner).or_default().push(node);
+                    lists[owner].1.push(node);
                 }
-                let body = (kind == Kind::FunctionDefinition).then(|| node.field(Field::Body)).flatten();
-                let mut cursor = node.walk();
-                let children: Vec<Node<'f>> = node.named_children(&mut cursor).collect();
-                for child in children.into_iter().rev() {
-                    let child_owner =
-                        if boundary { body.filter(|b| b.id() == child.id()).map(|_| node.id()) } else { owner };
-                    stack.push((child, child_owner));
+                children.clear();
+                children.extend(node.named_children(&mut cursor));
+                if boundary {
+                    let body = (kind == Kind::FunctionDefinition).then(|| node.field(Field::Body)).flatten();
+                    for &child in children.iter().rev() {
+                        let owns = body.is_some_and(|b| b.id() == child.id());
+                        let slot = owns.then(|| {
+                            lists.push((node.id(), Vec::new()));
+                            lists.len() - 1
+                        });
+                        stack.push((child, slot));
+                    }
+                } else {
+                    stack.extend(children.iter().rev().map(|&child| (child, owner)));
+                }
+            }
+            let mut index: quarry_syntax::walk::NodeIdMap<Vec<Node<'f>>> = Default::default();
+            for (owner, nodes) in lists {
+                if !nodes.is_empty() {
+                    index.insert(owner, nodes);
                 }
             }
             index
+        });
+        index.get(&function.id()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The assignments of a function's own scope whose value is a call of
+    /// `super` (`s = super(C, self)`), in source order; one pass over every
+    /// function's own nodes on first use.
+    pub fn super_assignments(&self, function: Node<'f>) -> &[Node<'f>] {
+        let index = self.super_assignments.get_or_init(|| {
+            self.own_nodes(function);
+            let own = self.own_nodes.get().map(|own| own.iter()).into_iter().flatten();
+            own.map(|(&owner, nodes)| {
+                let assignments = nodes
+                    .iter()
+                    .copied()
+                    .filter(|n| n.py_kind() == Kind::Assignment)
+                    .filter(|n| n.field(Field::Left).is_some())
+                    .filter(|n| n.field(Field::Right).is_some_and(|r| crate::calls::is_super_call(self.file, r)))
+                    .collect();
+                (owner, assignments)
+            })
+            .collect()
         });
         index.get(&function.id()).map_or(&[], Vec::as_slice)
     }
@@ -193,18 +288,10 @@ impl<'f> FileContext<'f> {
     }
 
     /// Every node of the given kind, in source order. All kinds are indexed
-    /// by a single walk the first time any is asked for.
+    /// by a single walk (the one that builds the parent index) the first
+    /// time any is asked for.
     pub fn nodes(&self, kind: Kind) -> &[Node<'f>] {
-        let index = self.nodes_by_kind.get_or_init(|| {
-            let mut index: Vec<Vec<Node<'f>>> = vec![Vec::new(); Kind::ALL.len()];
-            for node in quarry_syntax::walk::Preorder::new(self.file.root()) {
-                if node.is_named() {
-                    index[node.py_kind() as usize].push(node);
-                }
-            }
-            index
-        });
-        &index[kind as usize]
+        &self.index().0[kind as usize]
     }
 
     /// The indices of the blocks holding the given spans, sorted and unique.

@@ -28,6 +28,7 @@ use crate::ast::{named_children, statements};
 use crate::context::FileContext;
 use crate::reachability::{clause_block, constant_condition, loop_of_jump};
 use crate::scopes::{BindingKind, ScopeId, ScopeKind};
+use quarry_syntax::walk::NodeIdMap;
 
 /// One definition of a name in a scope and what becomes of its value.
 #[derive(Debug, Clone)]
@@ -91,7 +92,7 @@ impl<'f> ScopeFlow<'f> {
 /// Analyses every module, class and function scope of the file.
 pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
     let scopes = cx.scopes();
-    let mut by_id: HashMap<usize, Node<'f>> = HashMap::new();
+    let mut by_id: NodeIdMap<Node<'f>> = NodeIdMap::default();
     for kind in [Kind::FunctionDefinition, Kind::ClassDefinition] {
         for node in cx.nodes(kind) {
             by_id.insert(node.id(), *node);
@@ -99,7 +100,7 @@ pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
     }
     let root = cx.file().root();
     by_id.insert(root.id(), root);
-    let identifiers: HashMap<usize, Node<'f>> = cx.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
+    let identifiers: NodeIdMap<Node<'f>> = cx.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
     let mut result = Vec::new();
     for (id, scope) in scopes.all().iter().enumerate() {
         if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
@@ -119,7 +120,7 @@ type Event = (usize, usize, Option<usize>);
 
 struct Graph<'t, 'p> {
     nodes: Vec<Node<'t>>,
-    index: HashMap<usize, usize>,
+    index: NodeIdMap<usize>,
     body: Node<'t>,
     file: &'t ParsedFile,
     /// The file's parent index (tree-sitter's `Node::parent` scans from the root).
@@ -130,7 +131,7 @@ fn analyse_scope<'f>(
     cx: &FileContext<'f>,
     scope_id: ScopeId,
     scope_node: Node<'f>,
-    identifiers: &HashMap<usize, Node<'f>>,
+    identifiers: &NodeIdMap<Node<'f>>,
 ) -> ScopeFlow<'f> {
     let scope = cx.scopes().get(scope_id);
     let body = if scope_node.py_kind() == Kind::Module { Some(scope_node) } else { scope_node.field(Field::Body) };
@@ -416,6 +417,28 @@ const MAY_RAISE: &[Kind] = &[
     Kind::ListPattern,
 ];
 
+/// Statements that hold no block, so no statement or clause of the graph:
+/// the graph's walk does not enter them (unless they hold a syntax error,
+/// where the parser may have put anything inside).
+const SIMPLE_STATEMENTS: &[Kind] = &[
+    Kind::ExpressionStatement,
+    Kind::ReturnStatement,
+    Kind::ImportStatement,
+    Kind::ImportFromStatement,
+    Kind::FutureImportStatement,
+    Kind::AssertStatement,
+    Kind::RaiseStatement,
+    Kind::DeleteStatement,
+    Kind::PassStatement,
+    Kind::BreakStatement,
+    Kind::ContinueStatement,
+    Kind::GlobalStatement,
+    Kind::NonlocalStatement,
+    Kind::PrintStatement,
+    Kind::ExecStatement,
+    Kind::TypeAliasStatement,
+];
+
 impl<'t, 'p> Graph<'t, 'p> {
     fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p ParentIndex<'t>) -> Graph<'t, 'p> {
         let mut nodes = Vec::new();
@@ -435,7 +458,9 @@ impl<'t, 'p> Graph<'t, 'p> {
                 nodes.extend(node.field(Field::Right));
                 nodes.extend(node.field(Field::Left));
             }
-            if matches!(node.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
+            if matches!(node.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda)
+                || (SIMPLE_STATEMENTS.contains(&node.py_kind()) && !node.has_error())
+            {
                 walk.skip_children();
             }
         }
@@ -588,8 +613,8 @@ impl<'t, 'p> Graph<'t, 'p> {
                     loop_of_target.map(|l| self.entry_or_follow(l.field(Field::Body), l)).into_iter().collect()
                 }
                 Kind::ReturnStatement | Kind::RaiseStatement => vec![EXIT],
-                Kind::BreakStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.follow(l))],
-                Kind::ContinueStatement => vec![loop_of_jump(node).map_or(EXIT, |l| self.idx(l))],
+                Kind::BreakStatement => vec![loop_of_jump(node, self.parents).map_or(EXIT, |l| self.follow(l))],
+                Kind::ContinueStatement => vec![loop_of_jump(node, self.parents).map_or(EXIT, |l| self.idx(l))],
                 // Branches ruled out by a literal condition get no edge.
                 Kind::IfStatement | Kind::ElifClause => {
                     let statement = if node.py_kind() == Kind::IfStatement {

@@ -71,11 +71,7 @@ impl<'f> Imports<'f> {
             names,
             all: all_names(file, nodes(Kind::Assignment), nodes(Kind::AugmentedAssignment), nodes(Kind::Call)),
             global_uses: global_uses(scopes),
-            docstrings: nodes(Kind::String)
-                .iter()
-                .filter(|s| is_docstring(**s))
-                .map(|s| file.node_text(*s).into())
-                .collect(),
+            docstrings: docstrings(file, &nodes),
             type_comments,
             string_annotations: string_annotations(file, &nodes),
             comments,
@@ -316,13 +312,20 @@ fn global_uses(scopes: &Scopes) -> Vec<(String, Span)> {
     uses
 }
 
-/// Whether a string node is a docstring: the first statement of a module,
-/// class or function body.
-fn is_docstring(string: Node<'_>) -> bool {
-    let Some(statement) = string.parent().filter(|p| p.py_kind() == Kind::ExpressionStatement) else { return false };
-    let Some(body) = statement.parent() else { return false };
-    let first = named_children(body).into_iter().find(|c| c.py_kind() != Kind::Comment);
-    first.is_some_and(|f| f.id() == statement.id()) && matches!(body.py_kind(), Kind::Module | Kind::Block)
+/// The text of every docstring, in source order: a string that is a child
+/// of the expression statement that comes first (comments aside) in a
+/// module, class or function body. Found from the bodies down, so no
+/// string looks for its parent.
+fn docstrings<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(Kind) -> &'n [Node<'f>]) -> Vec<String> {
+    let mut docstrings: Vec<Node<'f>> = Vec::new();
+    for &body in nodes(Kind::Module).iter().chain(nodes(Kind::Block)) {
+        let first = named_children(body).into_iter().find(|c| c.py_kind() != Kind::Comment);
+        if let Some(statement) = first.filter(|f| f.py_kind() == Kind::ExpressionStatement) {
+            docstrings.extend(named_children(statement).into_iter().filter(|c| c.py_kind() == Kind::String));
+        }
+    }
+    docstrings.sort_by_key(|s| s.start_byte());
+    docstrings.iter().map(|s| file.node_text(*s).into()).collect()
 }
 
 /// Whether a doctest line (`>>>` or `...`) of the docstring mentions `name`.

@@ -14,16 +14,19 @@
 
 use crate::builtins::{is_builtin_in, PythonVersion};
 use crate::syntax::{Field, Kind, SyntaxNode};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
+use quarry_syntax::walk::{NodeIdMap, ParentIndex};
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
+
+use crate::context::FileContext;
 
 use crate::ast::{named_children, statements};
 
 /// Reachability facts about every statement of a file.
 pub struct Reachability {
-    completes: HashMap<usize, bool>,
+    completes: NodeIdMap<bool>,
     loops_with_break: HashSet<usize>,
     /// `try` statements whose body cannot raise, so their handlers never run.
     silent_tries: HashSet<usize>,
@@ -33,29 +36,31 @@ pub struct Reachability {
 const JUMPS: &[Kind] = &[Kind::ReturnStatement, Kind::RaiseStatement, Kind::BreakStatement, Kind::ContinueStatement];
 
 impl Reachability {
-    /// Analyses a whole file, given its parent index.
-    pub fn build<'t>(file: &'t ParsedFile, parents: &quarry_syntax::walk::ParentIndex<'t>) -> Reachability {
-        let root = file.root();
-        let nodes: Vec<Node<'t>> = quarry_syntax::walk::Preorder::new(root).filter(|n| n.is_named()).collect();
+    /// Analyses a whole file from the context's node index and parent
+    /// index (no walk of its own).
+    pub fn build(cx: &FileContext<'_>) -> Reachability {
+        let (file, parents) = (cx.file(), cx.parents());
         let mut loops_with_break = HashSet::new();
-        for node in &nodes {
-            if node.py_kind() == Kind::BreakStatement {
-                if let Some(target) = loop_of_jump(*node) {
-                    loops_with_break.insert(target.id());
-                }
+        for node in cx.nodes(Kind::BreakStatement) {
+            if let Some(target) = loop_of_jump(*node, parents) {
+                loops_with_break.insert(target.id());
             }
         }
-        let bound = bound_names(file, &nodes, parents);
-        let silent_tries = nodes
+        let bound = bound_names(file, cx.nodes(Kind::Identifier), parents);
+        let silent_tries = cx
+            .nodes(Kind::TryStatement)
             .iter()
-            .filter(|n| n.py_kind() == Kind::TryStatement)
-            .filter(|n| n.field(Field::Body).is_some_and(|b| cannot_raise(file, b, &bound)))
+            .filter(|n| n.field(Field::Body).is_some_and(|b| cannot_raise(file, b, &bound, parents)))
             .map(|n| n.id())
             .collect();
-        let mut reach = Reachability { completes: HashMap::new(), loops_with_break, silent_tries };
-        // Reverse pre-order visits children before their parents.
-        for node in nodes.iter().rev() {
-            if is_statement_in(*node, parents.parent(*node)) {
+        let mut reach = Reachability { completes: NodeIdMap::default(), loops_with_break, silent_tries };
+        // The statements are the children of blocks and of the module.
+        // Blocks in reverse pre-order, each block's statements last to
+        // first, visit every statement after the statements nested in it.
+        let holders = std::iter::once(file.root()).chain(cx.nodes(Kind::Block).iter().copied());
+        let holders: Vec<Node<'_>> = holders.collect();
+        for holder in holders.iter().rev() {
+            for node in statements(*holder).iter().rev() {
                 let value = reach.compute(*node, file);
                 reach.completes.insert(node.id(), value);
             }
@@ -83,14 +88,13 @@ impl Reachability {
     /// Every unreachable statement that is not inside, or after, another
     /// unreachable statement: the first dead statement of each dead run, in
     /// source order.
-    pub fn unreachable<'f>(&self, file: &'f ParsedFile) -> Vec<Node<'f>> {
-        let root = file.root();
+    pub fn unreachable<'f>(&self, cx: &FileContext<'f>) -> Vec<Node<'f>> {
+        let (file, parents) = (cx.file(), cx.parents());
         let mut firsts = Vec::new();
         let mut dead: HashSet<usize> = HashSet::new();
-        for node in quarry_syntax::walk::Preorder::new(root) {
-            if !(node.py_kind() == Kind::Block || node.py_kind() == Kind::Module) {
-                continue;
-            }
+        // The module, then every block, in pre-order.
+        let holders = std::iter::once(file.root()).chain(cx.nodes(Kind::Block).iter().copied());
+        for node in holders {
             let items = statements(node);
             if let Some(stop) = items.iter().position(|s| !self.completes(*s)) {
                 if let Some(first) = items.get(stop + 1) {
@@ -99,7 +103,7 @@ impl Reachability {
                 }
             }
             // Branches that a constant condition rules out.
-            if let Some(dead_first) = self.dead_branch(file, node) {
+            if let Some(dead_first) = self.dead_branch(file, node, parents) {
                 firsts.push(dead_first);
                 dead.extend(statements(node).iter().map(|s| s.id()));
                 if dead_first.py_kind() == Kind::ElifClause {
@@ -108,8 +112,9 @@ impl Reachability {
             }
             // The handlers of a `try` whose body cannot raise never run; the
             // first one is reported, the others follow it.
-            if node.parent().is_some_and(|t| t.py_kind() == Kind::TryStatement && self.silent_tries.contains(&t.id())) {
-                if let Some(try_statement) = node.parent() {
+            let parent = parents.parent(node);
+            if parent.is_some_and(|t| t.py_kind() == Kind::TryStatement && self.silent_tries.contains(&t.id())) {
+                if let Some(try_statement) = parent {
                     let handlers: Vec<Node<'f>> = named_children(try_statement)
                         .into_iter()
                         .filter(|c| matches!(c.py_kind(), Kind::ExceptClause))
@@ -121,9 +126,10 @@ impl Reachability {
                 }
             }
             // The `else` of an infinite `while` never runs.
-            if let Some(owner) = node.parent().filter(|p| p.py_kind() == Kind::ElseClause) {
-                let infinite =
-                    owner.parent().is_some_and(|w| w.py_kind() == Kind::WhileStatement && is_infinite_while(file, w));
+            if let Some(owner) = parent.filter(|p| p.py_kind() == Kind::ElseClause) {
+                let infinite = parents
+                    .parent(owner)
+                    .is_some_and(|w| w.py_kind() == Kind::WhileStatement && is_infinite_while(file, w));
                 if infinite {
                     if let Some(first) = items.first() {
                         firsts.push(*first);
@@ -135,12 +141,12 @@ impl Reachability {
         let mut result: Vec<Node<'f>> = firsts
             .into_iter()
             .filter(|s| {
-                let mut current = s.parent();
+                let mut current = parents.parent(*s);
                 while let Some(n) = current {
                     if dead.contains(&n.id()) {
                         return false;
                     }
-                    current = n.parent();
+                    current = parents.parent(n);
                 }
                 true
             })
@@ -153,8 +159,8 @@ impl Reachability {
     /// For a block that a constant condition rules out (`if False:` body,
     /// `while 0:` body, the `else` or `elif` after `if True:`), the first
     /// dead node: its first statement, or the `elif` clause itself.
-    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>) -> Option<Node<'t>> {
-        let owner = block.parent()?;
+    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>, parents: &ParentIndex<'t>) -> Option<Node<'t>> {
+        let owner = parents.parent(block)?;
         let first = statements(block).first().copied();
         match owner.py_kind() {
             Kind::IfStatement | Kind::ElifClause | Kind::WhileStatement => {
@@ -166,14 +172,14 @@ impl Reachability {
                     return first;
                 }
                 // An `elif` after a condition that is always true.
-                let statement = owner
-                    .parent()
+                let statement = parents
+                    .parent(owner)
                     .filter(|p| owner.py_kind() == Kind::ElifClause && p.py_kind() == Kind::IfStatement)?;
                 let previous = previous_alternative(statement, owner)?;
                 (is_body && constant_condition(file, previous) == Some(true)).then_some(owner)
             }
             Kind::ElseClause => {
-                let statement = owner.parent().filter(|p| p.py_kind() == Kind::IfStatement)?;
+                let statement = parents.parent(owner).filter(|p| p.py_kind() == Kind::IfStatement)?;
                 let previous = previous_alternative(statement, owner)?;
                 (constant_condition(file, previous) == Some(true)).then_some(first).flatten()
             }
@@ -311,11 +317,7 @@ pub fn is_statement_in(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
 
 /// Names bound somewhere in the file (assigned, defined, imported, loop or
 /// `with` targets, parameters, declared global).
-fn bound_names<'f, 't>(
-    file: &'f ParsedFile,
-    nodes: &[Node<'t>],
-    parents: &quarry_syntax::walk::ParentIndex<'t>,
-) -> HashSet<&'f str> {
+fn bound_names<'f, 't>(file: &'f ParsedFile, nodes: &[Node<'t>], parents: &ParentIndex<'t>) -> HashSet<&'f str> {
     nodes
         .iter()
         .filter(|n| n.py_kind() == Kind::Identifier)
@@ -351,7 +353,7 @@ fn bound_names<'f, 't>(
 /// assignments of literals or builtins to plain names, and loads of Python 3
 /// builtins that the file does not rebind (CodeQL's flow graph has
 /// exceptional edges only from nodes that may raise).
-fn cannot_raise(file: &ParsedFile, body: Node<'_>, bound: &HashSet<&str>) -> bool {
+fn cannot_raise<'t>(file: &ParsedFile, body: Node<'t>, bound: &HashSet<&str>, parents: &ParentIndex<'t>) -> bool {
     for node in quarry_syntax::walk::Preorder::new(body) {
         if !node.is_named() {
             continue;
@@ -378,7 +380,7 @@ fn cannot_raise(file: &ParsedFile, body: Node<'_>, bound: &HashSet<&str>) -> boo
             Kind::Assignment => node.field(Field::Type).is_none(),
             Kind::Identifier => {
                 let name = file.node_text(node);
-                let is_target = node.parent().is_some_and(|p| {
+                let is_target = parents.parent(node).is_some_and(|p| {
                     (p.py_kind() == Kind::Assignment && p.field(Field::Left).is_some_and(|l| l.id() == node.id()))
                         || p.py_kind() == Kind::PatternList
                 });
@@ -414,9 +416,9 @@ pub fn is_infinite_while(file: &ParsedFile, node: Node<'_>) -> bool {
 
 /// The loop a `break` or `continue` belongs to: the nearest enclosing `for`
 /// or `while` whose body (or else clause) holds it, within the same function.
-pub fn loop_of_jump(jump: Node<'_>) -> Option<Node<'_>> {
+pub fn loop_of_jump<'t>(jump: Node<'t>, parents: &ParentIndex<'t>) -> Option<Node<'t>> {
     let mut child = jump;
-    let mut current = jump.parent();
+    let mut current = parents.parent(jump);
     while let Some(n) = current {
         match n.py_kind() {
             // A jump in a loop's `else` clause belongs to an outer loop.
@@ -425,7 +427,7 @@ pub fn loop_of_jump(jump: Node<'_>) -> Option<Node<'_>> {
             _ => {}
         }
         child = n;
-        current = n.parent();
+        current = parents.parent(n);
     }
     None
 }
@@ -437,8 +439,9 @@ mod tests {
 
     fn unreachable_lines(source: &str) -> Vec<usize> {
         let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
-        let reach = Reachability::build(&file, &quarry_syntax::walk::ParentIndex::build(file.root()));
-        reach.unreachable(&file).iter().map(|n| n.start_position().row).collect()
+        let cx = FileContext::new(&file);
+        let reach = Reachability::build(&cx);
+        reach.unreachable(&cx).iter().map(|n| n.start_position().row).collect()
     }
 
     #[test]

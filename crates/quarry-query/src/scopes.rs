@@ -151,7 +151,7 @@ pub enum Resolution {
 pub struct Scopes {
     scopes: Vec<Scope>,
     /// Resolution of every use, by the tree-sitter id of its identifier.
-    resolutions: std::collections::HashMap<usize, Resolution>,
+    resolutions: quarry_syntax::walk::NodeIdMap<Resolution>,
 }
 
 impl Scopes {
@@ -235,7 +235,7 @@ impl Scopes {
     }
 
     fn resolve_all(&mut self) {
-        let mut resolutions = std::collections::HashMap::new();
+        let mut resolutions = quarry_syntax::walk::NodeIdMap::default();
         for (id, scope) in self.scopes.iter().enumerate() {
             for u in &scope.uses {
                 resolutions.insert(u.node_id, self.lookup(id, &u.name, u.start_byte));

@@ -87,21 +87,57 @@ pub fn preorder_with_depth(root: Node<'_>) -> impl Iterator<Item = (Node<'_>, us
     })
 }
 
+/// Hashes tree-sitter node ids (addresses inside the tree) by one
+/// multiplication: the default SipHash costs more than the lookups it
+/// serves in the parent index, which every analysis reads.
+#[derive(Default, Clone, Copy)]
+pub struct NodeIdHasher(u64);
+
+impl std::hash::Hasher for NodeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, id: usize) {
+        // Node ids are aligned addresses: fold the high bits of the product
+        // down so that hashbrown's top-7-bit tags and low-bit buckets differ.
+        let h = (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
+/// A map keyed by tree-sitter node ids, hashed with [`NodeIdHasher`].
+pub type NodeIdMap<V> = std::collections::HashMap<usize, V, std::hash::BuildHasherDefault<NodeIdHasher>>;
+
 /// The parent of every node of a tree, found by one walk. tree-sitter's own
 /// `Node::parent` searches down from the root, scanning siblings at each
 /// level, which makes it costly in hot loops over wide or deep trees.
 pub struct ParentIndex<'tree> {
-    parents: std::collections::HashMap<usize, Node<'tree>>,
+    parents: NodeIdMap<Node<'tree>>,
 }
 
 impl<'tree> ParentIndex<'tree> {
     /// Indexes every node below `root`.
     pub fn build(root: Node<'tree>) -> ParentIndex<'tree> {
-        let mut parents = std::collections::HashMap::new();
+        ParentIndex::build_visiting(root, |_| {})
+    }
+
+    /// Indexes every node below `root`, calling `visit` on `root` and every
+    /// node below it in pre-order, so that callers can index the nodes in
+    /// the same walk.
+    pub fn build_visiting(root: Node<'tree>, mut visit: impl FnMut(Node<'tree>)) -> ParentIndex<'tree> {
+        let mut parents = NodeIdMap::default();
         let mut cursor = root.walk();
         let mut stack: Vec<Node<'tree>> = Vec::new();
         loop {
             let node = cursor.node();
+            visit(node);
             if let Some(&parent) = stack.last() {
                 parents.insert(node.id(), parent);
             }
