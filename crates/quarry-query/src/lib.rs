@@ -27,6 +27,7 @@ pub mod output;
 pub mod parameters;
 pub mod project;
 pub mod queries;
+pub mod query;
 pub mod reachability;
 pub mod registry;
 pub mod relevance;

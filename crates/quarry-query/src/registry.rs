@@ -1,46 +1,7 @@
-//! The registry of queries: stable ids, exact CodeQueries names, paper
-//! indices, hop classes and the CodeQL query each mirrors.
+//! The registry of queries: every query quarry implements, and lookup by
+//! id, name, paper index, CodeQL id or ruff code.
 
-use serde::Serialize;
-
-use crate::context::FileContext;
-use crate::finding::{Polarity, RawFinding};
-
-/// Single-hop queries reason within one code block; multi-hop across several
-/// (Tables 6 and 7 of the CodeQueries paper).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Hops {
-    /// One code block suffices.
-    Single,
-    /// Several code blocks are needed.
-    Multi,
-}
-
-/// Static description of a query.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct QueryMeta {
-    /// Stable kebab-case identifier, e.g. `unused-local-variable`.
-    pub id: &'static str,
-    /// The exact CodeQueries query name.
-    pub name: &'static str,
-    /// Index in the paper, 1 to 52 (Q1–Q52).
-    pub index: u8,
-    /// Single- or multi-hop.
-    pub hops: Hops,
-    /// What the query finds.
-    pub description: &'static str,
-    /// Path of the CodeQL query it mirrors, in github/codeql.
-    pub codeql: &'static str,
-}
-
-/// A query: its description and the function that evaluates it on a file.
-pub struct Query {
-    /// Static description.
-    pub meta: QueryMeta,
-    /// Evaluates the positive or the negative form on one file.
-    pub find: fn(&FileContext<'_>, Polarity) -> Vec<RawFinding>,
-}
+pub use crate::query::{Hops, Query, QueryMeta};
 
 /// Every query quarry implements, ordered by paper index.
 pub fn all_queries() -> Vec<&'static Query> {

@@ -305,8 +305,8 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
                 let run = RunOptions {
                     queries: plan.queries.clone(),
                     polarities: plan.polarities.to_vec(),
-                    load: plan.load.clone(),
-                    limits: plan.limits.clone(),
+                    load: plan.load,
+                    limits: plan.limits,
                     chunk: CHUNK,
                 };
                 let project = Project::new(&files, &plan.load);

@@ -18,7 +18,7 @@ use tree_sitter::Node;
 use crate::ast::{named_children, statements};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

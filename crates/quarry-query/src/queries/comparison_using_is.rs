@@ -25,7 +25,7 @@ use crate::ast::{comparison_pairs, named_children, strip_parentheses, CmpOp};
 use crate::classes::{Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

@@ -30,7 +30,7 @@ use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::{calls_super, does_nothing};
 use crate::project::ExternalClass;
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

@@ -23,7 +23,7 @@ use tree_sitter::Node;
 use crate::ast::{field_text, method_class, named_children};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

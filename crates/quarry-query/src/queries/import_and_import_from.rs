@@ -17,7 +17,7 @@
 use crate::ast::{imported_modules, is_common_third_party};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::Kind;
 
 /// The query.

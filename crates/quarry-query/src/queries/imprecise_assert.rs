@@ -19,7 +19,7 @@ use tree_sitter::Node;
 use crate::ast::{call_arguments, comparison_pairs, strip_parentheses, CmpOp};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

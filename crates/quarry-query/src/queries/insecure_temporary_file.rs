@@ -16,7 +16,7 @@
 use crate::ast::{callee_text, import_aliases, resolve_imported};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::Kind;
 
 /// The query.

@@ -22,7 +22,7 @@ use crate::calls::{defining_class, resolve_class_call};
 use crate::classes::{ClassId, Classes, Lookup};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::{Kind, SyntaxNode};
 
 /// The query.

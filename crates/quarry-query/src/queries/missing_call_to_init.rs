@@ -34,7 +34,7 @@ use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::{does_something, only_raises};
 use crate::project::ExternalClass;
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

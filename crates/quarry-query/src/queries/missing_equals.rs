@@ -27,7 +27,7 @@ use crate::classes::{ClassId, ClassRef, Classes};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::{is_generic_eq, is_identity_eq, reads_receiver_attribute};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

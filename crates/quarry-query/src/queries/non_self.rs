@@ -25,7 +25,7 @@ use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::ClassBody;
 use crate::parameters::parameter_names;
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::{Field, Kind};
 
 /// The query.

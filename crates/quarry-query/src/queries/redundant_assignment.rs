@@ -28,7 +28,7 @@ use crate::ast::{decorators, field_text, method_class, named_children, strip_par
 use crate::builtins::is_builtin_name;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

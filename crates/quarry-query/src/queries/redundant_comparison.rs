@@ -41,7 +41,7 @@ use tree_sitter::Node;
 use crate::ast::{comparison_pairs, innermost_scope, named_children, statements, strip_parentheses, CmpOp};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

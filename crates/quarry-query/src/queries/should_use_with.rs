@@ -31,8 +31,8 @@ use tree_sitter::Node;
 use crate::ast::{callee_text, import_aliases, resolve_imported, statements, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::reachability::clause_block;
-use crate::registry::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

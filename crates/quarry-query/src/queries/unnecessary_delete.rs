@@ -27,8 +27,8 @@ use tree_sitter::Node;
 use crate::ast::{named_children, statements};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::reachability::{clause_block, else_clause};
-use crate::registry::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

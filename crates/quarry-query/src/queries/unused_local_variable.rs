@@ -27,7 +27,7 @@ use std::collections::HashSet;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::flow::{is_relevant, name_acceptable_for_unused, tuple_siblings, FlowDef, ScopeFlow};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::scopes::ScopeKind;
 
 /// The query.

@@ -25,7 +25,7 @@ use crate::calls::{resolve_call, CallTarget};
 use crate::classes::{Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::signatures::{check_arity, Arity, CallShape, Signature};
 
 /// The query.

@@ -27,7 +27,7 @@ use crate::calls::{defining_class, resolve_instantiation};
 use crate::classes::{ClassRef, Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::signatures::{CallShape, Signature};
 
 /// The query.

@@ -20,7 +20,7 @@
 use crate::classes::MemberKind;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::relevance::linkage_context;
 use crate::syntax::{Field, Kind, SyntaxNode};
 

@@ -21,7 +21,7 @@ use tree_sitter::Node;
 use crate::ast::{contains, imported_modules, named_children};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

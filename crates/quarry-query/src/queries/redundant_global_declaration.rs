@@ -13,7 +13,7 @@
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::{Kind, SyntaxNode};
 
 /// The query.

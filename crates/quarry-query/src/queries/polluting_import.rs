@@ -26,7 +26,7 @@ use tree_sitter::Node;
 use crate::ast::{is_common_third_party, named_children};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

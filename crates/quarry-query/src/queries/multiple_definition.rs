@@ -29,7 +29,7 @@ use crate::ast::strip_parentheses;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::flow::{is_relevant, name_acceptable_for_unused, tuple_siblings, FlowDef, ScopeFlow};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

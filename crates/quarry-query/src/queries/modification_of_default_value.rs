@@ -35,7 +35,7 @@ use crate::ast::{named_children, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::parameters::parameter_identifier;
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

@@ -20,7 +20,7 @@ use tree_sitter::Node;
 use crate::ast::{comparison_pairs, method_class, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {

@@ -24,7 +24,7 @@ use crate::calls::resolve_class_call;
 use crate::classes::Lookup;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::scopes::{BindingKind, Scope};
 
 /// The query.

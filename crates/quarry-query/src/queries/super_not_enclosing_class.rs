@@ -22,7 +22,7 @@ use tree_sitter::Node;
 use crate::ast::{call_arguments, field_text, innermost_scope, method_class, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::scopes::BindingKind;
 
 /// The query.

@@ -32,7 +32,7 @@ use crate::ast::{field_text, method_class, statements};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::ClassBody;
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::signatures::Signature;
 
 /// The query.

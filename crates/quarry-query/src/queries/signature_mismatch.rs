@@ -25,7 +25,7 @@ use crate::ast::decorators;
 use crate::classes::{Lookup, MemberKind};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::relevance::linkage_of_nodes;
 use crate::signatures::Signature;
 

@@ -23,7 +23,7 @@ use tree_sitter::Node;
 use crate::ast::{contains, innermost_scope, target_names};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 use crate::scopes::{ScopeId, Scopes};
 
 /// The query.

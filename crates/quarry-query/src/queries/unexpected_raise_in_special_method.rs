@@ -31,7 +31,7 @@ use tree_sitter::Node;
 use crate::ast::{callee_text, decorators, field_text, method_class, named_children, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::registry::{Hops, Query, QueryMeta};
+use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
 pub static QUERY: Query = Query {
