@@ -74,6 +74,21 @@ fn polluting_import_reads_all_of_project_modules() {
 }
 
 #[test]
+fn a_stub_beside_its_module_does_not_hide_the_modules_all() {
+    // attrs ships `attr/converters.pyi` beside `attr/converters.py`: both are
+    // named `attr.converters`, and the `.py` (with `__all__`) is the module.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir_all(&pkg).expect("package folder");
+    std::fs::write(pkg.join("__init__.py"), "").expect("write");
+    std::fs::write(pkg.join("m.py"), "__all__ = ['f']\n\ndef f():\n    pass\n").expect("write");
+    std::fs::write(pkg.join("m.pyi"), "def f() -> None: ...\n").expect("write");
+    std::fs::write(dir.path().join("use.py"), "from pkg.m import *\n\nf()\n").expect("write");
+    let found = answers(&[dir.path().to_path_buf()], &["polluting-import"]);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
 fn names_resolve_through_reexports_and_cycles_end() {
     let (files, _) = source_files(&[fixture("pkg")], Language::Python);
     let project = Project::new(&files, &LoadOptions::default());

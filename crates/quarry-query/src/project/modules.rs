@@ -124,12 +124,14 @@ impl ModuleIndex {
         let shared =
             |id: &ModuleId| here.components().zip(self.paths[*id].components()).take_while(|(a, b)| a == b).count();
         let best = candidates.iter().map(shared).max()?;
-        let mut winners = candidates.iter().filter(|c| shared(c) == best);
-        let first = winners.next().copied();
-        if winners.next().is_some() {
-            None
-        } else {
-            first
+        let winners: Vec<ModuleId> = candidates.iter().copied().filter(|c| shared(c) == best).collect();
+        // A stub (`m.pyi`) beside its module (`m.py`) describes the same
+        // module: the module's own file is the one that runs.
+        let runtime: Vec<ModuleId> =
+            winners.iter().copied().filter(|c| self.paths[*c].extension().is_none_or(|e| e != "pyi")).collect();
+        match (winners.as_slice(), runtime.as_slice()) {
+            ([only], _) | (_, [only]) => Some(*only),
+            _ => None,
         }
     }
 
