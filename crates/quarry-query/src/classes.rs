@@ -161,31 +161,22 @@ impl<'f> Classes<'f> {
         let module_bindings = &scopes.get(0).bindings;
         let mut classes: Vec<ClassInfo<'f>> = Vec::with_capacity(class_nodes.len());
         for &node in class_nodes {
-            let name = node.field(Field::Name).map(|n| file.node_text(n).to_string()).unwrap_or_default();
+            let header = class_header(file, node);
+            let (name, metaclass) = (header.name, header.metaclass);
             let mut bases = Vec::new();
-            let mut metaclass = None;
-            if let Some(list) = node.field(Field::Superclasses) {
-                for base in named_children(list) {
-                    match base.py_kind() {
-                        Kind::KeywordArgument => {
-                            let key = base.field(Field::Name).map(|k| file.node_text(k));
-                            if key == Some("metaclass") {
-                                metaclass = base.field(Field::Value).map(|v| file.node_text(v).to_string());
+            for base in header.bases {
+                match base.py_kind() {
+                    Kind::ListSplat | Kind::DictionarySplat => {
+                        bases.push(ClassRef::Unknown(file.node_text(base).into()))
+                    }
+                    _ => {
+                        let mut resolved = resolve_base(file, base, node, &classes, module_bindings);
+                        if let (ClassRef::Unknown(text), Some((view, names))) = (&resolved, project) {
+                            if let Some(class) = view.class_named(names, text) {
+                                resolved = ClassRef::External(class);
                             }
                         }
-                        Kind::Comment => {}
-                        Kind::ListSplat | Kind::DictionarySplat => {
-                            bases.push(ClassRef::Unknown(file.node_text(base).into()))
-                        }
-                        _ => {
-                            let mut resolved = resolve_base(file, base, node, &classes, module_bindings);
-                            if let (ClassRef::Unknown(text), Some((view, names))) = (&resolved, project) {
-                                if let Some(class) = view.class_named(names, text) {
-                                    resolved = ClassRef::External(class);
-                                }
-                            }
-                            bases.push(resolved)
-                        }
+                        bases.push(resolved)
                     }
                 }
             }
@@ -403,6 +394,40 @@ fn scope_encloses(node: Node<'_>, site: Node<'_>) -> bool {
         current = n.parent();
     }
     true
+}
+
+/// A class statement's header as written: its name, its base expressions
+/// (keyword arguments and comments left out; `*`/`**` splats kept) and the
+/// text of its `metaclass=` keyword. Shared by the per-file class analysis
+/// and the project's module summaries.
+pub struct ClassHeader<'f> {
+    /// The class name.
+    pub name: String,
+    /// The base expressions, in order.
+    pub bases: Vec<Node<'f>>,
+    /// The `metaclass=` keyword's text, if given.
+    pub metaclass: Option<String>,
+}
+
+/// Reads a class statement's [`ClassHeader`].
+pub fn class_header<'f>(file: &ParsedFile, node: Node<'f>) -> ClassHeader<'f> {
+    let name = node.field(Field::Name).map(|n| file.node_text(n).to_string()).unwrap_or_default();
+    let mut bases = Vec::new();
+    let mut metaclass = None;
+    if let Some(list) = node.field(Field::Superclasses) {
+        for base in named_children(list) {
+            match base.py_kind() {
+                Kind::KeywordArgument => {
+                    if base.field(Field::Name).map(|k| file.node_text(k)) == Some("metaclass") {
+                        metaclass = base.field(Field::Value).map(|v| file.node_text(v).to_string());
+                    }
+                }
+                Kind::Comment => {}
+                _ => bases.push(base),
+            }
+        }
+    }
+    ClassHeader { name, bases, metaclass }
 }
 
 /// Resolves a base expression: the nearest earlier class of that name in

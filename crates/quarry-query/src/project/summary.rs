@@ -10,7 +10,7 @@ use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
 use crate::ast::{decorators, named_children};
-use crate::classes::{class_members, MemberKind};
+use crate::classes::{class_header, class_members, MemberKind};
 use crate::imports::{all_names, import_bindings, AllNames};
 use crate::methods::{calls_super, does_nothing, only_raises};
 use crate::signatures::Signature;
@@ -156,22 +156,10 @@ impl ModuleSummary {
         let names = top.bindings();
         let mut classes = Vec::with_capacity(top.classes.len());
         for (id, &node) in top.classes.iter().enumerate() {
-            let name = node.field(Field::Name).map(|n| file.node_text(n).to_string()).unwrap_or_default();
-            let mut bases = Vec::new();
-            let mut metaclass = None;
-            if let Some(list) = node.field(Field::Superclasses) {
-                for base in named_children(list) {
-                    match base.py_kind() {
-                        Kind::KeywordArgument => {
-                            if base.field(Field::Name).map(|k| file.node_text(k)) == Some("metaclass") {
-                                metaclass = base.field(Field::Value).map(|v| file.node_text(v).to_string());
-                            }
-                        }
-                        Kind::Comment => {}
-                        _ => bases.push(base_summary(file, &names, id, base)),
-                    }
-                }
-            }
+            let header = class_header(file, node);
+            let (name, metaclass) = (header.name, header.metaclass);
+            let bases: Vec<BaseSummary> =
+                header.bases.into_iter().map(|base| base_summary(file, &names, id, base)).collect();
             let members = class_members(file, node)
                 .into_iter()
                 .map(|m| MemberSummary {
