@@ -33,15 +33,25 @@ pub fn set_score<T: Eq + Hash>(prediction: &[T], gold: &[T]) -> SetScore {
     SetScore { precision, recall, f1, em }
 }
 
-/// Parses a line set such as `"3, 5-7 10"` into line numbers.
+/// The most line numbers one line set may expand to: a range such as
+/// `1-99999999999` is an error, not an allocation of its size.
+pub const MAX_LINES_IN_SET: u64 = 1_000_000;
+
+/// Parses a line set such as `"3, 5-7 10"` into line numbers; a set of more
+/// than [`MAX_LINES_IN_SET`] lines is an error.
 pub fn parse_line_set(text: &str) -> Result<Vec<u64>, EvalError> {
-    let mut out = Vec::new();
+    let mut out: Vec<u64> = Vec::new();
     for part in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|p| !p.is_empty()) {
         let bad = || EvalError::InvalidParameter(format!("bad line number or range {part:?}"));
         if let Some((a, b)) = part.split_once('-') {
             let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
             if a > b {
                 return Err(bad());
+            }
+            if b - a >= MAX_LINES_IN_SET.saturating_sub(out.len() as u64) {
+                return Err(EvalError::InvalidParameter(format!(
+                    "line range {part:?} holds more than {MAX_LINES_IN_SET} lines"
+                )));
             }
             out.extend(a..=b);
         } else {
@@ -75,6 +85,16 @@ pub fn mean_set_scores<T: Eq + Hash>(predictions: &[Vec<T>], golds: &[Vec<T>]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_range_is_an_error_not_an_allocation() {
+        // Found by the `metrics` fuzz target: `4444-333...` asked for 2.6e18 lines.
+        let error = parse_line_set("444444444444 4444-33333333333330444").unwrap_err();
+        assert!(error.to_string().contains("more than"), "{error}");
+        assert_eq!(parse_line_set("1-3, 7").unwrap(), vec![1, 2, 3, 7]);
+        assert_eq!(parse_line_set("1-1000000").unwrap().len(), 1_000_000);
+        assert!(parse_line_set("1-1000001").is_err());
+    }
 
     #[test]
     fn hotpot_semantics() {
