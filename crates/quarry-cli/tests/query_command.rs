@@ -11,14 +11,7 @@ fn quarry(args: &[&str]) -> Output {
 }
 
 fn project(files: &[(&str, &[u8])]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("quarry-cli-query-{}-{}", std::process::id(), files.len()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (name, contents) in files {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, contents).unwrap();
-    }
-    dir
+    named_project(&files.len().to_string(), files)
 }
 
 const SERVICE: &[u8] = b"def handle(request):\n    if request == None:\n        return\n    try:\n        run(request)\n    except:\n        pass\n";
