@@ -10,5 +10,5 @@ fuzz_target!(|data: &[u8]| {
     let Ok(file) = ParsedFile::parse(source, Language::Java) else { return };
     let _ = file.error_regions();
     let mut dump = Vec::new();
-    quarry_syntax::tree_dump::write_tree(&file, &mut dump).unwrap();
+    quarry_syntax::tree_dump::write_tree(&file, &mut dump, &quarry_syntax::Deadline::unlimited()).unwrap();
 });

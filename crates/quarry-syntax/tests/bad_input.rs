@@ -143,8 +143,21 @@ fn fifty_thousand_nested_parentheses() {
     let tokens = tokenize(&text, Language::Python);
     assert_eq!(tokens.len(), 2 * depth + 4);
     let mut dump = Vec::new();
-    quarry_syntax::tree_dump::write_tree(&file, &mut dump).unwrap();
+    quarry_syntax::tree_dump::write_tree(&file, &mut dump, &quarry_syntax::Deadline::unlimited()).unwrap();
     assert!(dump.len() > depth);
+    // Indentation stops growing at MAX_INDENT_DEPTH: the dump stays linear in the
+    // node count (about 100 bytes a line here, not 2 bytes per level).
+    let lines = dump.iter().filter(|&&b| b == b'\n').count();
+    assert!(dump.len() < lines * 140, "{} bytes in {lines} lines", dump.len());
+    let deep_line = String::from_utf8_lossy(&dump).lines().nth(depth / 2).unwrap().to_string();
+    assert!(deep_line.contains("[depth "), "{deep_line}");
+    // A spent budget stops the dump with the file's time-budget error.
+    let mut partial = Vec::new();
+    let spent = quarry_syntax::Deadline::after(std::time::Duration::ZERO);
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let stopped = quarry_syntax::tree_dump::write_tree(&file, &mut partial, &spent).unwrap_err();
+    assert!(stopped.to_string().contains("writing the syntax tree"), "{stopped}");
+    assert!(partial.len() < dump.len());
 }
 
 fn nested_ifs(depth: usize) -> String {
@@ -192,7 +205,7 @@ fn deeply_nested_java_blocks() {
     let file = ParsedFile::parse(SourceFile::from_text("A.java", text), Language::Java).unwrap();
     assert!(!file.has_errors());
     let mut dump = Vec::new();
-    quarry_syntax::tree_dump::write_tree(&file, &mut dump).unwrap();
+    quarry_syntax::tree_dump::write_tree(&file, &mut dump, &quarry_syntax::Deadline::unlimited()).unwrap();
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! `quarry parse`: the syntax tree of a file and its error regions.
 
 use clap::Args;
-use quarry_syntax::tree_dump::write_tree;
+use std::io::{self, Write};
+
+use quarry_syntax::tree_dump::{write_tree, DumpError};
 use quarry_syntax::{ErrorRegion, Language};
 use serde::Serialize;
 
@@ -43,30 +45,48 @@ pub fn run(args: ParseArgs) -> i32 {
         Ok(done) => done,
         Err(e) => return report_error(&e.to_string()),
     };
-    with_stdout(|out| match args.format {
-        Format::Json => write_json(
-            out,
-            &ParseDocument {
-                file: args.input.file.display().to_string(),
-                language: file.language(),
-                has_errors: !regions.is_empty(),
-                error_regions: regions,
-            },
-        ),
+    match args.format {
+        Format::Json => with_stdout(|out| {
+            write_json(
+                out,
+                &ParseDocument {
+                    file: args.input.file.display().to_string(),
+                    language: file.language(),
+                    has_errors: !regions.is_empty(),
+                    error_regions: regions,
+                },
+            )
+        }),
         Format::Pretty => {
-            write_tree(&file, out)?;
-            writeln!(out, "-- {} error region(s)", regions.len())?;
-            for region in &regions {
-                let s = &region.span;
-                let what = match &region.expected {
-                    Some(expected) => format!("missing {expected}"),
-                    None => format!("unexpected {:?}", s.span.chars().take(40).collect::<String>()),
-                };
-                // 1-based, as people read positions (JSON keeps 0-based spans).
-                let (start, end) = (s.start_line + 1, s.end_line + 1);
-                writeln!(out, "{start}:{}-{end}:{}\t{what}", s.start_column + 1, s.end_column + 1)?;
+            let mut stopped = None;
+            let code = with_stdout(|out| match write_tree(&file, out, &deadline) {
+                Ok(()) => write_regions(out, &regions),
+                Err(DumpError::Write(e)) => Err(e),
+                Err(DumpError::Budget(e)) => {
+                    stopped = Some(e);
+                    Ok(())
+                }
+            });
+            match stopped {
+                Some(e) => report_error(&e.to_string()),
+                None => code,
             }
-            Ok(())
         }
-    })
+    }
+}
+
+/// The error regions after the tree, one per line, 1-based as people read
+/// positions (JSON keeps 0-based spans).
+fn write_regions(out: &mut dyn Write, regions: &[ErrorRegion]) -> io::Result<()> {
+    writeln!(out, "-- {} error region(s)", regions.len())?;
+    for region in regions {
+        let s = &region.span;
+        let what = match &region.expected {
+            Some(expected) => format!("missing {expected}"),
+            None => format!("unexpected {:?}", s.span.chars().take(40).collect::<String>()),
+        };
+        let (start, end) = (s.start_line + 1, s.end_line + 1);
+        writeln!(out, "{start}:{}-{end}:{}\t{what}", s.start_column + 1, s.end_column + 1)?;
+    }
+    Ok(())
 }
