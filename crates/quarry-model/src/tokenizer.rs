@@ -76,8 +76,20 @@ impl Tokenizer {
     }
 
     /// Loads a Hugging Face `tokenizer.json`.
+    ///
+    /// The `tokenizers` library panics instead of failing on some malformed files (its
+    /// decoder reader `expect`s on a JSON syntax error inside the `decoder` section; found
+    /// by the `hf_tokenizer` fuzz target), so the text is checked as JSON here first, and a
+    /// panic that still escapes the library's reader becomes an error naming the file.
     pub fn from_tokenizer_json(path: &Path) -> Result<Self> {
-        let inner = tokenizers::Tokenizer::from_file(path).map_err(|e| tok_err(path, e))?;
+        let mut text = String::new();
+        quarry_syntax::read::open_regular_file(path)
+            .and_then(|mut file| std::io::Read::read_to_string(&mut file, &mut text))
+            .map_err(|e| tok_err(path, e))?;
+        serde_json::from_str::<serde::de::IgnoredAny>(&text).map_err(|e| tok_err(path, format!("not JSON: {e}")))?;
+        let read = std::panic::catch_unwind(|| text.parse::<tokenizers::Tokenizer>())
+            .map_err(|_| tok_err(path, "not a tokenizer file the tokenizers library can read"))?;
+        let inner = read.map_err(|e| tok_err(path, e))?;
         Self::wrap(inner, path)
     }
 
@@ -241,6 +253,31 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nworld\n##s\nfoo\n").unwrap();
         dir
+    }
+
+    /// Found by the `hf_tokenizer` fuzz target: control characters inside a key of the
+    /// `decoder` section made the tokenizers library panic ("Helper") instead of failing.
+    #[test]
+    fn a_control_character_in_the_decoder_section_is_an_error_not_a_panic() {
+        let dir = std::env::temp_dir().join(format!("quarry-model-tok-ctrl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tokenizer.json");
+        let json = concat!(
+            r#"{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null, "#,
+            r#""pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}, "#,
+            r#""post_processor": null, "decoder": {"type": "ByteLevel", "add_prefix_space"#,
+            "\u{0}\u{0}\u{c}A",
+            r#"": true, "trim_offsets": true, "use_regex": true}, "model": {"type": "BPE", "dropout": null, "#,
+            r#""unk_token": null, "continuing_subword_prefix": "", "end_of_word_suffix": "", "fuse_unk": false, "#,
+            r#""byte_fallback": false, "vocab": {"d": 0, "e": 1}, "merges": []}}"#
+        );
+        std::fs::write(&path, json).unwrap();
+        let Err(error) = Tokenizer::from_tokenizer_json(&path) else { panic!("a malformed file loaded") };
+        let error = error.to_string();
+        assert!(error.contains("tokenizer.json") && error.contains("not JSON"), "{error}");
+        // The same file without the control characters loads.
+        std::fs::write(&path, json.replace("\u{0}\u{0}\u{c}A", "")).unwrap();
+        assert!(Tokenizer::from_tokenizer_json(&path).is_ok());
     }
 
     #[test]
