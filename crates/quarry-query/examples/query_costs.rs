@@ -61,7 +61,7 @@ fn main() {
         timed(&mut costs, "analysis: parents", || cx.parents());
         timed(&mut costs, "analysis: scopes", || cx.scopes());
         timed(&mut costs, "analysis: imports", || cx.imports());
-        timed(&mut costs, "analysis: module names", || cx.module_names().len());
+        timed(&mut costs, "analysis: module names", || cx.project_file().map_or(0, |p| p.module_names().len()));
         timed(&mut costs, "analysis: classes (+ summaries)", || cx.classes());
         timed(&mut costs, "analysis: reachability", || cx.reachability());
         timed(&mut costs, "analysis: flows", || cx.flows().len());
