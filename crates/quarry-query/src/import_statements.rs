@@ -269,14 +269,11 @@ mod tests {
     use super::*;
     use quarry_syntax::{Language, SourceFile};
 
-    fn parse(source: &str) -> ParsedFile {
-        ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap()
-    }
-
     #[test]
     fn imports_resolve_through_aliases() {
-        let file =
-            parse("import os.path\nimport tempfile as t\nfrom tempfile import mktemp as m, mkstemp\nfrom . import x\n");
+        let source =
+            "import os.path\nimport tempfile as t\nfrom tempfile import mktemp as m, mkstemp\nfrom . import x\n";
+        let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
         let imports: Vec<Node<'_>> = quarry_syntax::walk::Preorder::new(file.root())
             .filter(|n| matches!(n.py_kind(), Kind::ImportStatement | Kind::ImportFromStatement))
             .collect();
