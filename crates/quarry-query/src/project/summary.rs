@@ -237,7 +237,7 @@ fn method_summary(
 }
 
 /// The `__init__` references of a method of class `class`, classified as
-/// [`crate::calls::classify_attribute`] does within a file.
+/// [`crate::calls::CallResolver::classify_attribute`] does within a file.
 fn init_references(
     file: &ParsedFile,
     names: &HashMap<String, Binding>,
