@@ -7,7 +7,7 @@
 
 use std::cell::OnceCell;
 
-use quarry_syntax::walk::{NodeIdMap, ParentIndex};
+use quarry_syntax::walk::NodeIdMap;
 use quarry_syntax::{code_blocks, Blocks, ParsedFile, Span};
 use tree_sitter::Node;
 
@@ -57,7 +57,8 @@ impl<'f> FileContext<'f> {
         }
     }
 
-    /// The file's syntax layer: tree, node index, parent index.
+    /// The file's syntax layer: tree, node index, parent index, each
+    /// function's own nodes (the methods below are its most used ones).
     pub fn syntax(&self) -> &FileSyntax<'f> {
         &self.syntax
     }
@@ -136,31 +137,10 @@ impl<'f> FileContext<'f> {
         self.imports.get_or_init(|| Imports::build(&self.syntax, self.scopes()))
     }
 
-    /// The parent of a node ([`FileSyntax::parent`]).
-    pub fn parent(&self, node: Node<'f>) -> Option<Node<'f>> {
-        self.syntax.parent(node)
-    }
-
-    /// The file's parent index ([`FileSyntax::parents`]).
-    pub fn parents(&self) -> &ParentIndex<'f> {
-        self.syntax.parents()
-    }
-
     /// The innermost function definition containing `node`
     /// ([`FileSyntax::enclosing_function`]).
     pub fn enclosing_function(&self, node: Node<'f>) -> Option<Node<'f>> {
         self.syntax.enclosing_function(node)
-    }
-
-    /// The class whose body directly holds `function`
-    /// ([`FileSyntax::method_class`]).
-    pub fn method_class(&self, function: Node<'f>) -> Option<Node<'f>> {
-        self.syntax.method_class(function)
-    }
-
-    /// The decorators of a definition ([`FileSyntax::decorators`]).
-    pub fn decorators(&self, definition: Node<'f>) -> Vec<&'f str> {
-        self.syntax.decorators(definition)
     }
 
     /// The named nodes of a function's own scope ([`FileSyntax::own_nodes`]).
