@@ -25,10 +25,8 @@ fn builds_gzip_dataset_prints_tables_and_perturbs() {
         "--split",
         "1,0,0",
         "--gzip",
-        "-q",
-        "Q17",
-        "-q",
-        "Q20",
+        "--select",
+        "Q17,Q20",
     ]);
     assert_eq!(result.status.code(), Some(0), "{}", String::from_utf8_lossy(&result.stderr));
     let table = String::from_utf8(result.stdout).unwrap();

@@ -58,7 +58,7 @@ fn span_model_answers_queries_in_every_setting() {
     let first = train("span", &seed, &dir, &dir.join("first"));
 
     let data = dir.join("data");
-    let queries = ["-q", "Unused local variable", "-q", "Unused import"];
+    let queries = ["--select", "Unused local variable", "--select", "Unused import"];
     let build = ["dataset", "codequeries", "--corpus", &s(&corpus()), "--out", &s(&data), "--tokenizer", &first];
     ok(quarry(&[&build[..], &queries[..], &["--max-len", "64"]].concat()));
     let (ideal, file_level, twostep) = (dir.join("ideal.jsonl"), dir.join("file.jsonl"), dir.join("twostep.jsonl"));

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use quarry_stdx::io_error::IoError;
+
 /// Everything that can go wrong while computing a metric.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
@@ -37,14 +39,10 @@ pub enum EvalError {
         /// What is wrong.
         message: String,
     },
-    /// A WordNet file could not be read.
-    #[error("cannot read WordNet file {path}: {source}")]
-    WordNetIo {
-        /// The file that failed.
-        path: PathBuf,
-        /// The underlying I/O error.
-        source: std::io::Error,
-    },
+    /// A file (a WordNet database file) could not be read (the message
+    /// names it).
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// A WordNet file is malformed.
     #[error("malformed WordNet file {path}, line {line}: {message}")]
     WordNetFormat {

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::EvalError;
+use quarry_stdx::io_error::IoResultExt;
 
 /// Where Debian's `wordnet-base` package installs the database.
 pub const DEFAULT_DIR: &str = "/usr/share/wordnet";
@@ -53,7 +54,7 @@ pub struct WordNet {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, EvalError> {
-    std::fs::read(path).map_err(|source| EvalError::WordNetIo { path: path.to_path_buf(), source })
+    std::fs::read(path).with_path(path).map_err(EvalError::Io)
 }
 
 fn format_err(path: &Path, line: usize, message: &str) -> EvalError {

@@ -2,18 +2,15 @@
 
 use std::path::PathBuf;
 
+use quarry_stdx::io_error::IoError;
+
 /// Everything that can go wrong in quarry-nlp. Each message names the file
 /// (where there is one) and the problem.
 #[derive(Debug, thiserror::Error)]
 pub enum NlpError {
-    /// A model file could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
+    /// A model file could not be read (the message names it).
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// A model file is missing.
     #[error("{path}: missing (is this a spaCy model directory?)")]
     Missing {

@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use rmpv::Value;
 
 use crate::NlpError;
+use quarry_stdx::io_error::IoError;
 
 /// Reads a whole file, naming it in the error.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, NlpError> {
     match std::fs::read(path) {
         Ok(b) => Ok(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(NlpError::Missing { path: path.to_path_buf() }),
-        Err(source) => Err(NlpError::Io { path: path.to_path_buf(), source }),
+        Err(source) => Err(NlpError::Io(IoError::new(path, source))),
     }
 }
 

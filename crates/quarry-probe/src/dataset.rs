@@ -166,7 +166,7 @@ impl Dataset {
     /// or a device is refused, not read).
     pub fn read(path: &Path) -> Result<Dataset> {
         let bytes = quarry_syntax::read::read_regular_file(path, 4 << 30).map_err(|e| match e {
-            quarry_syntax::SyntaxError::Io { source, .. } => ProbeError::io(path, source),
+            quarry_syntax::SyntaxError::Io(e) => ProbeError::Io(e),
             other => ProbeError::Corpus(other.to_string()),
         })?;
         Ok(Dataset::parse(&bytes))

@@ -281,48 +281,6 @@ pub fn comparison_pairs(comparison: Node<'_>) -> Vec<(Node<'_>, CmpOp, Node<'_>)
     pairs
 }
 
-/// The module names an import statement imports, with the node naming each:
-/// `import a.b as c, d` gives `a.b` and `d`; `from m import x` gives `m`
-/// (relative imports give nothing). `future_import_statement` gives `__future__`.
-pub fn imported_modules<'t>(file: &ParsedFile, statement: Node<'t>) -> Vec<(String, Node<'t>)> {
-    let dotted = |n: Node<'t>| file.node_text(n).split_whitespace().collect::<String>();
-    match statement.py_kind() {
-        Kind::ImportStatement => named_children(statement)
-            .into_iter()
-            .filter_map(|n| match n.py_kind() {
-                Kind::DottedName => Some(n),
-                Kind::AliasedImport => n.field(Field::Name),
-                _ => None,
-            })
-            .map(|n| (dotted(n), n))
-            .collect(),
-        Kind::ImportFromStatement => statement
-            .field(Field::ModuleName)
-            .filter(|m| m.py_kind() == Kind::DottedName)
-            .map(|m| vec![(dotted(m), m)])
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
-}
-
-/// The innermost scope (module, class, function, lambda, comprehension)
-/// whose defining node spans `node`; the module if none does.
-pub fn innermost_scope(scopes: &crate::scopes::Scopes, node: Node<'_>) -> crate::scopes::ScopeId {
-    let mut best = 0;
-    let mut best_len = usize::MAX;
-    for (id, scope) in scopes.all().iter().enumerate() {
-        let span = &scope.span;
-        if span.start_byte <= node.start_byte() && node.end_byte() <= span.end_byte && scope.node_id != node.id() {
-            let len = span.end_byte - span.start_byte;
-            if len < best_len {
-                best = id;
-                best_len = len;
-            }
-        }
-    }
-    best
-}
-
 /// The identifiers a binding target binds: names in `x`, `x, y`, `[a, (b, c)]`,
 /// `*rest`; attributes and subscripts bind none.
 pub fn target_names(target: Node<'_>) -> Vec<Node<'_>> {
@@ -348,53 +306,6 @@ pub fn target_names(target: Node<'_>) -> Vec<Node<'_>> {
         }
     }
     names
-}
-
-/// Common third-party packages: usually not installed where the code is
-/// analysed, so CodeQL cannot resolve them and reports nothing.
-const THIRD_PARTY: &[&str] = &[
-    "numpy",
-    "scipy",
-    "pylab",
-    "matplotlib",
-    "pandas",
-    "sympy",
-    "django",
-    "flask",
-    "werkzeug",
-    "jinja2",
-    "tornado",
-    "twisted",
-    "zope",
-    "sqlalchemy",
-    "PyQt4",
-    "PyQt5",
-    "PySide",
-    "gtk",
-    "gobject",
-    "gi",
-    "wx",
-    "pygame",
-    "pyglet",
-    "OpenGL",
-    "kivy",
-    "fabric",
-    "nose",
-    "mock",
-    "six",
-    "lxml",
-    "Crypto",
-    "boto",
-    "google",
-    "cv2",
-    "reportlab",
-];
-
-/// Whether a dotted module name belongs to a common third-party package
-/// (`numpy`, `django.db`, `PyQt4.QtGui`, ...), which CodeQL usually cannot
-/// resolve because it is not installed where the code is analysed.
-pub fn is_common_third_party(module: &str) -> bool {
-    THIRD_PARTY.contains(&module.split('.').next().unwrap_or_default())
 }
 
 /// The value of a plain string literal (prefix and quotes removed; escapes
@@ -427,33 +338,23 @@ pub fn enclosing_scope(node: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
-/// What each imported name of the file stands for: `import os.path as p`
-/// maps `p` to `os.path`, `import os.path` maps `os` to `os`, `from tempfile
-/// import mktemp as m` maps `m` to `tempfile.mktemp`. Star imports and
-/// relative imports are skipped. Imports anywhere in the file count.
-pub fn import_aliases(file: &ParsedFile, imports: &[Node<'_>]) -> Vec<(String, String)> {
-    imports
-        .iter()
-        .flat_map(|&statement| crate::imports::import_bindings(file, statement))
-        .filter(|b| b.level == 0)
-        .map(|b| (b.name, b.qualified))
-        .collect()
+/// The identifier a dotted name (`a.b.c`) starts with; `None` for any
+/// other expression.
+pub fn dotted_head(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node;
+    loop {
+        match current.py_kind() {
+            Kind::Identifier => return Some(current),
+            Kind::Attribute => current = current.field(Field::Object)?,
+            _ => return None,
+        }
+    }
 }
 
-/// The qualified name a dotted callee refers to through the file's imports
-/// (`t.mktemp` with `import tempfile as t` is `tempfile.mktemp`), or `None`
-/// when its first part is not an imported name.
-pub fn resolve_imported(aliases: &[(String, String)], dotted: &str) -> Option<String> {
-    let dotted: String = dotted.split_whitespace().collect();
-    let (first, rest) = match dotted.split_once('.') {
-        Some((first, rest)) => (first, Some(rest)),
-        None => (dotted.as_str(), None),
-    };
-    let (_, target) = aliases.iter().rev().find(|(name, _)| name == first)?;
-    Some(match rest {
-        Some(rest) => format!("{target}.{rest}"),
-        None => target.clone(),
-    })
+/// Whether `node` is a call of `super`.
+pub(crate) fn is_super_call(file: &ParsedFile, node: Node<'_>) -> bool {
+    node.py_kind() == Kind::Call
+        && node.field(Field::Function).is_some_and(|f| f.py_kind() == Kind::Identifier && file.node_text(f) == "super")
 }
 
 #[cfg(test)]
@@ -463,22 +364,6 @@ mod tests {
 
     fn parse(source: &str) -> ParsedFile {
         ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap()
-    }
-
-    #[test]
-    fn imports_resolve_through_aliases() {
-        let file =
-            parse("import os.path\nimport tempfile as t\nfrom tempfile import mktemp as m, mkstemp\nfrom . import x\n");
-        let imports: Vec<Node<'_>> = quarry_syntax::walk::Preorder::new(file.root())
-            .filter(|n| matches!(n.py_kind(), Kind::ImportStatement | Kind::ImportFromStatement))
-            .collect();
-        let aliases = import_aliases(&file, &imports);
-        assert_eq!(resolve_imported(&aliases, "t.mktemp").as_deref(), Some("tempfile.mktemp"));
-        assert_eq!(resolve_imported(&aliases, "m").as_deref(), Some("tempfile.mktemp"));
-        assert_eq!(resolve_imported(&aliases, "mkstemp").as_deref(), Some("tempfile.mkstemp"));
-        assert_eq!(resolve_imported(&aliases, "os.path.join").as_deref(), Some("os.path.join"));
-        assert_eq!(resolve_imported(&aliases, "x"), None);
-        assert_eq!(resolve_imported(&aliases, "tempfile.mktemp"), None);
     }
 
     #[test]

@@ -13,8 +13,11 @@ use tree_sitter::Node;
 
 use crate::ast::{decorators, named_children};
 use crate::builtins;
+use crate::class_syntax::{class_header, class_members, Member, MemberKind};
 use crate::parameters::parameter_names;
-use crate::project::{Binding, ClassSummary, ExternalClass, MemberSummary, Project, ProjectView};
+use crate::project::{
+    BaseSummary, ClassSummary, ExternalClass, MemberSummary, ModuleId, Project, ProjectFile, Resolved,
+};
 use crate::scopes::{BindingKind, Scopes};
 use quarry_syntax::ParsedFile;
 
@@ -33,29 +36,6 @@ pub enum ClassRef {
     /// A class quarry cannot see (imported from outside the project,
     /// computed, or cyclic), by its text.
     Unknown(String),
-}
-
-/// What kind of attribute a class body declares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemberKind {
-    /// `def name(...)`.
-    Method,
-    /// `name = value` at class level.
-    Assignment,
-    /// `class name: ...` inside the class body.
-    NestedClass,
-}
-
-/// One attribute declared in a class body.
-#[derive(Debug, Clone)]
-pub struct Member<'f> {
-    /// The attribute name.
-    pub name: String,
-    /// How it is declared.
-    pub kind: MemberKind,
-    /// The `function_definition` or `class_definition` node, or for an
-    /// assignment the assigned value (the target when there is none).
-    pub node: Node<'f>,
 }
 
 /// A store to an attribute of `self` inside a method (`self.x = ...`).
@@ -151,12 +131,12 @@ pub struct Classes<'f> {
 impl<'f> Classes<'f> {
     /// Analyses the classes of a parsed file. With a project, bases
     /// imported from other modules of the project resolve to their classes
-    /// (`names`: what the file's module-level names are bound to).
+    /// through the file's module-level imports.
     pub fn build(
         file: &'f ParsedFile,
         class_nodes: &[Node<'f>],
         scopes: &Scopes,
-        project: Option<(&ProjectView, &HashMap<String, Binding>)>,
+        project: Option<&ProjectFile<'_>>,
     ) -> Classes<'f> {
         let module_bindings = &scopes.get(0).bindings;
         let mut classes: Vec<ClassInfo<'f>> = Vec::with_capacity(class_nodes.len());
@@ -171,8 +151,8 @@ impl<'f> Classes<'f> {
                     }
                     _ => {
                         let mut resolved = resolve_base(file, base, node, &classes, module_bindings);
-                        if let (ClassRef::Unknown(text), Some((view, names))) = (&resolved, project) {
-                            if let Some(class) = view.class_named(names, text) {
+                        if let (ClassRef::Unknown(text), Some(project)) = (&resolved, project) {
+                            if let Some(class) = project.view().class_named(project.module_names(), text) {
                                 resolved = ClassRef::External(class);
                             }
                         }
@@ -185,7 +165,7 @@ impl<'f> Classes<'f> {
             let decorators = decorators(file, node).into_iter().map(str::to_string).collect();
             classes.push(ClassInfo { node, name, bases, metaclass, decorators, members, self_stores });
         }
-        let project = project.map(|(view, _)| view.project.clone());
+        let project = project.map(|p| p.view().project.clone());
         let mut external_mros = HashMap::new();
         let mros = compute_mros(&classes, project.as_ref(), &mut external_mros);
         let mut by_name: HashMap<String, Vec<ClassId>> = HashMap::new();
@@ -348,7 +328,7 @@ impl<'f> Classes<'f> {
     pub fn mro_of(&self, class: &ClassRef) -> Vec<ClassRef> {
         match (class, &self.project) {
             (ClassRef::Local(id), _) => self.mros[*id].clone(),
-            (ClassRef::External(e), Some(project)) => project.mro(*e, &mut self.external_mros.borrow_mut()),
+            (ClassRef::External(e), Some(project)) => external_mro(project, *e, &mut self.external_mros.borrow_mut()),
             (ClassRef::Builtin(b), _) => builtins::builtin_mro(b).into_iter().map(ClassRef::Builtin).collect(),
             _ => vec![ClassRef::Unknown(String::new())],
         }
@@ -396,40 +376,6 @@ fn scope_encloses(node: Node<'_>, site: Node<'_>) -> bool {
     true
 }
 
-/// A class statement's header as written: its name, its base expressions
-/// (keyword arguments and comments left out; `*`/`**` splats kept) and the
-/// text of its `metaclass=` keyword. Shared by the per-file class analysis
-/// and the project's module summaries.
-pub struct ClassHeader<'f> {
-    /// The class name.
-    pub name: String,
-    /// The base expressions, in order.
-    pub bases: Vec<Node<'f>>,
-    /// The `metaclass=` keyword's text, if given.
-    pub metaclass: Option<String>,
-}
-
-/// Reads a class statement's [`ClassHeader`].
-pub fn class_header<'f>(file: &ParsedFile, node: Node<'f>) -> ClassHeader<'f> {
-    let name = node.field(Field::Name).map(|n| file.node_text(n).to_string()).unwrap_or_default();
-    let mut bases = Vec::new();
-    let mut metaclass = None;
-    if let Some(list) = node.field(Field::Superclasses) {
-        for base in named_children(list) {
-            match base.py_kind() {
-                Kind::KeywordArgument => {
-                    if base.field(Field::Name).map(|k| file.node_text(k)) == Some("metaclass") {
-                        metaclass = base.field(Field::Value).map(|v| file.node_text(v).to_string());
-                    }
-                }
-                Kind::Comment => {}
-                _ => bases.push(base),
-            }
-        }
-    }
-    ClassHeader { name, bases, metaclass }
-}
-
 /// Resolves a base expression: the nearest earlier class of that name in
 /// the file, else a builtin not rebound at module level, else unknown.
 fn resolve_base<'f>(
@@ -456,78 +402,6 @@ fn resolve_base<'f>(
             Some(b) if !rebound && !module_bindings.iter().any(|d| d.name == text) => ClassRef::Builtin(b.name),
             _ => ClassRef::Unknown(text.to_string()),
         },
-    }
-}
-
-/// The attributes declared directly in a class body.
-pub(crate) fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> {
-    let mut members = Vec::new();
-    let Some(body) = class.field(Field::Body) else { return members };
-    let mut stack: Vec<Node<'f>> = named_children(body).into_iter().rev().collect();
-    while let Some(node) = stack.pop() {
-        let node = if node.py_kind() == Kind::DecoratedDefinition {
-            node.field(Field::Definition).unwrap_or(node)
-        } else {
-            node
-        };
-        match node.py_kind() {
-            Kind::FunctionDefinition | Kind::ClassDefinition => {
-                let kind =
-                    if node.py_kind() == Kind::ClassDefinition { MemberKind::NestedClass } else { MemberKind::Method };
-                if let Some(name) = node.field(Field::Name) {
-                    members.push(Member { name: file.node_text(name).to_string(), kind, node });
-                }
-            }
-            Kind::ExpressionStatement => {
-                for child in named_children(node) {
-                    if child.py_kind() == Kind::Assignment {
-                        assignment_members(file, child, &mut members);
-                    }
-                }
-            }
-            kind if crate::syntax::TRANSPARENT.contains(&kind) => {
-                let children: Vec<Node<'f>> = named_children(node)
-                    .into_iter()
-                    .filter(|c| kind == Kind::Block || crate::syntax::TRANSPARENT.contains(&c.py_kind()))
-                    .collect();
-                stack.extend(children.into_iter().rev());
-            }
-            _ => {}
-        }
-    }
-    members.sort_by_key(|m| m.node.start_byte());
-    members
-}
-
-/// The names an assignment (possibly chained, `a = b = 1`) binds at class level.
-fn assignment_members<'f>(file: &ParsedFile, assignment: Node<'f>, members: &mut Vec<Member<'f>>) {
-    let mut current = Some(assignment);
-    let mut targets = Vec::new();
-    let mut value = None;
-    while let Some(a) = current {
-        if let Some(left) = a.field(Field::Left) {
-            targets.push(left);
-        }
-        match a.field(Field::Right) {
-            Some(right) if right.py_kind() == Kind::Assignment => current = Some(right),
-            right => {
-                value = right;
-                current = None;
-            }
-        }
-    }
-    for target in targets {
-        let names: Vec<Node<'f>> = if target.py_kind() == Kind::Identifier {
-            vec![target]
-        } else if matches!(target.py_kind(), Kind::PatternList | Kind::TuplePattern | Kind::ListPattern) {
-            named_children(target).into_iter().filter(|n| n.py_kind() == Kind::Identifier).collect()
-        } else {
-            Vec::new()
-        };
-        for name in names {
-            let node = if target.py_kind() == Kind::Identifier { value.unwrap_or(name) } else { name };
-            members.push(Member { name: file.node_text(name).to_string(), kind: MemberKind::Assignment, node });
-        }
     }
 }
 
@@ -632,7 +506,7 @@ fn compute_mros(
                     ClassRef::Local(j) => mros[*j].clone(),
                     ClassRef::Builtin(name) => builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect(),
                     ClassRef::External(e) => match project {
-                        Some(project) => project.mro(*e, external),
+                        Some(project) => external_mro(project, *e, external),
                         None => vec![ClassRef::Unknown(String::new())],
                     },
                     ClassRef::Unknown(_) => vec![b.clone()],
@@ -646,6 +520,71 @@ fn compute_mros(
     mros
 }
 
+/// Deepest class hierarchy followed across modules.
+const MAX_CLASS_DEPTH: usize = 64;
+
+/// A base of a class of another module of the project, as an MRO entry.
+fn summary_base_ref(project: &Project, module: ModuleId, base: &BaseSummary) -> ClassRef {
+    match base {
+        BaseSummary::Local(j) => ClassRef::External(ExternalClass { module, class: *j }),
+        BaseSummary::Builtin(b) => ClassRef::Builtin(b),
+        BaseSummary::Imported(parts) => match project.resolve_dotted(module, parts) {
+            Resolved::Class(class) => ClassRef::External(class),
+            _ => ClassRef::Unknown(parts.join(".")),
+        },
+        BaseSummary::Unknown(text) => ClassRef::Unknown(text.clone()),
+    }
+}
+
+/// The MRO of a class of another module of the project, starting with
+/// itself; `cache` keeps the MROs computed so far (one per analysed file).
+pub fn external_mro(
+    project: &Project,
+    class: ExternalClass,
+    cache: &mut HashMap<ExternalClass, Vec<ClassRef>>,
+) -> Vec<ClassRef> {
+    external_mro_within(project, class, cache, &mut Vec::new())
+}
+
+fn external_mro_within(
+    project: &Project,
+    class: ExternalClass,
+    cache: &mut HashMap<ExternalClass, Vec<ClassRef>>,
+    active: &mut Vec<ExternalClass>,
+) -> Vec<ClassRef> {
+    if let Some(mro) = cache.get(&class) {
+        return mro.clone();
+    }
+    let Some(summary) = project.class(class) else { return vec![ClassRef::Unknown(String::new())] };
+    if active.contains(&class) || active.len() >= MAX_CLASS_DEPTH {
+        return vec![ClassRef::Unknown(summary.name.clone())];
+    }
+    active.push(class);
+    let implicit = [BaseSummary::Builtin("object")];
+    let written = if summary.bases.is_empty() { &implicit[..] } else { &summary.bases[..] };
+    let bases: Vec<ClassRef> = written
+        .iter()
+        .map(|b| match summary_base_ref(project, class.module, b) {
+            ClassRef::External(e) if active.contains(&e) => {
+                ClassRef::Unknown(project.class(e).map(|c| c.name.clone()).unwrap_or_default())
+            }
+            other => other,
+        })
+        .collect();
+    let sequences = bases
+        .iter()
+        .map(|b| match b {
+            ClassRef::External(e) => external_mro_within(project, *e, cache, active),
+            ClassRef::Builtin(name) => builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect(),
+            other => vec![other.clone()],
+        })
+        .collect();
+    active.pop();
+    let mro = linearize(ClassRef::External(class), sequences, bases);
+    cache.insert(class, mro.clone());
+    mro
+}
+
 /// Longest MRO kept; deeper hierarchies end in an unknown entry, which
 /// keeps time and memory bounded on generated or hostile input.
 const MAX_MRO: usize = 256;
@@ -656,7 +595,7 @@ const MAX_MERGE: usize = 200_000;
 
 /// C3 linearization of a class with the given base MROs; falls back to a
 /// depth-first, left-to-right order with `object` last when C3 fails.
-pub(crate) fn linearize(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
+fn linearize(head: ClassRef, sequences: Vec<Vec<ClassRef>>, bases: Vec<ClassRef>) -> Vec<ClassRef> {
     let size = (sequences.len() + 1) * sequences.iter().map(Vec::len).sum::<usize>();
     let mut mro = if sequences.len() == 1 && !sequences[0].contains(&head) {
         // Single inheritance: the class, then its base's MRO.

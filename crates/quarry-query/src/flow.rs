@@ -25,9 +25,9 @@ use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
 
 use crate::ast::{named_children, statements};
-use crate::context::FileContext;
+use crate::file_syntax::FileSyntax;
 use crate::reachability::{clause_block, constant_condition, loop_of_jump};
-use crate::scopes::{BindingKind, ScopeId, ScopeKind};
+use crate::scopes::{BindingKind, ScopeId, ScopeKind, Scopes};
 use quarry_syntax::walk::NodeIdMap;
 
 /// One definition of a name in a scope and what becomes of its value.
@@ -90,24 +90,23 @@ impl<'f> ScopeFlow<'f> {
 }
 
 /// Analyses every module, class and function scope of the file.
-pub fn analyse_file<'f>(cx: &FileContext<'f>) -> Vec<ScopeFlow<'f>> {
-    let scopes = cx.scopes();
+pub fn analyse_file<'f>(syntax: &FileSyntax<'f>, scopes: &Scopes) -> Vec<ScopeFlow<'f>> {
     let mut by_id: NodeIdMap<Node<'f>> = NodeIdMap::default();
     for kind in [Kind::FunctionDefinition, Kind::ClassDefinition] {
-        for node in cx.nodes(kind) {
+        for node in syntax.nodes(kind) {
             by_id.insert(node.id(), *node);
         }
     }
-    let root = cx.file().root();
+    let root = syntax.file().root();
     by_id.insert(root.id(), root);
-    let identifiers: NodeIdMap<Node<'f>> = cx.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
+    let identifiers: NodeIdMap<Node<'f>> = syntax.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
     let mut result = Vec::new();
     for (id, scope) in scopes.all().iter().enumerate() {
         if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
             continue;
         }
         let Some(node) = by_id.get(&scope.node_id) else { continue };
-        result.push(analyse_scope(cx, id, *node, &identifiers));
+        result.push(analyse_scope(syntax, scopes, id, *node, &identifiers));
     }
     result
 }
@@ -128,22 +127,23 @@ struct Graph<'t, 'p> {
 }
 
 fn analyse_scope<'f>(
-    cx: &FileContext<'f>,
+    syntax: &FileSyntax<'f>,
+    scopes: &Scopes,
     scope_id: ScopeId,
     scope_node: Node<'f>,
     identifiers: &NodeIdMap<Node<'f>>,
 ) -> ScopeFlow<'f> {
-    let scope = cx.scopes().get(scope_id);
+    let scope = scopes.get(scope_id);
     let body = if scope_node.py_kind() == Kind::Module { Some(scope_node) } else { scope_node.field(Field::Body) };
     let mut escaping: HashSet<String> = scope.globals.iter().chain(&scope.nonlocals).cloned().collect();
-    escaping.extend(free_in_children(cx, scope_id));
+    escaping.extend(free_in_children(scopes, scope_id));
     let reads_locals =
         scope.kind == ScopeKind::Function && scope.uses.iter().any(|u| u.name == "locals" || u.name == "vars");
     let mut defs: Vec<FlowDef<'f>> = Vec::new();
     let Some(body) = body else {
         return ScopeFlow::new(scope_id, defs, escaping, reads_locals);
     };
-    let graph = Graph::build(body, cx.file(), cx.parents());
+    let graph = Graph::build(body, syntax.file(), syntax.parents());
     let n = graph.nodes.len();
     let entry_node = n;
     // Events per graph node: names read, then definitions made.
@@ -171,10 +171,10 @@ fn analyse_scope<'f>(
             span: binding.span,
             kind,
             used: false,
-            parent: cx.parent(*ident),
-            decorated: cx
+            parent: syntax.parent(*ident),
+            decorated: syntax
                 .parent(*ident)
-                .and_then(|p| cx.parent(p))
+                .and_then(|p| syntax.parent(p))
                 .is_some_and(|g| g.py_kind() == Kind::DecoratedDefinition),
             redefs: Vec::new(),
         });
@@ -380,8 +380,7 @@ impl BasicBlocks {
 
 /// Names read or written in scopes nested in `scope` that do not bind them
 /// locally, or that they declare `nonlocal`.
-fn free_in_children(cx: &FileContext<'_>, scope: ScopeId) -> HashSet<String> {
-    let scopes = cx.scopes();
+fn free_in_children(scopes: &Scopes, scope: ScopeId) -> HashSet<String> {
     let mut names = HashSet::new();
     let mut stack: Vec<ScopeId> = scopes.get(scope).children.clone();
     while let Some(id) = stack.pop() {
@@ -795,13 +794,14 @@ pub fn name_acceptable_for_unused(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::FileContext;
     use quarry_syntax::{Language, ParsedFile, SourceFile};
 
     fn summary(source: &str) -> Vec<String> {
         let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
         let cx = FileContext::new(&file);
         let mut out = Vec::new();
-        for flow in analyse_file(&cx) {
+        for flow in analyse_file(cx.syntax(), cx.scopes()) {
             for def in &flow.defs {
                 let redefs: Vec<usize> = def.redefs.iter().map(|&r| flow.defs[r].span.start.line).collect();
                 out.push(format!(

@@ -9,7 +9,9 @@ use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
 
 use crate::ast::named_children;
-use crate::scopes::{ScopeKind, Scopes};
+use crate::file_syntax::FileSyntax;
+use crate::import_statements::{all_names, at_module_level, import_bindings, never_executed, AllNames};
+use crate::scopes::{BindingKind, ScopeKind, Scopes};
 
 /// One name bound by a module-level import statement.
 #[derive(Debug, Clone)]
@@ -18,17 +20,6 @@ pub struct ImportedName<'f> {
     pub name: String,
     /// The `import` or `from ... import` statement.
     pub statement: Node<'f>,
-}
-
-/// What the module's `__all__` says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AllNames {
-    /// No `__all__`.
-    Absent,
-    /// A list or tuple of string literals (possibly extended with `+=`).
-    Listed(Vec<String>),
-    /// Something quarry cannot read: computed, or modified by calls.
-    Opaque,
 }
 
 /// The imports of a file and the global uses of names.
@@ -46,12 +37,11 @@ pub struct Imports<'f> {
 }
 
 impl<'f> Imports<'f> {
-    /// Collects the imports and uses of a parsed file. `nodes` gives every
-    /// node of a kind, as [`crate::FileContext::nodes`] does.
-    pub fn build<'n>(file: &'f ParsedFile, scopes: &Scopes, nodes: impl Fn(Kind) -> &'n [Node<'f>]) -> Imports<'f>
-    where
-        'f: 'n,
-    {
+    /// Collects the imports and uses of a parsed file from its node index
+    /// and scopes.
+    pub fn build(syntax: &FileSyntax<'f>, scopes: &Scopes) -> Imports<'f> {
+        let file = syntax.file();
+        let nodes = |kind: Kind| syntax.nodes(kind);
         let mut names = Vec::new();
         for kind in [Kind::ImportStatement, Kind::ImportFromStatement] {
             for &statement in nodes(kind) {
@@ -108,117 +98,19 @@ impl<'f> Imports<'f> {
     }
 }
 
-/// Whether the statement is in no function or class.
-fn at_module_level(node: Node<'_>) -> bool {
-    let mut current = node.parent();
-    while let Some(n) = current {
-        if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
-            return false;
-        }
-        current = n.parent();
-    }
-    true
-}
-
-/// Whether the statement sits under `if False:` or `if 0:`.
-pub fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
-    let mut current = node.parent();
-    while let Some(n) = current {
-        if n.py_kind() == Kind::IfStatement {
-            let condition = n.field(Field::Condition).map(|c| file.node_text(c).trim());
-            let consequence = n.field(Field::Consequence);
-            let in_consequence =
-                consequence.is_some_and(|c| c.start_byte() <= node.start_byte() && node.end_byte() <= c.end_byte());
-            if in_consequence && matches!(condition, Some("False" | "0")) {
-                return true;
-            }
-        }
-        current = n.parent();
-    }
-    false
-}
-
-/// One name bound by an import statement, read by the one import reader
-/// that scopes, unused imports and qualified-name resolution share.
-#[derive(Debug, Clone)]
-pub struct ImportBinding<'t> {
-    /// The bound name (`a` for `import a.b`, `c` for `from m import b as c`).
-    pub name: String,
-    /// The identifier node that binds it.
-    pub identifier: Node<'t>,
-    /// What it stands for: `a` for `import a.b`, `a.b` for `import a.b as
-    /// c`, `m.b` for `from m import b` (`.m.b` with the dots of a relative
-    /// import).
-    pub qualified: String,
-    /// How many leading dots the module of a `from` import has (0: absolute).
-    pub level: usize,
-}
-
-/// The names an import statement (`import`, `from ... import`, `from
-/// __future__ import`) binds, in order; none for `from m import *`.
-pub fn import_bindings<'t>(file: &ParsedFile, statement: Node<'t>) -> Vec<ImportBinding<'t>> {
-    let dotted = |n: Node<'_>| file.node_text(n).split_whitespace().collect::<String>();
-    let (from, level) = match statement.py_kind() {
-        Kind::ImportStatement => (None, 0),
-        Kind::FutureImportStatement => (Some("__future__".to_string()), 0),
-        Kind::ImportFromStatement => match statement.field(Field::ModuleName) {
-            Some(m) => {
-                let text = dotted(m);
-                let level = text.chars().take_while(|c| *c == '.').count();
-                (Some(text), level)
-            }
-            None => return Vec::new(),
-        },
-        _ => return Vec::new(),
-    };
-    let module = statement.field(Field::ModuleName).map(|m| m.id());
-    let mut bindings = Vec::new();
-    for child in named_children(statement) {
-        if Some(child.id()) == module {
-            continue;
-        }
-        let (path, alias) = match child.py_kind() {
-            Kind::AliasedImport => match (child.field(Field::Name), child.field(Field::Alias)) {
-                (Some(name), Some(alias)) => (name, Some(alias)),
-                _ => continue,
-            },
-            Kind::DottedName => (child, None),
-            _ => continue,
-        };
-        let path_text = dotted(path);
-        let full = match &from {
-            Some(m) if m.ends_with('.') => format!("{m}{path_text}"),
-            Some(m) => format!("{m}.{path_text}"),
-            None => path_text.clone(),
-        };
-        let parts = named_children(path);
-        let (identifier, qualified) = match (alias, &from) {
-            (Some(alias), _) => (Some(alias), full),
-            // `from m import b` binds `b`.
-            (None, Some(_)) => (parts.last().copied(), full),
-            // `import a.b` binds `a`, which stands for module `a`.
-            (None, None) => (parts.first().copied(), path_text.split('.').next().unwrap_or_default().to_string()),
-        };
-        if let Some(identifier) = identifier {
-            bindings.push(ImportBinding { name: file.node_text(identifier).to_string(), identifier, qualified, level });
-        }
-    }
-    bindings
-}
-
 /// What a read of a name stands for when it resolves to an import
 /// (`flask.Flask` for `Flask` after `from flask import Flask`, or for `F`
 /// after `from flask import Flask as F`); `None` for any other binding.
-pub fn imported_qualified_name(cx: &crate::FileContext<'_>, read: Node<'_>) -> Option<String> {
-    let binding = cx.scopes().resolve(read.id())?;
-    if binding.kind != Some(crate::scopes::BindingKind::Import) {
+pub fn imported_qualified_name(syntax: &FileSyntax<'_>, scopes: &Scopes, read: Node<'_>) -> Option<String> {
+    let binding = scopes.resolve(read.id())?;
+    if binding.kind != Some(BindingKind::Import) {
         return None;
     }
     let statement = [Kind::ImportStatement, Kind::ImportFromStatement, Kind::FutureImportStatement]
         .into_iter()
-        .flat_map(|kind| cx.nodes(kind).iter())
+        .flat_map(|kind| syntax.nodes(kind).iter())
         .find(|s| Some(s.id()) == binding.binder_id)?;
-    import_bindings(cx.file(), *statement)
+    import_bindings(syntax.file(), *statement)
         .into_iter()
         .find(|b| b.identifier.id() == binding.node_id)
         .map(|b| b.qualified)
@@ -233,57 +125,6 @@ fn bound_names(file: &ParsedFile, statement: Node<'_>) -> Vec<String> {
         return Vec::new();
     }
     import_bindings(file, statement).into_iter().map(|b| b.name).collect()
-}
-
-/// Reads `__all__` from module-level assignments, `+=` and calls on it.
-pub(crate) fn all_names(
-    file: &ParsedFile,
-    assignments: &[Node<'_>],
-    augmented: &[Node<'_>],
-    calls: &[Node<'_>],
-) -> AllNames {
-    let mut all = AllNames::Absent;
-    let targets_all =
-        |n: &Node<'_>| n.field(Field::Left).is_some_and(|l| file.node_text(l) == "__all__") && at_module_level(*n);
-    let mut statements: Vec<Node<'_>> = assignments.iter().chain(augmented).copied().filter(targets_all).collect();
-    statements.sort_by_key(|n| n.start_byte());
-    for statement in statements {
-        let listed = statement.field(Field::Right).and_then(|r| string_list(file, r));
-        all = match (listed, all, statement.py_kind()) {
-            (Some(names), AllNames::Listed(mut old), Kind::AugmentedAssignment) => {
-                old.extend(names);
-                AllNames::Listed(old)
-            }
-            (Some(names), _, Kind::Assignment) => AllNames::Listed(names),
-            _ => AllNames::Opaque,
-        };
-    }
-    let modified = calls.iter().any(|call| {
-        call.field(Field::Function)
-            .filter(|f| f.py_kind() == Kind::Attribute)
-            .and_then(|f| f.field(Field::Object))
-            .is_some_and(|o| file.node_text(o) == "__all__")
-    });
-    if modified && all != AllNames::Absent {
-        all = AllNames::Opaque;
-    }
-    all
-}
-
-/// The values of a list or tuple of plain string literals.
-fn string_list(file: &ParsedFile, node: Node<'_>) -> Option<Vec<String>> {
-    if !matches!(node.py_kind(), Kind::List | Kind::Tuple) {
-        return None;
-    }
-    named_children(node)
-        .into_iter()
-        .filter(|c| c.py_kind() != Kind::Comment)
-        .map(|c| {
-            let text = file.node_text(c);
-            let trimmed = text.trim_start_matches(['u', 'U', 'b', 'B', 'r', 'R']);
-            (c.py_kind() == Kind::String && trimmed.len() >= 2).then(|| trimmed[1..trimmed.len() - 1].to_string())
-        })
-        .collect()
 }
 
 /// Every read of a name that reaches the module's global: no function,

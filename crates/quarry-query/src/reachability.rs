@@ -20,7 +20,7 @@ use quarry_syntax::walk::{NodeIdMap, ParentIndex};
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
-use crate::context::FileContext;
+use crate::file_syntax::FileSyntax;
 
 use crate::ast::{named_children, statements};
 
@@ -36,18 +36,18 @@ pub struct Reachability {
 const JUMPS: &[Kind] = &[Kind::ReturnStatement, Kind::RaiseStatement, Kind::BreakStatement, Kind::ContinueStatement];
 
 impl Reachability {
-    /// Analyses a whole file from the context's node index and parent
+    /// Analyses a whole file from its node index and parent
     /// index (no walk of its own).
-    pub fn build(cx: &FileContext<'_>) -> Reachability {
-        let (file, parents) = (cx.file(), cx.parents());
+    pub fn build(syntax: &FileSyntax<'_>) -> Reachability {
+        let (file, parents) = (syntax.file(), syntax.parents());
         let mut loops_with_break = HashSet::new();
-        for node in cx.nodes(Kind::BreakStatement) {
+        for node in syntax.nodes(Kind::BreakStatement) {
             if let Some(target) = loop_of_jump(*node, parents) {
                 loops_with_break.insert(target.id());
             }
         }
-        let bound = bound_names(file, cx.nodes(Kind::Identifier), parents);
-        let silent_tries = cx
+        let bound = bound_names(file, syntax.nodes(Kind::Identifier), parents);
+        let silent_tries = syntax
             .nodes(Kind::TryStatement)
             .iter()
             .filter(|n| n.field(Field::Body).is_some_and(|b| cannot_raise(file, b, &bound, parents)))
@@ -57,7 +57,7 @@ impl Reachability {
         // The statements are the children of blocks and of the module.
         // Blocks in reverse pre-order, each block's statements last to
         // first, visit every statement after the statements nested in it.
-        let holders = std::iter::once(file.root()).chain(cx.nodes(Kind::Block).iter().copied());
+        let holders = std::iter::once(file.root()).chain(syntax.nodes(Kind::Block).iter().copied());
         let holders: Vec<Node<'_>> = holders.collect();
         for holder in holders.iter().rev() {
             for node in statements(*holder).iter().rev() {
@@ -88,12 +88,12 @@ impl Reachability {
     /// Every unreachable statement that is not inside, or after, another
     /// unreachable statement: the first dead statement of each dead run, in
     /// source order.
-    pub fn unreachable<'f>(&self, cx: &FileContext<'f>) -> Vec<Node<'f>> {
-        let (file, parents) = (cx.file(), cx.parents());
+    pub fn unreachable<'f>(&self, syntax: &FileSyntax<'f>) -> Vec<Node<'f>> {
+        let (file, parents) = (syntax.file(), syntax.parents());
         let mut firsts = Vec::new();
         let mut dead: HashSet<usize> = HashSet::new();
         // The module, then every block, in pre-order.
-        let holders = std::iter::once(file.root()).chain(cx.nodes(Kind::Block).iter().copied());
+        let holders = std::iter::once(file.root()).chain(syntax.nodes(Kind::Block).iter().copied());
         for node in holders {
             let items = statements(node);
             if let Some(stop) = items.iter().position(|s| !self.completes(*s)) {
@@ -435,13 +435,14 @@ pub fn loop_of_jump<'t>(jump: Node<'t>, parents: &ParentIndex<'t>) -> Option<Nod
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::FileContext;
     use quarry_syntax::{Language, SourceFile};
 
     fn unreachable_lines(source: &str) -> Vec<usize> {
         let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
         let cx = FileContext::new(&file);
-        let reach = Reachability::build(&cx);
-        reach.unreachable(&cx).iter().map(|n| n.start_position().row).collect()
+        let reach = Reachability::build(cx.syntax());
+        reach.unreachable(cx.syntax()).iter().map(|n| n.start_position().row).collect()
     }
 
     #[test]

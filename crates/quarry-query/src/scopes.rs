@@ -538,7 +538,7 @@ impl<'f> Builder<'f> {
     }
 
     fn import(&mut self, node: Node<'_>, scope: ScopeId) {
-        for binding in crate::imports::import_bindings(self.file, node) {
+        for binding in crate::import_statements::import_bindings(self.file, node) {
             self.bind(scope, binding.identifier, BindingKind::Import, node);
         }
     }
@@ -563,6 +563,24 @@ impl<'f> Builder<'f> {
         let event = self.event(node, None, None);
         self.scopes[scope].uses.push(event);
     }
+}
+
+/// The innermost scope (module, class, function, lambda, comprehension)
+/// whose defining node spans `node`; the module if none does.
+pub fn innermost_scope(scopes: &Scopes, node: Node<'_>) -> ScopeId {
+    let mut best = 0;
+    let mut best_len = usize::MAX;
+    for (id, scope) in scopes.all().iter().enumerate() {
+        let span = &scope.span;
+        if span.start_byte <= node.start_byte() && node.end_byte() <= span.end_byte && scope.node_id != node.id() {
+            let len = span.end_byte - span.start_byte;
+            if len < best_len {
+                best = id;
+                best_len = len;
+            }
+        }
+    }
+    best
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use tree_sitter::Node;
 
 use crate::error::SyntaxError;
 use crate::walk::preorder_with_depth;
+use quarry_stdx::io_error::IoError;
 
 /// Default time budget per file.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(5);
@@ -77,7 +78,7 @@ impl Deadline {
             let _ = send.send(work());
         });
         if let Err(e) = spawned {
-            return Err(SyntaxError::Io { path: path.to_path_buf(), source: e });
+            return Err(SyntaxError::Io(IoError::new(path, e)));
         }
         match receive.recv_timeout(remaining) {
             Ok(result) => result,

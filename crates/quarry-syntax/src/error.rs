@@ -2,17 +2,14 @@
 
 use std::path::PathBuf;
 
+use quarry_stdx::io_error::IoError;
+
 /// Everything that can go wrong while turning a path into a parsed file.
 #[derive(Debug, thiserror::Error)]
 pub enum SyntaxError {
-    /// The file could not be read from disk.
-    #[error("{path}: cannot read file: {source}")]
-    Io {
-        /// The file that failed.
-        path: PathBuf,
-        /// The underlying I/O error.
-        source: std::io::Error,
-    },
+    /// The file could not be read from disk (the message names it).
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// A directory was given where a file was expected.
     #[error("{path}: is a directory, expected a file")]
     IsDirectory {

@@ -13,6 +13,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::error::SyntaxError;
+use quarry_stdx::io_error::IoError;
 
 /// What a path that is not a regular file or a directory names, in words.
 pub fn special_file_kind(file_type: &std::fs::FileType) -> Option<&'static str> {
@@ -42,7 +43,7 @@ pub fn special_file_kind(file_type: &std::fs::FileType) -> Option<&'static str> 
 /// Reads the whole regular file at `path` (links followed), refusing
 /// directories, special files and files over `max_bytes`.
 pub fn read_regular_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>, SyntaxError> {
-    let io_error = |source| SyntaxError::Io { path: path.to_path_buf(), source };
+    let io_error = |source| SyntaxError::Io(IoError::new(path, source));
     let metadata = std::fs::metadata(path).map_err(io_error)?;
     check_kind(path, &metadata)?;
     check_size(path, metadata.len(), max_bytes)?;

@@ -70,31 +70,35 @@ impl ParserArgs {
     }
 }
 
+/// How question–answer pairs are generated (`codeqa qa`, `codeqa score`).
+#[derive(Args)]
+struct GenerationArgs {
+    #[command(flatten)]
+    parser: ParserArgs,
+    /// Most pairs per comment (docstring).
+    #[arg(long, default_value_t = DEFAULT_MAX_PAIRS)]
+    max_pairs: usize,
+}
+
 #[derive(Args)]
 struct QaArgs {
     #[command(flatten)]
-    parser: ParserArgs,
+    generation: GenerationArgs,
     /// Comments, one JSON object `{"comment": ...}` per line.
     #[arg(long)]
     comments: PathBuf,
     /// Output file (default: stdout).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Most pairs per comment.
-    #[arg(long, default_value_t = DEFAULT_MAX_PAIRS)]
-    max_pairs: usize,
 }
 
 #[derive(Args)]
 struct ScoreArgs {
     #[command(flatten)]
-    parser: ParserArgs,
+    generation: GenerationArgs,
     /// The gold file: `{"docstring", "pairs": [{"question", "answer"}]}` per line.
     #[arg(long)]
     gold: PathBuf,
-    /// Most pairs per docstring.
-    #[arg(long, default_value_t = DEFAULT_MAX_PAIRS)]
-    max_pairs: usize,
     /// `text` or `json`.
     #[arg(long, default_value = "text")]
     format: String,
@@ -175,7 +179,7 @@ struct QaLine<'a> {
 }
 
 fn qa(args: QaArgs) -> i32 {
-    let mut parser = match args.parser.load() {
+    let mut parser = match args.generation.parser.load() {
         Ok(p) => p,
         Err(e) => return report_error(&e),
     };
@@ -184,7 +188,7 @@ fn qa(args: QaArgs) -> i32 {
         Err(e) => return report_error(&e),
     };
     let good: Vec<&str> = comments.iter().filter_map(|c| c.as_ref().ok().map(String::as_str)).collect();
-    let mut outcomes = generate(&good, parser.as_mut(), args.max_pairs).into_iter();
+    let mut outcomes = generate(&good, parser.as_mut(), args.generation.max_pairs).into_iter();
     let mut failed = 0usize;
     let mut lines = Vec::with_capacity(comments.len());
     for c in &comments {
@@ -230,7 +234,7 @@ fn qa(args: QaArgs) -> i32 {
 }
 
 fn score_cmd(args: ScoreArgs) -> i32 {
-    let mut parser = match args.parser.load() {
+    let mut parser = match args.generation.parser.load() {
         Ok(p) => p,
         Err(e) => return report_error(&e),
     };
@@ -238,7 +242,7 @@ fn score_cmd(args: ScoreArgs) -> i32 {
         Ok(g) => g,
         Err(e) => return report_error(&e.to_string()),
     };
-    let report = score_generator(&gold, parser.as_mut(), args.max_pairs, &mut |e| {
+    let report = score_generator(&gold, parser.as_mut(), args.generation.max_pairs, &mut |e| {
         eprintln!("quarry: error: cannot parse: {e}");
     });
     with_stdout(|out| {

@@ -131,24 +131,41 @@ pub struct DenseEvalArgs {
     /// A `train dense` checkpoint or any encoder directory.
     #[arg(long)]
     pub model: String,
-    /// The corpus questions.
-    #[arg(long)]
-    pub corpus: PathBuf,
-    /// The questions to retrieve for (`q_test.jsonl`).
-    #[arg(long)]
-    pub questions: PathBuf,
+    /// The corpus and the questions to retrieve for (`q_test.jsonl`).
+    #[command(flatten)]
+    pub data: RetrievalData,
     /// Pooling when the model is not a `train dense` checkpoint.
     #[arg(long)]
     pub pooling: Option<String>,
-    /// Maximum sub-tokens per question.
-    #[arg(long, default_value_t = 128)]
-    pub max_len: usize,
-    /// Questions per forward pass.
-    #[arg(long, default_value_t = 64)]
-    pub batch_size: usize,
     /// `pretty` or `json`.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
+    /// How questions are encoded.
+    #[command(flatten)]
+    pub encoding: QuestionEncoding,
+}
+
+/// The question sets of `cs1qa retrieve` and `cs1qa eval dense`.
+#[derive(Args)]
+pub struct RetrievalData {
+    /// The corpus questions (`corpus.jsonl`).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// The questions to retrieve for.
+    #[arg(long)]
+    pub questions: PathBuf,
+}
+
+/// How a dual encoder encodes questions (`cs1qa retrieve --method dense`,
+/// `cs1qa eval dense`).
+#[derive(Args)]
+pub struct QuestionEncoding {
+    /// Maximum sub-tokens per question (dense).
+    #[arg(long, default_value_t = 128)]
+    pub max_len: usize,
+    /// Questions per forward pass (dense).
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
     /// `cpu`, `cuda` or `cuda:N`.
     #[arg(long, default_value = "cpu")]
     pub device: String,
@@ -177,12 +194,9 @@ pub enum Format {
 /// Arguments of `quarry cs1qa retrieve`.
 #[derive(Args)]
 pub struct RetrieveArgs {
-    /// The corpus questions (`corpus.jsonl`).
-    #[arg(long)]
-    pub corpus: PathBuf,
-    /// The questions to retrieve for.
-    #[arg(long)]
-    pub questions: PathBuf,
+    /// The corpus and the questions to retrieve for.
+    #[command(flatten)]
+    pub data: RetrievalData,
     /// `bm25` or `dense`.
     #[arg(long, value_enum, default_value_t = Method::Bm25)]
     pub method: Method,
@@ -198,15 +212,9 @@ pub struct RetrieveArgs {
     /// Write here (atomically) instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Maximum sub-tokens per question (dense).
-    #[arg(long, default_value_t = 128)]
-    pub max_len: usize,
-    /// Questions per forward pass (dense).
-    #[arg(long, default_value_t = 64)]
-    pub batch_size: usize,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    /// How questions are encoded (dense).
+    #[command(flatten)]
+    pub encoding: QuestionEncoding,
 }
 
 /// Arguments of `quarry cs1qa augment`.
@@ -398,15 +406,21 @@ fn dense_model(spec: &str, pooling: Option<&str>, device: &str) -> Result<DualEn
     Ok(DualEncoder::new(model, pooling)?)
 }
 
+impl RetrievalData {
+    /// The corpus questions and the questions to retrieve for.
+    fn read(&self) -> Result<(Vec<RetrievalQuestion>, Vec<RetrievalQuestion>)> {
+        Ok((questions(&self.corpus)?, questions(&self.questions)?))
+    }
+}
+
 fn eval_dense(args: DenseEvalArgs) -> Result<i32> {
-    let corpus = questions(&args.corpus)?;
-    let qs = questions(&args.questions)?;
+    let (corpus, qs) = args.data.read()?;
     let bm25 = Bm25Retriever::new(&corpus)?;
     let reference: HashMap<u64, u64> =
         bm25.search_all(&qs, 1).into_iter().filter_map(|r| r.hits.first().map(|h| (r.id, h.id))).collect();
-    let model = dense_model(&args.model, args.pooling.as_deref(), &args.device)?;
+    let model = dense_model(&args.model, args.pooling.as_deref(), &args.encoding.device)?;
     let start = std::time::Instant::now();
-    let results = dense_search(&model, &corpus, &qs, 5, args.max_len, args.batch_size)?;
+    let results = dense_search(&model, &corpus, &qs, 5, args.encoding.max_len, args.encoding.batch_size)?;
     let seconds = start.elapsed().as_secs_f64();
     let (r1, r5) = (recall_at(&results, &reference, 1), recall_at(&results, &reference, 5));
     Ok(with_stdout(|out| match args.format {
@@ -427,14 +441,13 @@ fn eval_dense(args: DenseEvalArgs) -> Result<i32> {
 }
 
 fn retrieve(args: RetrieveArgs) -> Result<i32> {
-    let corpus = questions(&args.corpus)?;
-    let qs = questions(&args.questions)?;
+    let (corpus, qs) = args.data.read()?;
     let results = match args.method {
         Method::Bm25 => Bm25Retriever::new(&corpus)?.search_all(&qs, args.top_k),
         Method::Dense => {
             let Some(spec) = &args.model else { bail!("--method dense needs --model") };
-            let model = dense_model(spec, None, &args.device)?;
-            dense_search(&model, &corpus, &qs, args.top_k, args.max_len, args.batch_size)?
+            let model = dense_model(spec, None, &args.encoding.device)?;
+            dense_search(&model, &corpus, &qs, args.top_k, args.encoding.max_len, args.encoding.batch_size)?
         }
     };
     if args.format == Format::Pretty {

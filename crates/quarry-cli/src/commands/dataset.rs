@@ -64,8 +64,9 @@ struct CodeQueriesArgs {
     /// Output directory.
     #[arg(long)]
     out: PathBuf,
-    /// Queries to run (id, exact name or Q-index); repeatable. Default: all.
-    #[arg(long = "query", short = 'q')]
+    /// Queries to run (id, exact name or Q-index); repeatable or
+    /// comma-separated. Default: all.
+    #[arg(long = "select", visible_alias = "query", value_delimiter = ',')]
     queries: Vec<String>,
     /// Hugging Face tokenizer (directory with tokenizer.json) for subtokens and labels.
     #[arg(long)]

@@ -36,8 +36,9 @@ pub struct CodeQueriesArgs {
     /// Output directory (dataset, runs, stage records, report).
     #[arg(long)]
     pub out: PathBuf,
-    /// Queries to build the dataset for (id, name or Q-index); repeatable. Default: all.
-    #[arg(long = "query", short = 'q')]
+    /// Queries to build the dataset for (id, name or Q-index); repeatable or
+    /// comma-separated. Default: all.
+    #[arg(long = "select", visible_alias = "query", value_delimiter = ',')]
     pub queries: Vec<String>,
     /// Split ratios train,valid,test (by file).
     #[arg(long, default_value = "0.8,0.1,0.1")]

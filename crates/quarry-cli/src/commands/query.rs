@@ -139,23 +139,26 @@ pub(crate) fn time_budget(seconds: f64) -> Result<Option<std::time::Duration>, S
         .map_err(|_| format!("--time-budget must be a number of seconds, not {seconds}"))
 }
 
-/// Rewrites `quarry query -q QUERY` (the old spelling of `--select`) to
-/// `--select QUERY` with a deprecation note: `-q` is now `--quiet`. A value
-/// after `-q` is taken as a query only when it names one and is no path.
+/// Rewrites `-q QUERY` (the old spelling of `--select`) to `--select QUERY`
+/// with a deprecation note: `-q` means `--quiet` across the CLI. In
+/// `quarry query` a value after `-q` is taken as a query only when it names
+/// one and is no path; in the commands without `--quiet` (`predict`,
+/// `dataset codequeries`, `experiment codequeries`) `-q` is always the old
+/// `--query`.
 pub fn rewrite_legacy_args(args: Vec<OsString>) -> Vec<OsString> {
-    // `predict` has no --quiet: there `-q` is always the old --query.
-    let predict = args.get(1).is_some_and(|a| a == "predict");
-    if !predict && args.get(1).is_none_or(|a| a != "query") {
+    let word = |i: usize| args.get(i).and_then(|a| a.to_str());
+    let without_quiet =
+        matches!((word(1), word(2)), (Some("predict"), _) | (Some("dataset" | "experiment"), Some("codequeries")));
+    if !without_quiet && word(1) != Some("query") {
         return args;
     }
     let mut out = Vec::with_capacity(args.len());
     let mut iter = args.into_iter().peekable();
     while let Some(arg) = iter.next() {
         let legacy = arg == "-q"
-            && iter
-                .peek()
-                .and_then(|v| v.to_str())
-                .is_some_and(|v| predict || (!v.starts_with('-') && find_query(v).is_some() && !Path::new(v).exists()));
+            && iter.peek().and_then(|v| v.to_str()).is_some_and(|v| {
+                without_quiet || (!v.starts_with('-') && find_query(v).is_some() && !Path::new(v).exists())
+            });
         if legacy {
             let value = iter.next().unwrap_or_default();
             eprintln!(
@@ -406,4 +409,32 @@ fn plan(args: &QueryArgs, settings: &Settings, root: &Path) -> Result<Plan, Stri
 pub(crate) fn select_queries(keys: &[String]) -> Result<Vec<&'static Query>, String> {
     let select = (!keys.is_empty()).then(|| keys.to_vec());
     selected_queries(&Settings { select, ..Settings::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(args: &[&str]) -> Vec<String> {
+        let args = args.iter().map(OsString::from).collect();
+        rewrite_legacy_args(args).into_iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn dash_q_is_quiet_and_the_old_query_spelling_becomes_select() {
+        // `quarry query`: `-q` before a query name is the old spelling; alone it is --quiet.
+        assert_eq!(
+            rewritten(&["quarry", "query", "a.py", "-q", "Q20"]),
+            ["quarry", "query", "a.py", "--select", "Q20"]
+        );
+        assert_eq!(rewritten(&["quarry", "query", ".", "-q"]), ["quarry", "query", ".", "-q"]);
+        // Commands without --quiet: `-q VALUE` is always the old --query.
+        for command in [&["dataset", "codequeries"][..], &["experiment", "codequeries"], &["predict"]] {
+            let args = [&["quarry"][..], command, &["-q", "Unused import"]].concat();
+            let expected = [&["quarry"][..], command, &["--select", "Unused import"]].concat();
+            assert_eq!(rewritten(&args), expected);
+        }
+        // Other commands are left alone.
+        assert_eq!(rewritten(&["quarry", "metrics", "-q", "x"]), ["quarry", "metrics", "-q", "x"]);
+    }
 }

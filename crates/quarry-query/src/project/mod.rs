@@ -14,6 +14,7 @@
 pub mod modules;
 pub mod summary;
 
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -21,10 +22,10 @@ use std::sync::{Arc, OnceLock};
 use quarry_syntax::budget::check_depth;
 use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET};
 
-use crate::classes::ClassRef;
 pub use modules::{ModuleId, ModuleIndex};
-use summary::{BaseSummary, InitRef};
-pub use summary::{Binding, ClassSummary, ImportRef, MemberSummary, MethodSummary, ModuleSummary};
+pub use summary::{
+    BaseSummary, Binding, ClassSummary, ImportRef, InitRef, MemberSummary, MethodSummary, ModuleSummary,
+};
 
 /// A class of a module of the project, by module and index among the
 /// module's classes.
@@ -51,9 +52,6 @@ pub enum Resolved {
 
 /// Longest chain of imports followed for one name.
 const MAX_HOPS: usize = 64;
-
-/// Deepest class hierarchy followed across modules.
-const MAX_CLASS_DEPTH: usize = 64;
 
 /// The project model of one run, cheap to clone and shared between threads.
 #[derive(Clone)]
@@ -200,86 +198,6 @@ impl Project {
             self.inner.modules.absolute(written, module)
         }
     }
-
-    /// A base of a class of `module`, as an MRO entry.
-    pub fn base_ref(&self, module: ModuleId, base: &BaseSummary) -> ClassRef {
-        match base {
-            BaseSummary::Local(j) => ClassRef::External(ExternalClass { module, class: *j }),
-            BaseSummary::Builtin(b) => ClassRef::Builtin(b),
-            BaseSummary::Imported(parts) => match self.resolve_dotted(module, parts) {
-                Resolved::Class(class) => ClassRef::External(class),
-                _ => ClassRef::Unknown(parts.join(".")),
-            },
-            BaseSummary::Unknown(text) => ClassRef::Unknown(text.clone()),
-        }
-    }
-
-    /// The MRO of a class of the project, starting with itself; `cache`
-    /// keeps the MROs computed so far (one per analysed file).
-    pub fn mro(&self, class: ExternalClass, cache: &mut HashMap<ExternalClass, Vec<ClassRef>>) -> Vec<ClassRef> {
-        self.mro_within(class, cache, &mut Vec::new())
-    }
-
-    fn mro_within(
-        &self,
-        class: ExternalClass,
-        cache: &mut HashMap<ExternalClass, Vec<ClassRef>>,
-        active: &mut Vec<ExternalClass>,
-    ) -> Vec<ClassRef> {
-        if let Some(mro) = cache.get(&class) {
-            return mro.clone();
-        }
-        let Some(summary) = self.class(class) else { return vec![ClassRef::Unknown(String::new())] };
-        if active.contains(&class) || active.len() >= MAX_CLASS_DEPTH {
-            return vec![ClassRef::Unknown(summary.name.clone())];
-        }
-        active.push(class);
-        let implicit = [BaseSummary::Builtin("object")];
-        let written = if summary.bases.is_empty() { &implicit[..] } else { &summary.bases[..] };
-        let bases: Vec<ClassRef> = written
-            .iter()
-            .map(|b| match self.base_ref(class.module, b) {
-                ClassRef::External(e) if active.contains(&e) => {
-                    ClassRef::Unknown(self.class(e).map(|c| c.name.clone()).unwrap_or_default())
-                }
-                other => other,
-            })
-            .collect();
-        let sequences = bases
-            .iter()
-            .map(|b| match b {
-                ClassRef::External(e) => self.mro_within(*e, cache, active),
-                ClassRef::Builtin(name) => {
-                    crate::builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect()
-                }
-                other => vec![other.clone()],
-            })
-            .collect();
-        active.pop();
-        let mro = crate::classes::linearize(ClassRef::External(class), sequences, bases);
-        cache.insert(class, mro.clone());
-        mro
-    }
-
-    /// The `__init__` references of a method of a project class, as
-    /// references from the perspective of the analysed file.
-    pub fn init_references(&self, class: ExternalClass, method: &MethodSummary) -> Vec<crate::calls::Reference> {
-        use crate::calls::Reference;
-        method
-            .init_refs
-            .iter()
-            .map(|r| match r {
-                InitRef::Receiver => Reference::Receiver,
-                InitRef::Super(j) => Reference::SuperExternal(ExternalClass { module: class.module, class: *j }),
-                InitRef::Class(j) => Reference::External(ExternalClass { module: class.module, class: *j }),
-                InitRef::Imported(parts) => match self.resolve_dotted(class.module, parts) {
-                    Resolved::Class(target) => Reference::External(target),
-                    _ => Reference::Opaque,
-                },
-                InitRef::Opaque => Reference::Opaque,
-            })
-            .collect()
-    }
 }
 
 /// The project as one analysed file sees it: the model, the file's module
@@ -303,5 +221,44 @@ impl ProjectView {
             Resolved::Class(class) => Some(class),
             _ => None,
         }
+    }
+}
+
+/// The analysed file as a module of the project: the [`ProjectView`], what
+/// the file's module-level names are bound to (read on first use) and the
+/// project classes that dotted names stand for (each resolved once).
+pub struct ProjectFile<'f> {
+    view: ProjectView,
+    file: &'f ParsedFile,
+    module_names: OnceCell<HashMap<String, Binding>>,
+    imported_classes: RefCell<HashMap<String, Option<ExternalClass>>>,
+}
+
+impl<'f> ProjectFile<'f> {
+    /// The parsed file `file` seen as the module of `view`.
+    pub fn new(file: &'f ParsedFile, view: ProjectView) -> ProjectFile<'f> {
+        ProjectFile { view, file, module_names: OnceCell::new(), imported_classes: Default::default() }
+    }
+
+    /// The project with the file's module.
+    pub fn view(&self) -> &ProjectView {
+        &self.view
+    }
+
+    /// What each module-level name is bound to (computed on first use).
+    pub fn module_names(&self) -> &HashMap<String, Binding> {
+        self.module_names.get_or_init(|| summary::module_bindings(self.file))
+    }
+
+    /// The class of another module of the project that a dotted name read
+    /// at module level stands for (its head bound by one import), resolved
+    /// once per name and file.
+    pub fn imported_class(&self, dotted: &str) -> Option<ExternalClass> {
+        if let Some(known) = self.imported_classes.borrow().get(dotted) {
+            return *known;
+        }
+        let class = self.view.class_named(self.module_names(), dotted);
+        self.imported_classes.borrow_mut().insert(dotted.to_string(), class);
+        class
     }
 }

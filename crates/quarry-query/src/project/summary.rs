@@ -10,8 +10,8 @@ use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
 use crate::ast::{decorators, named_children};
-use crate::classes::{class_header, class_members, MemberKind};
-use crate::imports::{all_names, import_bindings, AllNames};
+use crate::class_syntax::{class_header, class_members, MemberKind};
+use crate::import_statements::{all_names, import_bindings, AllNames};
 use crate::methods::{calls_super, does_nothing, only_raises};
 use crate::signatures::Signature;
 use crate::syntax::{Field, Kind, SyntaxNode};
@@ -211,7 +211,7 @@ fn base_summary(file: &ParsedFile, names: &HashMap<String, Binding>, id: usize, 
 
 /// The parts of a dotted name (`a`, `a.b.C`); `None` for other expressions.
 fn dotted_parts(file: &ParsedFile, node: Node<'_>) -> Option<Vec<String>> {
-    let head = crate::calls::dotted_head(node)?;
+    let head = crate::ast::dotted_head(node)?;
     let text: String = file.node_text(node).split_whitespace().collect();
     let parts: Vec<String> = text.split('.').map(str::to_string).collect();
     (file.node_text(head) == parts[0] && parts.iter().all(|p| !p.is_empty())).then_some(parts)
@@ -237,7 +237,7 @@ fn method_summary(
 }
 
 /// The `__init__` references of a method of class `class`, classified as
-/// [`crate::calls::classify_attribute`] does within a file.
+/// [`crate::calls::CallResolver::classify_attribute`] does within a file.
 fn init_references(
     file: &ParsedFile,
     names: &HashMap<String, Binding>,

@@ -20,7 +20,6 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::calls::resolve_class_call;
 use crate::classes::Lookup;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -169,7 +168,7 @@ fn value_origin<'f>(cx: &FileContext<'f>, value: Node<'f>) -> Option<Origin<'f>>
         | Kind::SetComprehension => Some(Origin::Literal(value)),
         Kind::Lambda => Some(Origin::Callable(value)),
         Kind::Call => {
-            let class = resolve_class_call(cx, value)?;
+            let class = cx.calls().resolve_class_call(value)?;
             let classes = cx.classes();
             let metaclass = classes.get(class).metaclass.is_some() || classes.derives_from_builtin(class, "type");
             (classes.is_fully_known(class) && !metaclass).then_some(Origin::Instance(value, class))

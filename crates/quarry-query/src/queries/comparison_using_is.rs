@@ -22,7 +22,8 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{comparison_pairs, named_children, strip_parentheses, CmpOp};
-use crate::classes::{Lookup, MemberKind};
+use crate::class_syntax::MemberKind;
+use crate::classes::Lookup;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
@@ -92,7 +93,7 @@ fn instance_with_equality<'f>(cx: &FileContext<'f>, node: Node<'f>) -> Option<Ve
     if node.py_kind() != Kind::Call {
         return None;
     }
-    let class = crate::calls::resolve_class_call(cx, node)?;
+    let class = cx.calls().resolve_class_call(node)?;
     let classes = cx.classes();
     if !classes.is_fully_known(class) {
         return None;

@@ -25,7 +25,9 @@
 
 use quarry_syntax::Span;
 
-use crate::classes::{ClassId, ClassRef, Classes, Lookup, MemberKind};
+use crate::classes::{ClassId, ClassRef, Classes, Lookup};
+
+use crate::class_syntax::MemberKind;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::{calls_super, does_nothing};

@@ -16,7 +16,9 @@
 //! with the method. Negative form: classes that declare `__hash__` together
 //! with `__eq__`, the same plausible spans with the contract kept.
 
-use crate::classes::{ClassInfo, MemberKind};
+use crate::classes::ClassInfo;
+
+use crate::class_syntax::MemberKind;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::only_raises;

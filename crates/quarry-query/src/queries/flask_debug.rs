@@ -21,6 +21,7 @@
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::imports::imported_qualified_name;
 use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::{Field, Kind, SyntaxNode};
 
@@ -57,7 +58,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             _ => None,
         };
         let Some(app) = app else { continue };
-        if crate::imports::never_executed(cx.file(), call) {
+        if crate::import_statements::never_executed(cx.file(), call) {
             continue;
         }
         let debug = crate::ast::call_arguments(call).into_iter().any(|a| {
@@ -147,13 +148,13 @@ fn run_aliases<'a>(cx: &FileContext<'_>, apps: &'a [App]) -> Vec<(usize, &'a App
 /// of the `flask` module.
 fn is_flask_class(cx: &FileContext<'_>, callee: tree_sitter::Node<'_>) -> bool {
     match callee.py_kind() {
-        Kind::Identifier => crate::imports::imported_qualified_name(cx, callee).as_deref() == Some("flask.Flask"),
+        Kind::Identifier => imported_qualified_name(cx.syntax(), cx.scopes(), callee).as_deref() == Some("flask.Flask"),
         Kind::Attribute => {
             callee.field(Field::Attribute).is_some_and(|a| cx.text(a) == "Flask")
                 && callee
                     .field(Field::Object)
                     .filter(|o| o.py_kind() == Kind::Identifier)
-                    .and_then(|o| crate::imports::imported_qualified_name(cx, o))
+                    .and_then(|o| imported_qualified_name(cx.syntax(), cx.scopes(), o))
                     .as_deref()
                     == Some("flask")
         }

@@ -14,9 +14,9 @@
 //! `django`, ...) usually are not, and are left out. Negative form: `import`
 //! statements whose modules are not also imported with `from ... import`.
 
-use crate::ast::{imported_modules, is_common_third_party};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::import_statements::{imported_modules, is_common_third_party};
 use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::Kind;
 

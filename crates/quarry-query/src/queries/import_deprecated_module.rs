@@ -18,9 +18,11 @@
 use crate::syntax::{Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{contains, imported_modules, named_children};
+use crate::ast::{contains, named_children};
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::import_statements::imported_modules;
 use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.

@@ -17,7 +17,7 @@
 //! linking them are relevant. Negative form: such calls in `__init__` to
 //! methods no subclass overrides.
 
-use crate::classes::MemberKind;
+use crate::class_syntax::MemberKind;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};

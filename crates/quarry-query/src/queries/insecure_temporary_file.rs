@@ -13,9 +13,11 @@
 //! `mkdtemp`, `NamedTemporaryFile`, `TemporaryFile`, `SpooledTemporaryFile`,
 //! `TemporaryDirectory`).
 
-use crate::ast::{callee_text, import_aliases, resolve_imported};
+use crate::ast::callee_text;
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::import_statements::{import_aliases, resolve_imported};
 use crate::query::{Hops, Query, QueryMeta};
 use crate::syntax::Kind;
 

@@ -18,7 +18,7 @@
 //! Both classes are relevant. Negative form: `__iter__` methods returning
 //! instances of classes that are iterators.
 
-use crate::calls::{defining_class, resolve_class_call};
+use crate::calls::defining_class;
 use crate::classes::{ClassId, Classes, Lookup};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -53,7 +53,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             let class = if value.py_kind() == Kind::Identifier && receiver.as_deref() == Some(file.node_text(value)) {
                 Some(owner)
             } else if value.py_kind() == Kind::Call {
-                resolve_class_call(cx, value)
+                cx.calls().resolve_class_call(value)
             } else {
                 None
             };

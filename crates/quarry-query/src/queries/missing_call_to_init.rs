@@ -28,8 +28,9 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::calls::{attribute_references, Reference};
-use crate::classes::{ClassId, ClassRef, Classes, Lookup, MemberKind};
+use crate::calls::{external_init_references, Reference};
+use crate::class_syntax::MemberKind;
+use crate::classes::{ClassId, ClassRef, Classes, Lookup};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::{does_something, only_raises};
@@ -137,7 +138,7 @@ fn references_of<'f>(
         Init::Local(defining, function) => references
             .entry(function.id())
             .or_insert_with(|| {
-                attribute_references(cx, defining, function, "__init__").into_iter().map(|(_, r)| r).collect()
+                cx.calls().attribute_references(defining, function, "__init__").into_iter().map(|(_, r)| r).collect()
             })
             .clone(),
         Init::External(class, index) => {
@@ -145,7 +146,7 @@ fn references_of<'f>(
                 return Vec::new();
             };
             match summary.members.get(index).and_then(|m| m.method.as_ref()) {
-                Some(method) => project.init_references(class, method),
+                Some(method) => external_init_references(project, class, method),
                 None => Vec::new(),
             }
         }

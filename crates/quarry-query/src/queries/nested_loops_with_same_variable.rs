@@ -20,10 +20,12 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{contains, innermost_scope, target_names};
+use crate::ast::{contains, target_names};
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
+use crate::scopes::innermost_scope;
 use crate::scopes::{ScopeId, Scopes};
 
 /// The query.

@@ -20,9 +20,11 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{field_text, import_aliases, method_class, resolve_imported};
+use crate::ast::{field_text, method_class};
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::import_statements::{import_aliases, resolve_imported};
 use crate::methods::ClassBody;
 use crate::parameters::parameter_names;
 use crate::query::{Hops, Query, QueryMeta};

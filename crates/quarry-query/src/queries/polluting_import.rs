@@ -23,9 +23,11 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{is_common_third_party, named_children};
+use crate::ast::named_children;
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::import_statements::is_common_third_party;
 use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
@@ -176,7 +178,10 @@ fn defines_all(cx: &FileContext<'_>, name: &str) -> Option<bool> {
     let module = view.project.module_target(view.module, name)?;
     let summary = view.project.summary(module)?;
     // CodeQL: the module binds `__all__` at import time, by any statement.
-    Some(summary.names.contains_key("__all__") || !matches!(summary.all, Some(crate::imports::AllNames::Absent) | None))
+    Some(
+        summary.names.contains_key("__all__")
+            || !matches!(summary.all, Some(crate::import_statements::AllNames::Absent) | None),
+    )
 }
 
 fn module_name(cx: &FileContext<'_>, module: Node<'_>) -> String {

@@ -20,7 +20,6 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::calls::resolve_call;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::only_raises;
@@ -45,7 +44,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     }
     let mut findings = Vec::new();
     for &call in cx.nodes(Kind::Call) {
-        let Some(target) = resolve_call(cx, call) else { continue };
+        let Some(target) = cx.call_target(call) else { continue };
         if !is_procedure(cx, target.function) || is_abstract(cx, target.function) || overridden_by_function(cx, &target)
         {
             continue;

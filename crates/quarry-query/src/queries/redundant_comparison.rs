@@ -38,10 +38,12 @@ use std::collections::HashMap;
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{comparison_pairs, innermost_scope, named_children, statements, strip_parentheses, CmpOp};
+use crate::ast::{comparison_pairs, named_children, statements, strip_parentheses, CmpOp};
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
+use crate::scopes::innermost_scope;
 
 /// The query.
 pub static QUERY: Query = Query {

@@ -20,9 +20,13 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{contains, innermost_scope, is_common_third_party, named_children};
+use crate::ast::{contains, named_children};
+
+use crate::scopes::innermost_scope;
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::import_statements::is_common_third_party;
 use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.

@@ -28,9 +28,11 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{callee_text, import_aliases, resolve_imported, statements, strip_parentheses};
+use crate::ast::{callee_text, statements, strip_parentheses};
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::import_statements::{import_aliases, resolve_imported};
 use crate::query::{Hops, Query, QueryMeta};
 use crate::reachability::clause_block;
 

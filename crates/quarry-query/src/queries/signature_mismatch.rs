@@ -22,7 +22,8 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::decorators;
-use crate::classes::{Lookup, MemberKind};
+use crate::class_syntax::MemberKind;
+use crate::classes::Lookup;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};

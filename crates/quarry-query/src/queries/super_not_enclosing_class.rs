@@ -19,10 +19,12 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{call_arguments, field_text, innermost_scope, method_class, strip_parentheses};
+use crate::ast::{call_arguments, field_text, method_class, strip_parentheses};
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
+use crate::scopes::innermost_scope;
 use crate::scopes::BindingKind;
 
 /// The query.

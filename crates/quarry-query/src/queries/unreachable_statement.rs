@@ -49,7 +49,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             let type_hints =
                 cx.nodes(Kind::Comment).iter().any(|c| cx.text(*c).trim_start_matches('#').trim().starts_with("type:"));
             reach
-                .unreachable(cx)
+                .unreachable(cx.syntax())
                 .into_iter()
                 .filter(|s| !unique_yield(cx, *s))
                 .filter(|s| !(type_hints && is_module_import(*s)))

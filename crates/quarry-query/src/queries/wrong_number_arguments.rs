@@ -21,8 +21,9 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::decorators;
-use crate::calls::{resolve_call, CallTarget};
-use crate::classes::{Lookup, MemberKind};
+use crate::calls::CallTarget;
+use crate::class_syntax::MemberKind;
+use crate::classes::Lookup;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
@@ -46,7 +47,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
     for &call in cx.nodes(Kind::Call) {
-        let Some(target) = resolve_call(cx, call) else { continue };
+        let Some(target) = cx.call_target(call) else { continue };
         if !judged(cx, target.function) {
             continue;
         }

@@ -23,8 +23,9 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::named_children;
-use crate::calls::{defining_class, resolve_instantiation};
-use crate::classes::{ClassRef, Lookup, MemberKind};
+use crate::calls::defining_class;
+use crate::class_syntax::MemberKind;
+use crate::classes::{ClassRef, Lookup};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
@@ -48,7 +49,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let mut findings = Vec::new();
     for &call in cx.nodes(Kind::Call) {
-        let Some(class) = resolve_instantiation(cx, call) else { continue };
+        let Some(class) = cx.calls().resolve_instantiation(call) else { continue };
         let mro = classes.mro_of(&class);
         if mro.iter().any(|c| matches!(c, ClassRef::Unknown(_))) {
             continue;
