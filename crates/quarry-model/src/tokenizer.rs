@@ -35,6 +35,37 @@ pub struct Tokenizer {
     unk_id: Option<u32>,
 }
 
+/// Checks that every special token a `TemplateProcessing` post-processor's `single` and
+/// `pair` templates name is in its `special_tokens` table (also inside a `Sequence` of
+/// processors): the tokenizers library reads such a file without complaint and then
+/// panics on the first encoding.
+fn check_template_special_tokens(processor: &serde_json::Value) -> std::result::Result<(), String> {
+    match processor.get("type").and_then(|t| t.as_str()) {
+        Some("Sequence") => {
+            let processors = processor.get("processors").and_then(|p| p.as_array());
+            processors.into_iter().flatten().try_for_each(check_template_special_tokens)
+        }
+        Some("TemplateProcessing") => {
+            let table = processor.get("special_tokens").and_then(|t| t.as_object());
+            for template in ["single", "pair"] {
+                let pieces = processor.get(template).and_then(|p| p.as_array());
+                for piece in pieces.into_iter().flatten() {
+                    let Some(id) = piece.get("SpecialToken").and_then(|t| t.get("id")) else { continue };
+                    let known = id.as_str().is_some_and(|id| table.is_some_and(|table| table.contains_key(id)));
+                    if !known {
+                        return Err(format!(
+                            "post_processor: the {template} template names special token {id}, \
+                             which is not in its special_tokens"
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 fn tok_err(path: &Path, e: impl std::fmt::Display) -> ModelError {
     ModelError::Tokenizer(format!("{}: {e}", path.display()))
 }
@@ -77,16 +108,22 @@ impl Tokenizer {
 
     /// Loads a Hugging Face `tokenizer.json`.
     ///
-    /// The `tokenizers` library panics instead of failing on some malformed files (its
-    /// decoder reader `expect`s on a JSON syntax error inside the `decoder` section; found
-    /// by the `hf_tokenizer` fuzz target), so the text is checked as JSON here first, and a
-    /// panic that still escapes the library's reader becomes an error naming the file.
+    /// The `tokenizers` library panics instead of failing on some malformed files (found by
+    /// the `hf_tokenizer` fuzz target): its decoder reader `expect`s on a JSON syntax error
+    /// inside the `decoder` section, and encoding indexes a template's special tokens that
+    /// its reader never checked. So the text is checked as JSON here first, template
+    /// special tokens are checked against their table, and a panic that still escapes the
+    /// library's reader becomes an error naming the file.
     pub fn from_tokenizer_json(path: &Path) -> Result<Self> {
         let mut text = String::new();
         quarry_syntax::read::open_regular_file(path)
             .and_then(|mut file| std::io::Read::read_to_string(&mut file, &mut text))
             .map_err(|e| tok_err(path, e))?;
-        serde_json::from_str::<serde::de::IgnoredAny>(&text).map_err(|e| tok_err(path, format!("not JSON: {e}")))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| tok_err(path, format!("not JSON: {e}")))?;
+        if let Some(processor) = json.get("post_processor") {
+            check_template_special_tokens(processor).map_err(|e| tok_err(path, e))?;
+        }
         let read = std::panic::catch_unwind(|| text.parse::<tokenizers::Tokenizer>())
             .map_err(|_| tok_err(path, "not a tokenizer file the tokenizers library can read"))?;
         let inner = read.map_err(|e| tok_err(path, e))?;
@@ -278,6 +315,33 @@ mod tests {
         // The same file without the control characters loads.
         std::fs::write(&path, json.replace("\u{0}\u{0}\u{c}A", "")).unwrap();
         assert!(Tokenizer::from_tokenizer_json(&path).is_ok());
+    }
+
+    /// Found by the `hf_tokenizer` fuzz target: a template naming a special token missing
+    /// from its table loaded, then made the tokenizers library panic on encoding.
+    #[test]
+    fn a_template_naming_an_unknown_special_token_is_an_error() {
+        let dir = vocab_dir("template");
+        let tok = Tokenizer::from_path(&dir).unwrap();
+        let json = dir.join("tokenizer.json");
+        tok.save(&json).unwrap();
+        let mut value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        value["post_processor"] = serde_json::json!({
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+            "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
+                               "[[EP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}
+        });
+        std::fs::write(&json, value.to_string()).unwrap();
+        let Err(error) = Tokenizer::from_tokenizer_json(&json) else { panic!("a broken template loaded") };
+        assert!(error.to_string().contains("special token \"[SEP]\""), "{error}");
+        // With the table entry spelled right, it loads and encodes.
+        let fixed = value.to_string().replace("[[EP]", "[SEP]");
+        std::fs::write(&json, fixed).unwrap();
+        let tok = Tokenizer::from_tokenizer_json(&json).unwrap();
+        assert_eq!(tok.encode("hello", None).unwrap().ids, vec![2, 4, 3]);
     }
 
     #[test]
