@@ -95,15 +95,34 @@ impl<T> Lenient<T> {
     }
 }
 
+/// Lines a lenient reader reads without finding a single good record before it judges
+/// the file not to be of its kind at all (rather than one with some malformed lines): a
+/// large file of another kind then ends at once with one clear error instead of an error
+/// for each of its millions of lines.
+pub const MAX_LEADING_BAD_LINES: usize = 1000;
+
+/// The error for a file none of whose first [`MAX_LEADING_BAD_LINES`] lines is `what`.
+pub fn not_a_record_file(path: &Path, what: &str) -> DataError {
+    DataError::BadRecord {
+        path: path.to_path_buf(),
+        line: MAX_LEADING_BAD_LINES + 1,
+        message: format!("none of the first {MAX_LEADING_BAD_LINES} lines is {what}; not a file of that kind"),
+    }
+}
+
 /// Reads a JSON Lines file (`.gz` decompressed), skipping blank lines. Each line is parsed
 /// as `T` and then checked by `check`; a line failing either is reported, the rest load.
-/// Only a file that cannot be opened or read is an error.
+/// A file that cannot be opened or read is an error, and so is one whose first
+/// [`MAX_LEADING_BAD_LINES`] lines hold no good record.
 pub fn read_lenient<T: serde::de::DeserializeOwned>(
     path: &Path,
     mut check: impl FnMut(&T) -> Result<(), String>,
 ) -> Result<Lenient<T>, DataError> {
     let mut out = Lenient { records: Vec::new(), errors: Vec::new() };
     for (i, line) in open_lines(path)?.split(b'\n').enumerate() {
+        if i == MAX_LEADING_BAD_LINES && out.records.is_empty() {
+            return Err(not_a_record_file(path, "a well-formed record"));
+        }
         let line = line.map_err(|e| DataError::io(path, e))?;
         let bad = |message: String| DataError::BadRecord { path: path.to_path_buf(), line: i + 1, message };
         let text = match std::str::from_utf8(&line) {
@@ -150,5 +169,19 @@ mod tests {
         assert!(errors[1].ends_with(":4: negative"), "{errors:?}");
         assert!(errors[2].contains(":5: not UTF-8"), "{errors:?}");
         assert!(read_lenient::<R>(&dir.join("missing.jsonl"), |_| Ok(())).is_err());
+    }
+
+    #[test]
+    fn a_file_without_any_leading_record_is_refused_as_a_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("code.py");
+        let code = "def f(a):\n    return a\n".repeat(MAX_LEADING_BAD_LINES);
+        std::fs::write(&path, &code).unwrap();
+        let error = read_lenient::<serde_json::Value>(&path, |_| Ok(())).unwrap_err().to_string();
+        assert!(error.contains("code.py:1001:") && error.contains("not a file of that kind"), "{error}");
+        // One good record among the first lines: a file with many bad lines, all reported.
+        std::fs::write(&path, format!("{{\"a\": 1}}\n{code}")).unwrap();
+        let read = read_lenient::<serde_json::Value>(&path, |_| Ok(())).unwrap();
+        assert_eq!((read.records.len(), read.errors.len()), (1, 2 * MAX_LEADING_BAD_LINES));
     }
 }

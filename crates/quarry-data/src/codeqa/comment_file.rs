@@ -5,12 +5,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use crate::error::DataError;
-
-/// Lines read without finding a single comment record before the file is judged not to
-/// be a comment file at all (rather than one with some malformed lines), so that pointing
-/// the command at a large file of another kind ends at once with one clear error instead
-/// of an error and an output line for each of its millions of lines.
-pub const MAX_LEADING_BAD_LINES: usize = 1000;
+use crate::jsonl::{not_a_record_file, MAX_LEADING_BAD_LINES};
 
 /// Reads the comments of `path`, one result per line in file order: the comment, or an
 /// error naming the file and line (not JSON, no string field). A file that cannot be
@@ -23,10 +18,10 @@ pub fn read_comments(path: &Path) -> Result<Vec<Result<String, DataError>>, Data
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
         let bad = |message: String| DataError::BadRecord { path: path.to_path_buf(), line: n + 1, message };
         if n == MAX_LEADING_BAD_LINES && !any_record {
-            return Err(bad(format!(
-                "none of the first {MAX_LEADING_BAD_LINES} lines is a comment record \
-                 (a JSON object with a \"comment\" or \"docstring\" string); not a comment file"
-            )));
+            return Err(not_a_record_file(
+                path,
+                "a comment record (a JSON object with a \"comment\" or \"docstring\" string)",
+            ));
         }
         let line = line.map_err(|e| bad(e.to_string()))?;
         let comment = match serde_json::from_str::<serde_json::Value>(&line) {
@@ -71,7 +66,7 @@ mod tests {
         let code = "def f(a):\n    return a\n".repeat(MAX_LEADING_BAD_LINES);
         std::fs::write(&path, &code).unwrap();
         let error = read_comments(&path).unwrap_err().to_string();
-        assert!(error.contains("code.py") && error.contains("not a comment file"), "{error}");
+        assert!(error.contains("code.py") && error.contains("not a file of that kind"), "{error}");
         // One record among the first lines makes it a comment file with bad lines.
         std::fs::write(&path, format!("{{\"comment\": \"Returns a.\"}}\n{code}")).unwrap();
         assert_eq!(read_comments(&path).unwrap().len(), 2 * MAX_LEADING_BAD_LINES + 1);
