@@ -5,13 +5,14 @@
 # CodeQA's scorers. Everything goes to RUN_DIR; the log is RUN_DIR/log.txt.
 #
 # Usage: crates/quarry-model/scripts/codeqa_answer_run.sh MINILM_DIR CODEQA_PYTHON_DIR RUN_DIR
-# Settings (environment): EPOCHS BATCH LR MAX_SOURCE MAX_TARGET DECODER_LAYERS DECODER_FFN
-# FREEZE_ENCODER (1: --freeze-encoder) VALID (dev pairs held out for validation) TRAIN_LIMIT
-# (train on the first N of the rest) TEST_LIMIT (answer the first N test questions) BEAM
-# QUARRY (binary) QUARRY_METEOR_JAR.
+# Settings (environment): EPOCHS BATCH LR WARMUP MAX_SOURCE MAX_TARGET DECODER_LAYERS DECODER_FFN
+# FREEZE_ENCODER (1: --freeze-encoder; 2: also --freeze-embeddings --cache-encoder-outputs,
+# the encoder runs once per source and only the decoder trains) VALID (dev pairs held out for
+# validation) TRAIN_LIMIT (train on the first N of the rest) TEST_LIMIT (answer the first N
+# test questions) BEAM QUARRY (binary) QUARRY_METEOR_JAR NICE (niceness of the long steps, 10).
 set -euo pipefail
 minilm=${1:?MINILM_DIR}; data=${2:?CODEQA_PYTHON_DIR}; run=${3:?RUN_DIR}
-EPOCHS=${EPOCHS:-2}; BATCH=${BATCH:-16}; LR=${LR:-5e-5}
+EPOCHS=${EPOCHS:-2}; BATCH=${BATCH:-16}; LR=${LR:-5e-5}; WARMUP=${WARMUP:-0}; NICE=${NICE:-10}
 MAX_SOURCE=${MAX_SOURCE:-128}; MAX_TARGET=${MAX_TARGET:-24}
 DECODER_LAYERS=${DECODER_LAYERS:-6}; DECODER_FFN=${DECODER_FFN:-2048}
 VALID=${VALID:-200}; BEAM=${BEAM:-4}; FREEZE_ENCODER=${FREEZE_ENCODER:-0}
@@ -19,7 +20,7 @@ TRAIN_LIMIT=${TRAIN_LIMIT:-0}; TEST_LIMIT=${TEST_LIMIT:-0}
 QUARRY=${QUARRY:-target/debug/quarry}
 mkdir -p "$run"
 exec > >(tee -a "$run/log.txt") 2>&1
-echo "== $(date -u +%FT%TZ) codeqa answer run: epochs $EPOCHS batch $BATCH lr $LR source $MAX_SOURCE target $MAX_TARGET decoder ${DECODER_LAYERS}x$DECODER_FFN freeze $FREEZE_ENCODER valid $VALID train-limit $TRAIN_LIMIT test-limit $TEST_LIMIT beam $BEAM; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(date -u +%FT%TZ) codeqa answer run: epochs $EPOCHS batch $BATCH lr $LR warmup $WARMUP source $MAX_SOURCE target $MAX_TARGET decoder ${DECODER_LAYERS}x$DECODER_FFN freeze $FREEZE_ENCODER valid $VALID train-limit $TRAIN_LIMIT test-limit $TEST_LIMIT beam $BEAM; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Dev split: all but the last VALID pairs train, the last VALID validate (best by loss).
 n=$(awk 'END{print NR}' "$data/dev.code")
@@ -32,21 +33,38 @@ for f in code question answer; do
 done
 
 if [ ! -f "$run/model/best/model.safetensors" ]; then
-  time "$QUARRY" train answer --train "$run/train" --valid "$run/valid" --model "$minilm" --out "$run/model" \
-    --epochs "$EPOCHS" --batch-size "$BATCH" --lr "$LR" --max-len "$MAX_SOURCE" --max-target-len "$MAX_TARGET" \
+  case "$FREEZE_ENCODER" in
+    1) freeze=(--freeze-encoder) ;;
+    2) freeze=(--freeze-encoder --freeze-embeddings --cache-encoder-outputs) ;;
+    *) freeze=() ;;
+  esac
+  time nice -n "$NICE" "$QUARRY" train answer --train "$run/train" --valid "$run/valid" --model "$minilm" --out "$run/model" \
+    --epochs "$EPOCHS" --batch-size "$BATCH" --lr "$LR" --warmup-steps "$WARMUP" --max-len "$MAX_SOURCE" --max-target-len "$MAX_TARGET" \
     --decoder-layers "$DECODER_LAYERS" --decoder-ffn "$DECODER_FFN" --weight-decay 0 \
-    $([ "$FREEZE_ENCODER" = 1 ] && echo --freeze-encoder) 2>&1 \
+    "${freeze[@]}" 2>&1 \
     | tr '\r' '\n' | awk '!/^epoch [0-9]+ \[/ || ++k % 25 == 0 { print strftime("%H:%M:%S"), $0; fflush() }'
 
 fi
 
-time "$QUARRY" generate answer --model "$run/model/best" --data "$run/test" --beam "$BEAM" --out "$run/test.hyp"
+# Words are written in their usual form in the training answers (an uncased model says "yes").
+time nice -n "$NICE" "$QUARRY" generate answer --model "$run/model/best" --data "$run/test" --beam "$BEAM" \
+  --case-from "$run/train.answer" --out "$run/test.hyp"
 
 # Floors from the same training pairs the model saw, on the same test questions.
-cargo run --quiet -p quarry-cli --example codeqa_floors -- "$run/train" "$run/test" "$run"
+if [ -n "${FLOORS:-}" ]; then "$FLOORS" "$run/train" "$run/test" "$run"
+else cargo run --quiet -p quarry-cli --example codeqa_floors -- "$run/train" "$run/test" "$run"; fi
 
 for h in test most_frequent bm25; do
   echo "-- $h"
   "$QUARRY" evaluate answer --hyp "$run/$h.hyp" --ref "$run/test.answer"
 done
+# The scores of the first 500 test questions too (those of the earlier, shorter runs).
+if [ "$ntest" -gt 500 ]; then
+  head -n 500 "$run/test.answer" > "$run/test.500.answer"
+  for h in test most_frequent bm25; do
+    head -n 500 "$run/$h.hyp" > "$run/$h.500.hyp"
+    echo "-- $h, first 500"
+    "$QUARRY" evaluate answer --hyp "$run/$h.500.hyp" --ref "$run/test.500.answer"
+  done
+fi
 echo "== $(date -u +%FT%TZ) done"

@@ -188,16 +188,21 @@ impl DecoderLayer {
         self.finish(x, &sa, &ck, &cv, memory_bias, train)
     }
 
-    /// One new position `x` `(b, 1, hidden)` against the cache, which it extends.
-    fn step(&self, x: &Tensor, cache: &mut LayerCache, memory_bias: &Tensor) -> candle_core::Result<Tensor> {
+    /// One new position `x` `(b, 1, hidden)` against the cache, which it extends;
+    /// `self_bias` `(b, steps + 1)` is all zeros (every earlier position is visible).
+    fn step(
+        &self,
+        x: &Tensor,
+        cache: &mut LayerCache,
+        memory_bias: &Tensor,
+        self_bias: &Tensor,
+    ) -> candle_core::Result<Tensor> {
         let (k, v) = self.self_attn.keys_values(x, false)?;
         let (k, v) = match (&cache.self_k, &cache.self_v) {
             (Some(pk), Some(pv)) => (Tensor::cat(&[pk, &k], 2)?, Tensor::cat(&[pv, &v], 2)?),
             _ => (k, v),
         };
-        let (b, _, keys, _) = k.dims4()?;
-        let self_bias = Tensor::zeros((b, keys), DType::F32, x.device())?;
-        let sa = self.self_attn.attend(x, &k, &v, &self_bias, None, false)?;
+        let sa = self.self_attn.attend(x, &k, &v, self_bias, None, false)?;
         cache.self_k = Some(k);
         cache.self_v = Some(v);
         self.finish(x, &sa, &cache.cross_k, &cache.cross_v, memory_bias, false)
@@ -221,15 +226,28 @@ impl DecoderCache {
     /// Keeps the rows `rows` (indices into the current rows, repeats allowed), in that order:
     /// how beams are reordered after a step and finished inputs dropped.
     pub fn select(&mut self, rows: &Tensor) -> Result<()> {
+        self.select_rows(rows, Some(rows))
+    }
+
+    /// Keeps the self-attention rows `rows` and, when `memory_rows` is given, the encoder
+    /// rows `memory_rows` (the same length). Beam search passes `None` when only beams
+    /// were reordered within their inputs: every row of an input attends to the same
+    /// encoder output, so the cross-attention keys and values (the largest part of the
+    /// cache) stay where they are.
+    pub fn select_rows(&mut self, rows: &Tensor, memory_rows: Option<&Tensor>) -> Result<()> {
         for l in &mut self.layers {
             if let (Some(k), Some(v)) = (&l.self_k, &l.self_v) {
                 l.self_k = Some(k.index_select(rows, 0)?);
                 l.self_v = Some(v.index_select(rows, 0)?);
             }
-            l.cross_k = l.cross_k.index_select(rows, 0)?;
-            l.cross_v = l.cross_v.index_select(rows, 0)?;
+            if let Some(m) = memory_rows {
+                l.cross_k = l.cross_k.index_select(m, 0)?;
+                l.cross_v = l.cross_v.index_select(m, 0)?;
+            }
         }
-        self.memory_bias = self.memory_bias.index_select(rows, 0)?;
+        if let Some(m) = memory_rows {
+            self.memory_bias = self.memory_bias.index_select(m, 0)?;
+        }
         Ok(())
     }
 }
@@ -298,8 +316,9 @@ impl Decoder {
     /// whole prefix, without recomputing it.
     pub fn step(&self, x: &Tensor, cache: &mut DecoderCache) -> Result<Tensor> {
         let mut x = x.clone();
+        let self_bias = Tensor::zeros((x.dim(0)?, cache.steps + 1), DType::F32, x.device())?;
         for (layer, c) in self.layers.iter().zip(cache.layers.iter_mut()) {
-            x = layer.step(&x, c, &cache.memory_bias)?;
+            x = layer.step(&x, c, &cache.memory_bias, &self_bias)?;
         }
         cache.steps += 1;
         Ok(x)

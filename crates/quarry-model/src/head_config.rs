@@ -67,6 +67,14 @@ pub struct AnswerConfig {
     /// `run.py` trains everything; this trades accuracy for about half the step time.
     #[serde(default)]
     pub freeze_encoder: bool,
+    /// With `freeze_encoder`, also keep the embedding block fixed (word, position and type
+    /// embeddings and their layer norm), which the decoder reads its input through and whose
+    /// word matrix is the tied output layer: the encoder is then a fixed function of the
+    /// source, so its outputs can be computed once per example
+    /// ([`crate::AnswerModel::cache_encoder_outputs`]); only the decoder and its dense layer
+    /// train.
+    #[serde(default)]
+    pub freeze_embeddings: bool,
 }
 
 impl Default for AnswerConfig {
@@ -78,6 +86,7 @@ impl Default for AnswerConfig {
             max_source_len: 400,
             max_target_len: 30,
             freeze_encoder: false,
+            freeze_embeddings: false,
         }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod adamw_cpu;
 pub mod answer_model;
+pub mod answer_text;
 pub mod beam;
 pub mod bert;
 pub mod checkpoint;

@@ -41,6 +41,10 @@ pub struct GenerateAnswerArgs {
     /// Answer only the first N questions.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Training answers (e.g. `RUN/train.answer`) to learn each word's usual written form
+    /// from: an uncased model's `yes` is written `Yes` when the training answers write it so.
+    #[arg(long)]
+    pub case_from: Option<PathBuf>,
     /// Output file: one answer per line.
     #[arg(long)]
     pub out: PathBuf,
@@ -84,8 +88,13 @@ fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
         batch_size: args.batch_size,
     };
     let start = Instant::now();
-    let answers = model.generate(&sources, &options)?;
+    let mut answers = model.generate(&sources, &options)?;
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &args.case_from {
+        let train = quarry_data::codeqa::read_lines(path)?;
+        let caser = quarry_model::answer_text::TrueCaser::learn(train.iter().map(String::as_str));
+        answers = answers.iter().map(|a| caser.apply(a)).collect();
+    }
     let mut out = AtomicFile::create(&args.out)?;
     for a in &answers {
         // One answer per line, whatever the tokenizer's decoder produced.

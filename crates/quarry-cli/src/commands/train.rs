@@ -48,6 +48,16 @@ pub struct AnswerArgs {
     /// step time, at some cost in accuracy (CodeQA trains everything).
     #[arg(long)]
     pub freeze_encoder: bool,
+    /// With --freeze-encoder: also keep the embeddings fixed (they feed the decoder and are
+    /// its tied output layer), so that only the decoder trains and the encoder is a fixed
+    /// function of the source.
+    #[arg(long, requires = "freeze_encoder")]
+    pub freeze_embeddings: bool,
+    /// With --freeze-embeddings: run the encoder once per distinct training and validation
+    /// source before training and keep its outputs in memory (4 x hidden bytes per source
+    /// token), so that each step runs the decoder alone. Changes no result.
+    #[arg(long, requires = "freeze_embeddings")]
+    pub cache_encoder_outputs: bool,
 }
 
 /// Arguments of `quarry train relevance`.
@@ -124,6 +134,7 @@ fn train_answer(args: AnswerArgs) -> Result<()> {
         max_source_len: setup.max_len,
         max_target_len: args.max_target_len,
         freeze_encoder: args.freeze_encoder,
+        freeze_embeddings: args.freeze_embeddings,
         ..AnswerConfig::default()
     };
     let model = AnswerModel::new(model, config)?;
@@ -137,5 +148,11 @@ fn train_answer(args: AnswerArgs) -> Result<()> {
     };
     let train = encode(&common.train)?;
     let valid = encode(&common.valid)?;
+    if args.cache_encoder_outputs {
+        let start = std::time::Instant::now();
+        let n = model.cache_encoder_outputs(&train, common.schedule.batch_size)?
+            + model.cache_encoder_outputs(&valid, common.schedule.batch_size)?;
+        eprintln!("encoder outputs of {n} sources cached in {:.1}s", start.elapsed().as_secs_f64());
+    }
     run_training(&model, &train, &valid, common, &setup)
 }

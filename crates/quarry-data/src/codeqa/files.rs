@@ -4,12 +4,15 @@
 //!
 //! [`read_split`] reads a split of any CodeQA-format directory; files that
 //! are absent (the released train split has no code, Java has none) are
-//! `None`. Every line count must agree and no question or answer line may be
-//! empty; errors name the file and line. [`SplitWriter`] writes a split
+//! `None`. Lines are read by [`super::parallel::read_lines_with`] as written
+//! (not stripped: statistics count what the files hold), empty code lines
+//! kept, an empty question or answer line an error; every line count must
+//! agree; errors name the file and line. [`SplitWriter`] writes a split
 //! atomically (temporary files renamed on `finish`).
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
+
+use super::parallel::{read_lines_with, LineRules};
 
 use crate::error::DataError;
 use quarry_stdx::AtomicFile;
@@ -67,32 +70,17 @@ pub fn splits_in(dir: &Path) -> Result<Vec<String>, DataError> {
     Ok(names)
 }
 
-/// Reads the lines of a file; the released files have no newline after the
-/// last line, so a final empty line is not an example.
-fn read_lines(path: &Path) -> Result<Vec<String>, DataError> {
-    let file = quarry_syntax::read::open_regular_file(path).map_err(|e| DataError::io(path, e))?;
-    let mut lines = Vec::new();
-    for line in std::io::BufReader::new(file).lines() {
-        let mut line = line.map_err(|e| DataError::io(path, e))?;
-        if line.ends_with('\r') {
-            line.pop();
-        }
-        lines.push(line);
-    }
-    Ok(lines)
-}
-
 /// Reads `split` from `dir`. The `.question` and `.answer` files are
 /// required; the code files are optional.
 pub fn read_split(dir: &Path, split: &str) -> Result<Split, DataError> {
     let q_path = split_path(dir, split, "question");
     let a_path = split_path(dir, split, "answer");
-    let questions = read_lines(&q_path)?;
-    let answers = read_lines(&a_path)?;
+    let questions = read_lines_with(&q_path, LineRules::AS_WRITTEN)?;
+    let answers = read_lines_with(&a_path, LineRules::AS_WRITTEN)?;
     let optional = |suffix: &str| -> Result<Option<(PathBuf, Vec<String>)>, DataError> {
         let p = split_path(dir, split, suffix);
         if p.exists() {
-            Ok(Some((p.clone(), read_lines(&p)?)))
+            Ok(Some((p.clone(), read_lines_with(&p, LineRules::AS_WRITTEN_OR_EMPTY)?)))
         } else {
             Ok(None)
         }
@@ -116,11 +104,6 @@ pub fn read_split(dir: &Path, split: &str) -> Result<Split, DataError> {
     }
     if let Some((p, lines)) = &original {
         check(p, lines.len())?;
-    }
-    for (path, lines) in [(&q_path, &questions), (&a_path, &answers)] {
-        if let Some(i) = lines.iter().position(|l| l.trim().is_empty()) {
-            return Err(DataError::BadRecord { path: path.clone(), line: i + 1, message: "empty line".into() });
-        }
     }
     let mut code_lines = code.as_ref().map(|(_, l)| l.iter());
     let mut original_lines = original.as_ref().map(|(_, l)| l.iter());

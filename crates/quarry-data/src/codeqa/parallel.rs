@@ -2,10 +2,14 @@
 //! `PREFIX.question` and `PREFIX.answer` (e.g. `python/dev.code`), where line `i` of every
 //! file belongs to example `i`.
 //!
-//! Lines are stripped of surrounding whitespace, as the authors' `run.py` does. A line is
-//! ended by `\n`, `\r\n` or a lone `\r` (Python's universal newlines, which `run.py` reads
-//! with); the last line needs no terminator. Files whose line counts differ, empty lines and
-//! text that is not UTF-8 are errors naming the file and the (1-based) line.
+//! [`read_lines_with`] is the one line reader of CodeQA's files (this module's split reader
+//! and [`super::files`]' statistics reader both use it). A line is always ended by `\n`,
+//! `\r\n` or a lone `\r` (Python's universal newlines, which `run.py` reads with); the last
+//! line needs no terminator; text that is not UTF-8 is an error naming the file and the
+//! (1-based) line. Whether lines are stripped of surrounding whitespace and whether an empty
+//! (or all-whitespace) line is allowed are [`LineRules`]: the model's inputs are read as
+//! `run.py` reads them ([`LineRules::MODEL_INPUT`]: stripped, none empty). Files whose line
+//! counts differ are errors naming the file and line.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -71,8 +75,33 @@ pub struct CodeQaExample {
     pub answer: Option<String>,
 }
 
-/// Reads the stripped lines of `path`; an empty line is an error naming the file and line.
+/// How the lines of a parallel file are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineRules {
+    /// Strip surrounding whitespace from every line (`run.py`'s `line.strip()`).
+    pub trim: bool,
+    /// Keep empty and all-whitespace lines; otherwise such a line is an error naming the
+    /// file and line.
+    pub allow_empty: bool,
+}
+
+impl LineRules {
+    /// As `run.py` reads a model's inputs and references: stripped, none empty.
+    pub const MODEL_INPUT: LineRules = LineRules { trim: true, allow_empty: false };
+    /// Lines exactly as written, none empty: questions and answers counted for statistics.
+    pub const AS_WRITTEN: LineRules = LineRules { trim: false, allow_empty: false };
+    /// Lines exactly as written, empty ones kept: code counted for statistics.
+    pub const AS_WRITTEN_OR_EMPTY: LineRules = LineRules { trim: false, allow_empty: true };
+}
+
+/// Reads the stripped lines of `path` ([`LineRules::MODEL_INPUT`]); an empty line is an
+/// error naming the file and line.
 pub fn read_lines(path: &Path) -> Result<Vec<String>, DataError> {
+    read_lines_with(path, LineRules::MODEL_INPUT)
+}
+
+/// Reads the lines of `path` with `rules`.
+pub fn read_lines_with(path: &Path, rules: LineRules) -> Result<Vec<String>, DataError> {
     let mut bytes = Vec::new();
     quarry_syntax::read::open_regular_file(path)
         .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
@@ -88,15 +117,14 @@ pub fn read_lines(path: &Path) -> Result<Vec<String>, DataError> {
     };
     let mut out = Vec::new();
     for (i, line) in split_lines(&text).into_iter().enumerate() {
-        let stripped = line.trim();
-        if stripped.is_empty() {
+        if !rules.allow_empty && line.trim().is_empty() {
             return Err(DataError::BadRecord {
                 path: path.to_path_buf(),
                 line: i + 1,
                 message: "empty line (every line must hold one example)".into(),
             });
         }
-        out.push(stripped.to_string());
+        out.push(if rules.trim { line.trim() } else { line }.to_string());
     }
     Ok(out)
 }
@@ -278,6 +306,20 @@ mod tests {
         let bad = CodeQaExample { code: "x".into(), code_original: None, question: "two\nlines".into(), answer: None };
         let err = write_split(&temp_prefix("bad-write"), &[bad]).unwrap_err().to_string();
         assert!(err.contains("split.question:1"), "{err}");
+    }
+
+    #[test]
+    fn line_rules_choose_trimming_and_empty_lines() {
+        let prefix = temp_prefix("rules");
+        write(&prefix, Field::Code, b" a \r\n\rb\nc");
+        let path = SplitFiles::new(&prefix).path(Field::Code);
+        let kept = read_lines_with(&path, LineRules::AS_WRITTEN_OR_EMPTY).unwrap();
+        assert_eq!(kept, vec![" a ", "", "b", "c"]);
+        let err = read_lines_with(&path, LineRules::AS_WRITTEN).unwrap_err().to_string();
+        assert!(err.contains("split.code:2") && err.contains("empty line"), "{err}");
+        write(&prefix, Field::Code, b" a \r\nb ");
+        assert_eq!(read_lines_with(&path, LineRules::AS_WRITTEN).unwrap(), vec![" a ", "b "]);
+        assert_eq!(read_lines(&path).unwrap(), vec!["a", "b"]);
     }
 
     #[test]
