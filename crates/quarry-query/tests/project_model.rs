@@ -66,6 +66,19 @@ fn package_finds_what_one_file_finds() {
     assert_eq!(package, expected);
 }
 
+/// Answers that need a definition from another module of the package: a
+/// base `__eq__` (missing-equals) and an `__init__` inherited through an
+/// imported base (missing-call-to-init, conflicting-attributes, above).
+#[test]
+fn cross_module_answers_match_one_file() {
+    let ids = ["missing-equals"];
+    let package = answers(&[fixture("pkg")], &ids);
+    let single = answers(&[fixture("single")], &ids);
+    let expected = vec![("missing-equals".to_string(), "class Tagged(Keyed):".to_string())];
+    assert_eq!(single, expected);
+    assert_eq!(package, expected);
+}
+
 #[test]
 fn polluting_import_reads_all_of_project_modules() {
     let found = answers(&[fixture("pkg")], &["polluting-import"]);

@@ -66,7 +66,7 @@ const MAX_HOPS: usize = 64;
 /// Most trees parsed for a summary and kept for their file's own analysis
 /// at one time; a tree beyond this is dropped and its file parsed again
 /// when its analysis comes.
-pub const MAX_KEPT_TREES: usize = 128;
+pub const MAX_KEPT_TREES: usize = 32;
 
 /// The project model of one run, cheap to clone and shared between threads.
 #[derive(Clone)]

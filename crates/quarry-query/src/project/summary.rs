@@ -12,7 +12,7 @@ use tree_sitter::Node;
 use crate::ast::{decorators, named_children};
 use crate::class_syntax::{class_header, class_members, MemberKind};
 use crate::import_statements::{all_names, import_bindings, AllNames};
-use crate::methods::{calls_super, does_nothing, only_raises};
+use crate::methods::{calls_super, does_nothing, is_generic_eq, is_identity_eq, only_raises, receiver_attributes};
 use crate::signatures::Signature;
 use crate::syntax::{Field, Kind, SyntaxNode};
 
@@ -91,6 +91,11 @@ pub struct MethodSummary {
     pub only_raises: bool,
     /// The `__init__` references it makes (only kept for `__init__` methods).
     pub init_refs: Vec<InitRef>,
+    /// For an `__eq__` that compares attributes one by one (neither an
+    /// identity `self is other` nor a generic `__dict__`/`getattr`
+    /// comparison): the attributes it reads on its receiver. `None` for
+    /// every other method.
+    pub eq_reads: Option<Vec<String>>,
 }
 
 /// One attribute declared in a class body.
@@ -233,6 +238,8 @@ fn method_summary(
         does_something: crate::methods::does_something(node),
         only_raises: only_raises(node),
         init_refs,
+        eq_reads: (name == "__eq__" && !is_identity_eq(file, node) && !is_generic_eq(file, node))
+            .then(|| receiver_attributes(file, node).into_iter().map(str::to_string).collect()),
     }
 }
 

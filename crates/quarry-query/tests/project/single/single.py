@@ -25,6 +25,11 @@ class Ordered(object):
         return self.key < other.key
 
 
+class Keyed(object):
+    def __eq__(self, other):
+        return self.key == other.key
+
+
 class Mid(Base):
     def __init__(self):
         Base.__init__(self)
@@ -61,6 +66,12 @@ class Unsure(Loop):
 class Leaf(Mid):
     def __init__(self):
         Mid.__init__(self)
+
+
+class Tagged(Keyed):
+    def __init__(self, key, tag):
+        self.key = key
+        self.tag = tag
 
 
 p = Point(1)

@@ -1,4 +1,5 @@
 from .. import Base, Mixin
+from ..base import Keyed
 from ..shapes import Point
 from pkg import Ordered
 from pkg.cycle_b import Loop
@@ -38,6 +39,12 @@ class Unsure(Loop):
 class Leaf(Mid):
     def __init__(self):
         Mid.__init__(self)
+
+
+class Tagged(Keyed):
+    def __init__(self, key, tag):
+        self.key = key
+        self.tag = tag
 
 
 p = Point(1)
