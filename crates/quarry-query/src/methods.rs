@@ -112,6 +112,16 @@ pub fn is_generic_eq(file: &ParsedFile, function: Node<'_>) -> bool {
     })
 }
 
+/// Whether a statement of the function's body raises `NotImplementedError`
+/// (an abstract body, whose signature does not judge calls).
+pub fn raises_not_implemented(file: &ParsedFile, function: Node<'_>) -> bool {
+    function.field(Field::Body).is_some_and(|b| {
+        crate::ast::statements(b)
+            .iter()
+            .any(|s| s.py_kind() == Kind::RaiseStatement && file.node_text(*s).contains("NotImplementedError"))
+    })
+}
+
 /// Whether the function reads `<first parameter>.<name>` in its own scope.
 pub fn reads_receiver_attribute(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
     receiver_attributes(file, function).contains(&name)

@@ -33,6 +33,8 @@ use quarry_syntax::{
 };
 
 pub use modules::{ModuleId, ModuleIndex};
+
+use crate::signatures::Signature;
 pub use summary::{
     BaseSummary, Binding, ClassSummary, ImportRef, InitRef, MemberSummary, MethodSummary, ModuleSummary,
 };
@@ -260,6 +262,25 @@ impl Project {
                 .or_else(|| self.inner.modules.submodule(target, name).map(Resolved::Module))
                 .unwrap_or(Resolved::Unknown),
         }
+    }
+
+    /// The signature of the module-level function an import written in
+    /// `module` stands for, through imports of single names (not `import
+    /// *`); `None` for anything else, a function that cannot be judged by
+    /// its signature, or a name from outside the project.
+    pub fn imported_function(&self, module: ModuleId, import: &ImportRef) -> Option<&Signature> {
+        let (mut module, mut import) = (module, import);
+        for _ in 0..MAX_HOPS {
+            let target = self.module_target(module, &import.module)?;
+            let name = import.name.as_deref()?;
+            let summary = self.summary(target)?;
+            match summary.names.get(name)? {
+                Binding::Function => return summary.functions.get(name),
+                Binding::Import(next) => (module, import) = (target, next),
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The module of the project a module name written in `module` (with

@@ -150,6 +150,10 @@ pub struct ModuleSummary {
     pub all: Option<AllNames>,
     /// The modules of `from m import *` statements, in order.
     pub star_imports: Vec<ImportRef>,
+    /// The signatures of the module-level functions a call can be judged
+    /// against: a name bound by one undecorated `def` alone, not `__new__`,
+    /// whose body does not raise `NotImplementedError`.
+    pub functions: HashMap<String, Signature>,
 }
 
 impl ModuleSummary {
@@ -183,7 +187,18 @@ impl ModuleSummary {
             });
         }
         let all = all_names(file, &top.assignments, &top.augmented, &top.calls);
-        ModuleSummary { names, classes, all: Some(all), star_imports: top.star_imports }
+        let functions = top
+            .functions
+            .iter()
+            .filter_map(|&node| {
+                let name = file.node_text(node.field(Field::Name)?);
+                let single = top.events.iter().filter(|(n, _)| n == name).count() == 1;
+                let judged = !top.decorated.contains(&node.id()) && judged_function(file, node);
+                (single && matches!(names.get(name), Some(Binding::Function)) && judged)
+                    .then(|| (name.to_string(), Signature::of(file, node)))
+            })
+            .collect();
+        ModuleSummary { names, classes, all: Some(all), star_imports: top.star_imports, functions }
     }
 
     /// Whether `from this import *` binds `name`: listed in `__all__`, or
@@ -307,6 +322,9 @@ struct TopLevel<'t> {
     assignments: Vec<Node<'t>>,
     augmented: Vec<Node<'t>>,
     calls: Vec<Node<'t>>,
+    /// The module-level `def`s, and the ids of those that are decorated.
+    functions: Vec<Node<'t>>,
+    decorated: Vec<usize>,
 }
 
 impl<'t> TopLevel<'t> {
@@ -320,6 +338,8 @@ impl<'t> TopLevel<'t> {
             assignments: Vec::new(),
             augmented: Vec::new(),
             calls: Vec::new(),
+            functions: Vec::new(),
+            decorated: Vec::new(),
         };
         let mut stack: Vec<Node<'t>> = named_children(file.root()).into_iter().rev().collect();
         while let Some(node) = stack.pop() {
@@ -336,8 +356,12 @@ impl<'t> TopLevel<'t> {
                     if let Some(name) = name_of(node) {
                         top.events.push((name, Event::Function));
                     }
+                    top.functions.push(node);
                 }
-                Kind::DecoratedDefinition => stack.extend(node.field(Field::Definition)),
+                Kind::DecoratedDefinition => {
+                    top.decorated.extend(node.field(Field::Definition).map(|d| d.id()));
+                    stack.extend(node.field(Field::Definition));
+                }
                 Kind::ExpressionStatement => {
                     for child in named_children(node) {
                         match child.py_kind() {
@@ -460,6 +484,14 @@ impl<'t> TopLevel<'t> {
             })
             .collect()
     }
+}
+
+/// Whether calls to a module-level function can be judged by its
+/// signature (when not decorated): not `__new__`, and not an abstract body
+/// raising `NotImplementedError`.
+fn judged_function(file: &ParsedFile, function: Node<'_>) -> bool {
+    let name = function.field(Field::Name).map(|n| file.node_text(n));
+    name != Some("__new__") && !crate::methods::raises_not_implemented(file, function)
 }
 
 /// What each module-level name of a file is bound to (see

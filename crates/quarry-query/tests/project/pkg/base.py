@@ -14,3 +14,7 @@ class Mixin(object):
 class Keyed(object):
     def __eq__(self, other):
         return self.key == other.key
+
+
+def scale(value, factor):
+    return value * factor

@@ -1,4 +1,4 @@
-from elsewhere import Loop
+from elsewhere import Loop, far
 
 
 class Base(object):
@@ -28,6 +28,10 @@ class Ordered(object):
 class Keyed(object):
     def __eq__(self, other):
         return self.key == other.key
+
+
+def scale(value, factor):
+    return value * factor
 
 
 class Mid(Base):
@@ -76,3 +80,6 @@ class Tagged(Keyed):
 
 p = Point(1)
 q = Point(1, 2)
+s = scale(1)
+t = scale(1, 2)
+u = far(1, 2, 3)

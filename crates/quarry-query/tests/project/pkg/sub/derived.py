@@ -1,4 +1,5 @@
-from .. import Base, Mixin
+from .. import Base, Mixin, scale
+from elsewhere import far
 from ..base import Keyed
 from ..shapes import Point
 from pkg import Ordered
@@ -49,3 +50,6 @@ class Tagged(Keyed):
 
 p = Point(1)
 q = Point(1, 2)
+s = scale(1)
+t = scale(1, 2)
+u = far(1, 2, 3)
