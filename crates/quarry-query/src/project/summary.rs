@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
-use crate::ast::{decorators, named_children};
-use crate::class_syntax::{class_header, class_members, MemberKind};
+use crate::ast::{decorators, decorators_under, named_children};
+use crate::class_syntax::{class_header, class_members, Member, MemberKind};
 use crate::import_statements::{all_names, import_bindings, AllNames};
 use crate::methods::{calls_super, does_nothing, is_generic_eq, is_identity_eq, only_raises, receiver_attributes};
 use crate::signatures::Signature;
@@ -172,7 +172,7 @@ impl ModuleSummary {
             let members = class_members(file, node)
                 .into_iter()
                 .map(|m| MemberSummary {
-                    method: (m.kind == MemberKind::Method).then(|| method_summary(file, &names, id, m.node, &m.name)),
+                    method: (m.kind == MemberKind::Method).then(|| method_summary(file, &names, id, &m)),
                     name: m.name,
                     kind: m.kind,
                 })
@@ -241,13 +241,13 @@ fn method_summary(
     file: &ParsedFile,
     names: &HashMap<String, Binding>,
     class: usize,
-    node: Node<'_>,
-    name: &str,
+    member: &Member<'_>,
 ) -> MethodSummary {
+    let (node, name) = (member.node, member.name.as_str());
     let init_refs = if name == "__init__" { init_references(file, names, class, node) } else { Vec::new() };
     MethodSummary {
         signature: Signature::of(file, node),
-        decorators: decorators(file, node).into_iter().map(str::to_string).collect(),
+        decorators: decorators_under(file, member.decorated).into_iter().map(str::to_string).collect(),
         calls_super: calls_super(file, node),
         does_nothing: does_nothing(node),
         does_something: crate::methods::does_something(node),
