@@ -66,7 +66,12 @@ fn main() {
         }
         Ok(())
     });
-    eprintln!("{} files, {} module summaries read", files.len(), project.summaries_read());
+    eprintln!(
+        "{} files, {} module summaries read, {} files parsed twice",
+        files.len(),
+        project.summaries_read(),
+        project.second_parses()
+    );
     lines.sort();
     for line in lines {
         println!("{line}");

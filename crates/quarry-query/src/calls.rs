@@ -11,8 +11,9 @@ use crate::class_syntax::MemberKind;
 use crate::classes::{ClassId, ClassRef, Classes, Lookup};
 use crate::file_syntax::FileSyntax;
 use crate::parameters::parameter_names;
-use crate::project::{ExternalClass, InitRef, MethodSummary, Project, ProjectFile, Resolved};
+use crate::project::{Binding, ExternalClass, InitRef, MethodSummary, Project, ProjectFile, Resolved};
 use crate::scopes::{BindingKind, Scopes};
+use crate::signatures::Signature;
 
 /// What a reference resolves to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,6 +240,23 @@ impl<'a, 'f> CallResolver<'a, 'f> {
             }
             _ => None,
         }
+    }
+
+    /// The signature of the function of another module of the project that
+    /// a call `name(...)` calls: `name` bound at module level by one import
+    /// alone and not shadowed where the call is (see
+    /// [`Project::imported_function`]).
+    pub fn resolve_imported_call(&self, call: Node<'f>) -> Option<&'a Signature> {
+        let callee = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Identifier)?;
+        let name = self.syntax.file().node_text(callee);
+        let mut bindings = self.scopes.get(0).bindings.iter().filter(|b| b.name == name);
+        let (Some(binding), None) = (bindings.next(), bindings.next()) else { return None };
+        if binding.kind != Some(BindingKind::Import) || self.shadowed(name, call) {
+            return None;
+        }
+        let project = self.project?;
+        let Some(Binding::Import(import)) = project.module_names().get(name) else { return None };
+        project.view().project.imported_function(project.view().module, import)
     }
 
     /// Resolves a call `Name(...)` to a class of the file bound only by its

@@ -29,6 +29,9 @@ pub struct Member<'f> {
     /// The `function_definition` or `class_definition` node, or for an
     /// assignment the assigned value (the target when there is none).
     pub node: Node<'f>,
+    /// The `decorated_definition` holding a decorated method or nested
+    /// class (its decorators without a walk up from the root).
+    pub decorated: Option<Node<'f>>,
 }
 
 /// A class statement's header as written: its name, its base expressions
@@ -70,17 +73,14 @@ pub fn class_members<'f>(file: &ParsedFile, class: Node<'f>) -> Vec<Member<'f>> 
     let Some(body) = class.field(Field::Body) else { return members };
     let mut stack: Vec<Node<'f>> = named_children(body).into_iter().rev().collect();
     while let Some(node) = stack.pop() {
-        let node = if node.py_kind() == Kind::DecoratedDefinition {
-            node.field(Field::Definition).unwrap_or(node)
-        } else {
-            node
-        };
+        let decorated = (node.py_kind() == Kind::DecoratedDefinition).then_some(node);
+        let node = decorated.and_then(|d| d.field(Field::Definition)).unwrap_or(node);
         match node.py_kind() {
             Kind::FunctionDefinition | Kind::ClassDefinition => {
                 let kind =
                     if node.py_kind() == Kind::ClassDefinition { MemberKind::NestedClass } else { MemberKind::Method };
                 if let Some(name) = node.field(Field::Name) {
-                    members.push(Member { name: file.node_text(name).to_string(), kind, node });
+                    members.push(Member { name: file.node_text(name).to_string(), kind, node, decorated });
                 }
             }
             Kind::ExpressionStatement => {
@@ -131,7 +131,12 @@ fn assignment_members<'f>(file: &ParsedFile, assignment: Node<'f>, members: &mut
         };
         for name in names {
             let node = if target.py_kind() == Kind::Identifier { value.unwrap_or(name) } else { name };
-            members.push(Member { name: file.node_text(name).to_string(), kind: MemberKind::Assignment, node });
+            members.push(Member {
+                name: file.node_text(name).to_string(),
+                kind: MemberKind::Assignment,
+                node,
+                decorated: None,
+            });
         }
     }
 }

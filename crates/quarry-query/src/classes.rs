@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::ast::{decorators, named_children};
+use crate::ast::{decorators, decorators_under, named_children};
 use crate::builtins;
 use crate::class_syntax::{class_header, class_members, Member, MemberKind};
 use crate::parameters::parameter_names;
@@ -411,7 +411,7 @@ fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'
     let mut stores = Vec::new();
     for member in members.iter().filter(|m| m.kind == MemberKind::Method) {
         let method = member.node;
-        if decorators(file, method).iter().any(|d| *d == "staticmethod" || *d == "classmethod") {
+        if decorators_under(file, member.decorated).iter().any(|d| *d == "staticmethod" || *d == "classmethod") {
             continue;
         }
         let Some((receiver, _)) = parameter_names(file, method).into_iter().next() else { continue };

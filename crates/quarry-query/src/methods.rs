@@ -112,16 +112,35 @@ pub fn is_generic_eq(file: &ParsedFile, function: Node<'_>) -> bool {
     })
 }
 
+/// Whether a statement of the function's body raises `NotImplementedError`
+/// (an abstract body, whose signature does not judge calls).
+pub fn raises_not_implemented(file: &ParsedFile, function: Node<'_>) -> bool {
+    function.field(Field::Body).is_some_and(|b| {
+        crate::ast::statements(b)
+            .iter()
+            .any(|s| s.py_kind() == Kind::RaiseStatement && file.node_text(*s).contains("NotImplementedError"))
+    })
+}
+
 /// Whether the function reads `<first parameter>.<name>` in its own scope.
 pub fn reads_receiver_attribute(file: &ParsedFile, function: Node<'_>, name: &str) -> bool {
-    let Some((receiver, _)) = parameter_names(file, function).into_iter().next() else { return false };
-    own_nodes(function).into_iter().any(|node| {
-        node.py_kind() == Kind::Attribute
-            && node
-                .field(Field::Object)
-                .is_some_and(|o| o.py_kind() == Kind::Identifier && file.node_text(o) == receiver)
-            && node.field(Field::Attribute).is_some_and(|a| file.node_text(a) == name)
-    })
+    receiver_attributes(file, function).contains(&name)
+}
+
+/// The names `n` of every `<first parameter>.n` the function reads in its
+/// own scope, in source order (repeats kept).
+pub fn receiver_attributes<'f>(file: &'f ParsedFile, function: Node<'_>) -> Vec<&'f str> {
+    let Some((receiver, _)) = parameter_names(file, function).into_iter().next() else { return Vec::new() };
+    own_nodes(function)
+        .into_iter()
+        .filter(|node| {
+            node.py_kind() == Kind::Attribute
+                && node
+                    .field(Field::Object)
+                    .is_some_and(|o| o.py_kind() == Kind::Identifier && file.node_text(o) == receiver)
+        })
+        .filter_map(|node| node.field(Field::Attribute).map(|a| file.node_text(a)))
+        .collect()
 }
 
 /// What a class body binds and uses while it runs, read once per class for

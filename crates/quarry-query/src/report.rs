@@ -130,7 +130,9 @@ pub fn analyze_file_in(
     options: &LoadOptions,
     limits: &WorkLimits,
 ) -> Result<FileReport, SyntaxError> {
-    analyze_source_in(project, SourceFile::load(path, options)?, queries, polarities, limits)
+    let deadline = Deadline::new(limits.time_budget);
+    let file = project.parse_for_analysis(path, options, &deadline)?;
+    analyze_parsed_bounded(project, file, queries, polarities, limits, deadline)
 }
 
 /// [`analyze_file_within`] for a file already read, such as standard input:
@@ -154,12 +156,23 @@ pub fn analyze_source_in(
     limits: &WorkLimits,
 ) -> Result<FileReport, SyntaxError> {
     let deadline = Deadline::new(limits.time_budget);
-    let path = source.path().to_path_buf();
     let file = ParsedFile::parse_within(source, Language::Python, &deadline)?;
-    let path = path.as_path();
+    analyze_parsed_bounded(project, file, queries, polarities, limits, deadline)
+}
+
+/// Queries a parsed file of `project` on a thread bounded by `deadline`.
+fn analyze_parsed_bounded(
+    project: &Project,
+    file: ParsedFile,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    limits: &WorkLimits,
+    deadline: Deadline,
+) -> Result<FileReport, SyntaxError> {
+    let path = file.source().path().to_path_buf();
     let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
     let project = project.clone();
-    deadline.run_bounded(path, "running queries", move || {
+    deadline.run_bounded(&path, "running queries", move || {
         analyze_parsed_in(&project, &file, &queries, &polarities, max_depth, &deadline)
     })
 }

@@ -66,6 +66,24 @@ fn package_finds_what_one_file_finds() {
     assert_eq!(package, expected);
 }
 
+/// Answers that need a definition from another module of the package: a
+/// base `__eq__` (missing-equals), the signature of a function imported
+/// through a re-export (wrong-number-arguments; a function from outside
+/// the tree, `far`, stays unjudged) and an `__init__` inherited through an
+/// imported base (missing-call-to-init, conflicting-attributes, above).
+#[test]
+fn cross_module_answers_match_one_file() {
+    let ids = ["missing-equals", "wrong-number-arguments"];
+    let package = answers(&[fixture("pkg")], &ids);
+    let single = answers(&[fixture("single")], &ids);
+    let expected = vec![
+        ("missing-equals".to_string(), "class Tagged(Keyed):".to_string()),
+        ("wrong-number-arguments".to_string(), "scale(1)".to_string()),
+    ];
+    assert_eq!(single, expected);
+    assert_eq!(package, expected);
+}
+
 #[test]
 fn polluting_import_reads_all_of_project_modules() {
     let found = answers(&[fixture("pkg")], &["polluting-import"]);

@@ -10,6 +10,13 @@
 //! The model is shared read-only by the workers of pass 2 ([`crate::run`]);
 //! summaries fill in lazily, each at most once, and depend only on their own
 //! file, so answers do not depend on the order files are analysed in.
+//!
+//! Each file is parsed once: a file analysed before any other file needs it
+//! leaves its summary behind (read from the tree its analysis parsed), and a
+//! file summarised before its own analysis keeps its tree for that analysis
+//! ([`Project::parse_for_analysis`]), up to [`MAX_KEPT_TREES`] trees at a
+//! time, so memory stays bounded by the files in flight, those kept trees
+//! and the summaries.
 
 pub mod modules;
 pub mod summary;
@@ -17,12 +24,17 @@ pub mod summary;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use quarry_syntax::budget::check_depth;
-use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET};
+use quarry_syntax::{
+    Deadline, Language, LoadOptions, ParsedFile, SourceFile, SyntaxError, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET,
+};
 
 pub use modules::{ModuleId, ModuleIndex};
+
+use crate::signatures::Signature;
 pub use summary::{
     BaseSummary, Binding, ClassSummary, ImportRef, InitRef, MemberSummary, MethodSummary, ModuleSummary,
 };
@@ -53,6 +65,11 @@ pub enum Resolved {
 /// Longest chain of imports followed for one name.
 const MAX_HOPS: usize = 64;
 
+/// Most trees parsed for a summary and kept for their file's own analysis
+/// at one time; a tree beyond this is dropped and its file parsed again
+/// when its analysis comes.
+pub const MAX_KEPT_TREES: usize = 32;
+
 /// The project model of one run, cheap to clone and shared between threads.
 #[derive(Clone)]
 pub struct Project {
@@ -63,6 +80,18 @@ struct Inner {
     modules: ModuleIndex,
     summaries: Vec<OnceLock<Option<ModuleSummary>>>,
     load: LoadOptions,
+    kept: Mutex<KeptTrees>,
+    /// Files parsed to summarise them, and how many of those trees their
+    /// own analysis took.
+    summary_parses: AtomicUsize,
+    trees_reused: AtomicUsize,
+}
+
+/// Trees parsed for a summary before their file's analysis began, and which
+/// files' analyses have begun (their trees are no longer kept).
+struct KeptTrees {
+    started: Vec<bool>,
+    trees: HashMap<ModuleId, ParsedFile>,
 }
 
 impl std::fmt::Debug for Project {
@@ -77,7 +106,9 @@ impl Project {
     pub fn new(files: &[PathBuf], load: &LoadOptions) -> Project {
         let modules = ModuleIndex::build(files);
         let summaries = (0..modules.len()).map(|_| OnceLock::new()).collect();
-        Project { inner: Arc::new(Inner { modules, summaries, load: *load }) }
+        let kept = Mutex::new(KeptTrees { started: vec![false; modules.len()], trees: HashMap::new() });
+        let (summary_parses, trees_reused) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        Project { inner: Arc::new(Inner { modules, summaries, load: *load, kept, summary_parses, trees_reused }) }
     }
 
     /// The modules.
@@ -101,13 +132,58 @@ impl Project {
         self.inner.summaries.iter().filter(|s| s.get().is_some()).count()
     }
 
+    /// How many files were parsed twice: once to summarise them, once more
+    /// for their own analysis (their tree was not kept).
+    pub fn second_parses(&self) -> usize {
+        let parsed = self.inner.summary_parses.load(Ordering::Relaxed);
+        let reused = self.inner.trees_reused.load(Ordering::Relaxed);
+        // A kept tree whose analysis has not come yet is no second parse.
+        let waiting = self.inner.kept.lock().map(|k| k.trees.len()).unwrap_or(0);
+        parsed.saturating_sub(reused + waiting)
+    }
+
     fn read_summary(&self, module: ModuleId) -> Option<ModuleSummary> {
         let path = self.inner.modules.path(module);
         let deadline = Deadline::new(Some(DEFAULT_TIME_BUDGET));
         let source = SourceFile::load(path, &self.inner.load).ok()?;
         let file = ParsedFile::parse_within(source, Language::Python, &deadline).ok()?;
-        check_depth(path, file.root(), DEFAULT_MAX_DEPTH).ok()?;
-        Some(ModuleSummary::read(&file))
+        self.inner.summary_parses.fetch_add(1, Ordering::Relaxed);
+        let summary = summarise(&file);
+        if let Ok(mut kept) = self.inner.kept.lock() {
+            if !kept.started[module] && kept.trees.len() < MAX_KEPT_TREES {
+                kept.trees.insert(module, file);
+            }
+        }
+        summary
+    }
+
+    /// The parsed tree of `path` for its own analysis: the tree parsed
+    /// earlier to summarise the file when it was kept, else the file loaded
+    /// with `load` and parsed within `deadline`. A file of the project whose
+    /// summary no file has needed yet leaves it behind, read from this
+    /// tree, so that no later need parses the file again.
+    pub fn parse_for_analysis(
+        &self,
+        path: &Path,
+        load: &LoadOptions,
+        deadline: &Deadline,
+    ) -> Result<ParsedFile, SyntaxError> {
+        let module = self.module_of(path);
+        let same_load = load.max_file_bytes == self.inner.load.max_file_bytes;
+        if let (Some(module), Ok(mut kept)) = (module, self.inner.kept.lock()) {
+            kept.started[module] = true;
+            if let Some(file) = kept.trees.remove(&module).filter(|_| same_load) {
+                self.inner.trees_reused.fetch_add(1, Ordering::Relaxed);
+                return Ok(file);
+            }
+        }
+        let file = ParsedFile::parse_within(SourceFile::load(path, load)?, Language::Python, deadline)?;
+        if let (Some(module), true) = (module, same_load) {
+            if self.inner.summaries[module].get().is_none() {
+                self.inner.summaries[module].get_or_init(|| summarise(&file));
+            }
+        }
+        Ok(file)
     }
 
     /// A class of the project.
@@ -188,6 +264,25 @@ impl Project {
         }
     }
 
+    /// The signature of the module-level function an import written in
+    /// `module` stands for, through imports of single names (not `import
+    /// *`); `None` for anything else, a function that cannot be judged by
+    /// its signature, or a name from outside the project.
+    pub fn imported_function(&self, module: ModuleId, import: &ImportRef) -> Option<&Signature> {
+        let (mut module, mut import) = (module, import);
+        for _ in 0..MAX_HOPS {
+            let target = self.module_target(module, &import.module)?;
+            let name = import.name.as_deref()?;
+            let summary = self.summary(target)?;
+            match summary.names.get(name)? {
+                Binding::Function => return summary.functions.get(name),
+                Binding::Import(next) => (module, import) = (target, next),
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// The module of the project a module name written in `module` (with
     /// the leading dots of a relative import) stands for.
     pub fn module_target(&self, module: ModuleId, written: &str) -> Option<ModuleId> {
@@ -198,6 +293,12 @@ impl Project {
             self.inner.modules.absolute(written, module)
         }
     }
+}
+
+/// The summary of a parsed module; `None` when its tree is too deep.
+fn summarise(file: &ParsedFile) -> Option<ModuleSummary> {
+    check_depth(file.source().path(), file.root(), DEFAULT_MAX_DEPTH).ok()?;
+    Some(ModuleSummary::read(file))
 }
 
 /// The project as one analysed file sees it: the model, the file's module

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
-use crate::ast::{decorators, named_children};
-use crate::class_syntax::{class_header, class_members, MemberKind};
+use crate::ast::{decorators, decorators_under, named_children};
+use crate::class_syntax::{class_header, class_members, Member, MemberKind};
 use crate::import_statements::{all_names, import_bindings, AllNames};
-use crate::methods::{calls_super, does_nothing, only_raises};
+use crate::methods::{calls_super, does_nothing, is_generic_eq, is_identity_eq, only_raises, receiver_attributes};
 use crate::signatures::Signature;
 use crate::syntax::{Field, Kind, SyntaxNode};
 
@@ -91,6 +91,11 @@ pub struct MethodSummary {
     pub only_raises: bool,
     /// The `__init__` references it makes (only kept for `__init__` methods).
     pub init_refs: Vec<InitRef>,
+    /// For an `__eq__` that compares attributes one by one (neither an
+    /// identity `self is other` nor a generic `__dict__`/`getattr`
+    /// comparison): the attributes it reads on its receiver. `None` for
+    /// every other method.
+    pub eq_reads: Option<Vec<String>>,
 }
 
 /// One attribute declared in a class body.
@@ -145,6 +150,10 @@ pub struct ModuleSummary {
     pub all: Option<AllNames>,
     /// The modules of `from m import *` statements, in order.
     pub star_imports: Vec<ImportRef>,
+    /// The signatures of the module-level functions a call can be judged
+    /// against: a name bound by one undecorated `def` alone, not `__new__`,
+    /// whose body does not raise `NotImplementedError`.
+    pub functions: HashMap<String, Signature>,
 }
 
 impl ModuleSummary {
@@ -163,7 +172,7 @@ impl ModuleSummary {
             let members = class_members(file, node)
                 .into_iter()
                 .map(|m| MemberSummary {
-                    method: (m.kind == MemberKind::Method).then(|| method_summary(file, &names, id, m.node, &m.name)),
+                    method: (m.kind == MemberKind::Method).then(|| method_summary(file, &names, id, &m)),
                     name: m.name,
                     kind: m.kind,
                 })
@@ -178,7 +187,18 @@ impl ModuleSummary {
             });
         }
         let all = all_names(file, &top.assignments, &top.augmented, &top.calls);
-        ModuleSummary { names, classes, all: Some(all), star_imports: top.star_imports }
+        let functions = top
+            .functions
+            .iter()
+            .filter_map(|&node| {
+                let name = file.node_text(node.field(Field::Name)?);
+                let single = top.events.iter().filter(|(n, _)| n == name).count() == 1;
+                let judged = !top.decorated.contains(&node.id()) && judged_function(file, node);
+                (single && matches!(names.get(name), Some(Binding::Function)) && judged)
+                    .then(|| (name.to_string(), Signature::of(file, node)))
+            })
+            .collect();
+        ModuleSummary { names, classes, all: Some(all), star_imports: top.star_imports, functions }
     }
 
     /// Whether `from this import *` binds `name`: listed in `__all__`, or
@@ -221,18 +241,20 @@ fn method_summary(
     file: &ParsedFile,
     names: &HashMap<String, Binding>,
     class: usize,
-    node: Node<'_>,
-    name: &str,
+    member: &Member<'_>,
 ) -> MethodSummary {
+    let (node, name) = (member.node, member.name.as_str());
     let init_refs = if name == "__init__" { init_references(file, names, class, node) } else { Vec::new() };
     MethodSummary {
         signature: Signature::of(file, node),
-        decorators: decorators(file, node).into_iter().map(str::to_string).collect(),
+        decorators: decorators_under(file, member.decorated).into_iter().map(str::to_string).collect(),
         calls_super: calls_super(file, node),
         does_nothing: does_nothing(node),
         does_something: crate::methods::does_something(node),
         only_raises: only_raises(node),
         init_refs,
+        eq_reads: (name == "__eq__" && !is_identity_eq(file, node) && !is_generic_eq(file, node))
+            .then(|| receiver_attributes(file, node).into_iter().map(str::to_string).collect()),
     }
 }
 
@@ -300,6 +322,9 @@ struct TopLevel<'t> {
     assignments: Vec<Node<'t>>,
     augmented: Vec<Node<'t>>,
     calls: Vec<Node<'t>>,
+    /// The module-level `def`s, and the ids of those that are decorated.
+    functions: Vec<Node<'t>>,
+    decorated: Vec<usize>,
 }
 
 impl<'t> TopLevel<'t> {
@@ -313,6 +338,8 @@ impl<'t> TopLevel<'t> {
             assignments: Vec::new(),
             augmented: Vec::new(),
             calls: Vec::new(),
+            functions: Vec::new(),
+            decorated: Vec::new(),
         };
         let mut stack: Vec<Node<'t>> = named_children(file.root()).into_iter().rev().collect();
         while let Some(node) = stack.pop() {
@@ -329,8 +356,12 @@ impl<'t> TopLevel<'t> {
                     if let Some(name) = name_of(node) {
                         top.events.push((name, Event::Function));
                     }
+                    top.functions.push(node);
                 }
-                Kind::DecoratedDefinition => stack.extend(node.field(Field::Definition)),
+                Kind::DecoratedDefinition => {
+                    top.decorated.extend(node.field(Field::Definition).map(|d| d.id()));
+                    stack.extend(node.field(Field::Definition));
+                }
                 Kind::ExpressionStatement => {
                     for child in named_children(node) {
                         match child.py_kind() {
@@ -453,6 +484,14 @@ impl<'t> TopLevel<'t> {
             })
             .collect()
     }
+}
+
+/// Whether calls to a module-level function can be judged by its
+/// signature (when not decorated): not `__new__`, and not an abstract body
+/// raising `NotImplementedError`.
+fn judged_function(file: &ParsedFile, function: Node<'_>) -> bool {
+    let name = function.field(Field::Name).map(|n| file.node_text(n));
+    name != Some("__new__") && !crate::methods::raises_not_implemented(file, function)
 }
 
 /// What each module-level name of a file is bound to (see

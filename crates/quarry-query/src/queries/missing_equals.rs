@@ -17,7 +17,10 @@
 //! `TestCase` subclasses are left out, and so are stores of attributes the
 //! base `__eq__` already reads. All blocks of the class and of the base are
 //! relevant. Classes with a decorator that may generate `__eq__` (`@attr.s`)
-//! are left alone, as CodeQL leaves them. Negative form: the same situation where the class does
+//! are left alone, as CodeQL leaves them. A direct base from another module
+//! of the project counts through its summary (its `__eq__` and the
+//! attributes it reads); bases from outside the analysed tree stay unknown
+//! and are not judged. Negative form: the same situation where the class does
 //! override `__eq__` (Figure 10 of the paper).
 
 use quarry_syntax::Span;
@@ -45,6 +48,9 @@ pub static QUERY: Query = Query {
 /// A base class whose `__eq__` the class should override.
 enum BaseEq<'f> {
     Local(ClassId, Node<'f>),
+    /// A class of another module of the project, with the attributes its
+    /// `__eq__` reads on the receiver.
+    External(Vec<String>),
     Builtin,
 }
 
@@ -66,6 +72,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
                 .iter()
                 .filter(|s| match &base {
                     BaseEq::Local(_, eq) => !reads_receiver_attribute(file, *eq, &s.name),
+                    BaseEq::External(reads) => !reads.contains(&s.name),
                     BaseEq::Builtin => true,
                 })
                 .map(|s| cx.span(s.attribute))
@@ -102,6 +109,12 @@ fn base_eqs<'f>(cx: &FileContext<'f>, classes: &Classes<'f>, id: ClassId) -> Vec
                 let Some(eq) = classes.get(*sup).method("__eq__") else { continue };
                 if !is_identity_eq(file, eq) && !is_generic_eq(file, eq) {
                     found.push(BaseEq::Local(*sup, eq));
+                }
+            }
+            ClassRef::External(e) => {
+                let eq = classes.external(*e).and_then(|c| c.members.iter().find(|m| m.name == "__eq__"));
+                if let Some(reads) = eq.and_then(|m| m.method.as_ref()).and_then(|m| m.eq_reads.clone()) {
+                    found.push(BaseEq::External(reads));
                 }
             }
             ClassRef::Builtin(name) if *name != "object" && crate::builtins::declares(name, "__eq__") => {

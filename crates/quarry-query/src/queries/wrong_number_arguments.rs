@@ -47,7 +47,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
     for &call in cx.nodes(Kind::Call) {
-        let Some(target) = cx.call_target(call) else { continue };
+        let Some(target) = cx.call_target(call) else {
+            findings.extend(imported_call(cx, call, polarity));
+            continue;
+        };
         if !judged(cx, target.function) {
             continue;
         }
@@ -68,6 +71,24 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         findings.push(RawFinding::answer(cx.location(call), message).with_facts(facts).with_context(context));
     }
     findings
+}
+
+/// A call of a function imported from another module of the project,
+/// judged by the function's summarised signature; the fact is the call's
+/// callee (the definition lies in another file).
+fn imported_call<'f>(cx: &FileContext<'f>, call: Node<'f>, polarity: Polarity) -> Option<RawFinding> {
+    let signature = cx.calls().resolve_imported_call(call)?;
+    let arity = check_arity(signature, &CallShape::of(cx.file(), call));
+    if (arity != Arity::Fits) != (polarity == Polarity::Positive) {
+        return None;
+    }
+    let message = match arity {
+        Arity::TooMany(limit) => format!("Call with too many arguments; should be no more than {limit}."),
+        Arity::TooFew(limit) => format!("Call with too few arguments; should be no fewer than {limit}."),
+        Arity::Fits => "Call with a fitting number of arguments.".to_string(),
+    };
+    let callee = call.field(Field::Function)?;
+    Some(RawFinding::answer(cx.location(call), message).with_facts([cx.location(callee)]))
 }
 
 fn arity(cx: &FileContext<'_>, target: &CallTarget<'_>, function: Node<'_>, shape: &CallShape) -> Arity {
@@ -93,11 +114,7 @@ fn judged(cx: &FileContext<'_>, function: Node<'_>) -> bool {
     let file = cx.file();
     let name = function.field(Field::Name).map(|n| file.node_text(n));
     let decorated = decorators(file, function);
-    let abstract_body = function.field(Field::Body).is_some_and(|b| {
-        crate::ast::statements(b)
-            .iter()
-            .any(|s| s.py_kind() == Kind::RaiseStatement && file.node_text(*s).contains("NotImplementedError"))
-    });
+    let abstract_body = crate::methods::raises_not_implemented(file, function);
     name != Some("__new__") && !abstract_body && decorated.iter().all(|d| *d == "staticmethod" || *d == "classmethod")
 }
 

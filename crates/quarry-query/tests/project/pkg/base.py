@@ -9,3 +9,12 @@ class Base(object):
 class Mixin(object):
     def accept(self, conn):
         conn.close()
+
+
+class Keyed(object):
+    def __eq__(self, other):
+        return self.key == other.key
+
+
+def scale(value, factor):
+    return value * factor

@@ -1,4 +1,4 @@
-from elsewhere import Loop
+from elsewhere import Loop, far
 
 
 class Base(object):
@@ -23,6 +23,15 @@ class Point(object):
 class Ordered(object):
     def __lt__(self, other):
         return self.key < other.key
+
+
+class Keyed(object):
+    def __eq__(self, other):
+        return self.key == other.key
+
+
+def scale(value, factor):
+    return value * factor
 
 
 class Mid(Base):
@@ -63,5 +72,14 @@ class Leaf(Mid):
         Mid.__init__(self)
 
 
+class Tagged(Keyed):
+    def __init__(self, key, tag):
+        self.key = key
+        self.tag = tag
+
+
 p = Point(1)
 q = Point(1, 2)
+s = scale(1)
+t = scale(1, 2)
+u = far(1, 2, 3)

@@ -1,4 +1,6 @@
-from .. import Base, Mixin
+from .. import Base, Mixin, scale
+from elsewhere import far
+from ..base import Keyed
 from ..shapes import Point
 from pkg import Ordered
 from pkg.cycle_b import Loop
@@ -40,5 +42,14 @@ class Leaf(Mid):
         Mid.__init__(self)
 
 
+class Tagged(Keyed):
+    def __init__(self, key, tag):
+        self.key = key
+        self.tag = tag
+
+
 p = Point(1)
 q = Point(1, 2)
+s = scale(1)
+t = scale(1, 2)
+u = far(1, 2, 3)
