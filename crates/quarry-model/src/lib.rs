@@ -6,6 +6,7 @@
 
 pub mod adamw_cpu;
 pub mod answer_model;
+pub mod attention;
 pub mod beam;
 pub mod bert;
 pub mod checkpoint;
@@ -15,8 +16,10 @@ pub mod data;
 pub mod decoder;
 pub mod device;
 pub mod error;
+mod fast_math;
 pub mod features;
 pub mod file_level;
+pub mod fused_linear;
 pub mod head_config;
 pub mod heads;
 pub mod layer_norm;
