@@ -14,6 +14,17 @@ Usage (from the workspace root):
 
 Exits 1 when a loss differs by more than 1e-4 or a weight tensor by more than 1e-3
 (relative), and writes WORK/parity_TASK.md and .json with the table.
+
+Attention key biases. A key bias adds q . b to every attention score of a query, which the
+softmax cancels: the loss does not depend on it and its gradient is exactly zero. quarry
+computes it as exactly zero (bert.rs, `Layer::key_bias`); PyTorch's autograd computes it
+through the graph, as sums of terms that cancel, and gets rounding noise (order 1e-9 here),
+which AdamW, dividing by the gradient's own magnitude, turns into steps of up to the
+learning rate. The reference therefore gives PyTorch the exact key-bias gradient too (a
+gradient hook sets it to zero, after recording the norm of what autograd computed), so
+that every tensor, key biases included, is compared with the same tolerance; the table
+reports the largest key-bias gradient norm autograd produced (the noise set aside).
+`--autograd-key-bias` keeps PyTorch's own key-bias gradients instead, for comparison.
 """
 
 import argparse
@@ -172,6 +183,17 @@ def run_task(task, args):
     total = args.epochs * math.ceil(args.examples / args.batch_size)
     sched = get_linear_schedule_with_warmup(opt, args.warmup, total)
     net.train()
+    # The exact key-bias gradient (see the module docstring); what autograd computed is kept.
+    key_bias_noise = [0.0]
+    if not args.autograd_key_bias:
+
+        def exact_key_bias_gradient(grad):
+            key_bias_noise[0] = max(key_bias_noise[0], float(grad.double().norm()))
+            return torch.zeros_like(grad)
+
+        for n, p in named:
+            if n.endswith("attention.self.key.bias"):
+                p.register_hook(exact_key_bias_gradient)
     rows = []
     for s in quarry_steps:
         batch = [examples[i] for i in s["examples"]]
@@ -210,12 +232,11 @@ def run_task(task, args):
             "update_rel": diff / max(moved_t, 1e-30),
         }
     worst = max(weights, key=lambda k: weights[k]["rel"])
-    worst_update = max(weights, key=lambda k: weights[k]["update_rel"])
-    # An attention key bias shifts every score of a query equally, which softmax cancels:
-    # its true gradient is 0 and what both sides compute is rounding noise, which Adam scales
-    # to full-size steps. Its update is compared apart.
-    meaningful = [k for k in weights if not k.endswith("attention.self.key.bias")]
-    worst_meaningful = max(meaningful, key=lambda k: weights[k]["update_rel"])
+    moved = [k for k in weights if weights[k]["update_rel"] != 0.0 or float((final_q[k] - start[k]).abs().max()) > 0]
+    worst_update = max(moved, key=lambda k: weights[k]["update_rel"]) if moved else worst
+    key_biases = [k for k in weights if k.endswith("attention.self.key.bias")]
+    key_bias_max = max((weights[k]["max_abs"] for k in key_biases), default=0.0)
+    key_bias_unchanged = all(bool(torch.equal(final_q[k], start[k])) for k in key_biases)
     ok = all(r["loss_rel"] <= LOSS_TOLERANCE for r in rows) and weights[worst]["rel"] <= WEIGHT_TOLERANCE
     ok = ok and all(abs(r["lr_quarry"] - r["lr_torch"]) <= 1e-12 for r in rows)
 
@@ -236,9 +257,16 @@ def run_task(task, args):
         "",
         f"Final weights, {len(weights)} tensors: largest relative difference ||q - t|| / ||t|| "
         f"{weights[worst]['rel']:.2e} ({worst}), largest absolute {max(w['max_abs'] for w in weights.values()):.2e}; "
-        f"largest relative difference of the 20-step update ||q - t|| / ||t - start|| "
-        f"{weights[worst_update]['update_rel']:.2e} ({worst_update}); without the attention key biases (true "
-        f"gradient 0, see the script) {weights[worst_meaningful]['update_rel']:.2e} ({worst_meaningful}).",
+        f"largest relative difference of the {len(rows)}-step update ||q - t|| / ||t - start|| "
+        f"{weights[worst_update]['update_rel']:.2e} ({worst_update}).",
+        (
+            f"Attention key biases (exact gradient 0 on both sides; largest key-bias gradient norm PyTorch's "
+            f"autograd computed, set aside as rounding noise: {key_bias_noise[0]:.1e}): largest absolute "
+            f"difference {key_bias_max:.1e}, quarry's unchanged from the start: {key_bias_unchanged}."
+            if not args.autograd_key_bias
+            else f"Attention key biases with PyTorch's autograd gradients (rounding noise): largest absolute "
+            f"difference {key_bias_max:.1e}, quarry's unchanged from the start: {key_bias_unchanged}."
+        ),
         f"Max loss rel. diff {max(r['loss_rel'] for r in rows):.2e} (goal <= {LOSS_TOLERANCE:g}), "
         f"max grad-norm rel. diff {max(r['grad_norm_rel'] for r in rows):.2e}, "
         f"weights {weights[worst]['rel']:.2e} (goal <= {WEIGHT_TOLERANCE:g}): {'PASS' if ok else 'FAIL'}",
@@ -248,7 +276,9 @@ def run_task(task, args):
     with open(os.path.join(args.work, f"parity_{task}.md"), "w") as f:
         f.write(text + "\n")
     with open(os.path.join(args.work, f"parity_{task}.json"), "w") as f:
-        json.dump({"steps": rows, "weights": weights, "pass": ok}, f, indent=1)
+        json.dump(
+            {"steps": rows, "weights": weights, "key_bias_autograd_noise": key_bias_noise[0], "pass": ok}, f, indent=1
+        )
     return ok
 
 
@@ -264,6 +294,11 @@ def main():
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--lr", type=float, default=5e-5)
     p.add_argument("--warmup", type=int, default=4)
+    p.add_argument(
+        "--autograd-key-bias",
+        action="store_true",
+        help="keep the key-bias gradients PyTorch's autograd computes (rounding noise) instead of their exact value 0",
+    )
     args = p.parse_args()
     tasks = ["span", "relevance"] if args.task == "both" else [args.task]
     results = [run_task(t, args) for t in tasks]

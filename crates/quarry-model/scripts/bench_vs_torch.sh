@@ -19,11 +19,15 @@ else
   cargo build -p quarry-model --example bench >&2
   bench=./target/debug/examples/bench
 fi
+# The machine's load while the benchmark runs (other work slows both sides, PyTorch's
+# OpenMP threads more than candle's): printed before and after.
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 results=()
 for phase in forward train; do
   results+=("$(RAYON_NUM_THREADS=$threads OMP_NUM_THREADS=$threads "$bench" "$model_dir" "$iters" $phase)")
   results+=("$(OMP_NUM_THREADS=$threads python3 "$here/bench_torch.py" "$model_dir" "$threads" "$iters" $phase 2>/dev/null)")
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%s\n' "${results[@]}"
 python3 - "${results[@]}" <<'PY'
 import json, sys

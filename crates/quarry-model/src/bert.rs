@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use candle_core::{DType, Device, IndexOp, Tensor};
+use candle_core::{DType, Device, IndexOp, Shape, Tensor};
 
 use crate::config::{EncoderConfig, Family, HiddenAct};
 use crate::error::{ModelError, Result};
 use crate::layer_norm::LayerNorm;
-use crate::layers::{Dropout, Embedding, Linear};
+use crate::layers::{affine, Dropout, Embedding, Linear};
 use crate::params::{Init, ParamStore};
 use crate::rng::SeededRng;
 
@@ -124,18 +124,41 @@ impl Layer {
         x.reshape((b, s, self.heads, self.head_dim))?.transpose(1, 2)?.contiguous()
     }
 
-    /// `mask_bias` has shape `(batch, seq)`: 0 for real tokens, a large negative for padding.
-    fn forward(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
+    /// The key bias, whose gradient is exactly zero. It adds `q . b` to every score of a
+    /// query, which softmax cancels, so the loss does not depend on it; differentiating
+    /// through the graph would give rounding noise instead (sums of terms that cancel, of
+    /// order 1e-9), which Adam, dividing by the gradient's own magnitude, turns into steps
+    /// of up to the learning rate in a direction set by rounding.
+    fn key_bias(&self, train: bool) -> candle_core::Result<Tensor> {
+        crate::ops::with_zero_gradient(self.key.bias(train))
+    }
+
+    /// Self-attention over `x` with the heads merged back, `(batch, seq, hidden)`.
+    fn attention(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let (b, s, h) = x.dims3()?;
+        let key_bias = self.key_bias(train)?;
+        if x.device().is_cpu() && x.dtype() == DType::F32 {
+            // One product for queries, keys and values, and the fused attention kernel.
+            let w = Tensor::cat(&[self.query.weight(train), self.key.weight(train), self.value.weight(train)], 0)?;
+            let bias = Tensor::cat(&[self.query.bias(train), &key_bias, self.value.bias(train)], 0)?;
+            let qkv = affine(x, &w, &bias)?;
+            let dropout = self.attn_dropout.mask(&Shape::from((b, self.heads, s, s)), x.device(), train)?;
+            return crate::attention::self_attention(&qkv, self.heads, mask_bias, dropout.as_ref());
+        }
         // Scaling the queries is cheaper than scaling the (seq x seq) scores.
         let scale = 1.0 / (self.head_dim as f64).sqrt();
         let q = self.split_heads(&(self.query.forward(x, train)? * scale)?)?;
-        let k = self.split_heads(&self.key.forward(x, train)?)?;
+        let k = self.split_heads(&affine(x, self.key.weight(train), &key_bias)?)?;
         let v = self.split_heads(&self.value.forward(x, train)?)?;
         let scores = q.matmul(&k.t()?)?;
         let probs = crate::ops::masked_softmax(&scores, mask_bias)?;
         let probs = self.attn_dropout.forward(&probs, train)?;
-        let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, h))?;
+        probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, h))
+    }
+
+    /// `mask_bias` has shape `(batch, seq)`: 0 for real tokens, a large negative for padding.
+    fn forward(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
+        let ctx = self.attention(x, mask_bias, train)?;
         let attn = self.dropout.forward(&self.attn_out.forward(&ctx, train)?, train)?;
         let attn = self.attn_norm.forward(&(attn + x)?, train)?;
         let inter = self.intermediate.forward(&attn, train)?;

@@ -7,6 +7,7 @@
 pub mod adamw_cpu;
 pub mod answer_model;
 pub mod answer_text;
+pub mod attention;
 pub mod beam;
 pub mod bert;
 pub mod checkpoint;
@@ -16,8 +17,10 @@ pub mod data;
 pub mod decoder;
 pub mod device;
 pub mod error;
+mod fast_math;
 pub mod features;
 pub mod file_level;
+pub mod fused_linear;
 pub mod head_config;
 pub mod heads;
 pub mod layer_norm;

@@ -1,11 +1,14 @@
 //! Fused CPU kernels with backward passes: masked softmax, GELU and layer norm.
 //!
-//! Each forward runs in one pass over contiguous f32 data; each backward is written with
-//! differentiable tensor operations, so gradients reach every input. Other devices and
-//! dtypes use the equivalent composed operations.
+//! Each forward runs in one pass over contiguous f32 data, and so does each backward on the
+//! CPU (a fused gradient kernel per operation, which records no graph of its own: these
+//! operations have first derivatives only). Other devices and dtypes use the equivalent
+//! composed operations, backward passes included.
 
 use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Result, Shape, Tensor, D};
 use rayon::prelude::*;
+
+use crate::fast_math::{exp_fast, widest_simd};
 
 fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
     let data = match storage {
@@ -183,10 +186,41 @@ pub fn apply_mask(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
     }
 }
 
+/// The identity whose backward pass gives a gradient of exactly zero.
+struct ZeroGradient;
+
+impl CustomOp1 for ZeroGradient {
+    fn name(&self) -> &'static str {
+        "zero-gradient"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(storage, layout, self.name())?;
+        Ok((CpuStorage::F32(x.to_vec()), layout.shape().clone()))
+    }
+
+    fn bwd(&self, arg: &Tensor, _res: &Tensor, _grad: &Tensor) -> Result<Option<Tensor>> {
+        Ok(Some(arg.zeros_like()?))
+    }
+}
+
+/// `t` itself, with a gradient of exactly zero where `t` is a parameter whose true gradient
+/// is zero but differentiating through the graph would give rounding noise. f32 on the CPU;
+/// elsewhere `t` detached (no gradient, which leaves AdamW's update the same: none).
+pub fn with_zero_gradient(t: &Tensor) -> Result<Tensor> {
+    if t.device().is_cpu() && t.dtype() == DType::F32 {
+        t.contiguous()?.apply_op1(ZeroGradient)
+    } else {
+        Ok(t.detach())
+    }
+}
+
 const SQRT_2_INV: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const INV_SQRT_2PI: f32 = 0.398_942_3;
 
-/// erf with absolute error below 1.2e-7 (Numerical Recipes' erfc Chebyshev fit).
+/// erf with absolute error below 1.2e-7 (Numerical Recipes' erfc Chebyshev fit), in
+/// arithmetic that compiles to vector instructions.
+#[inline(always)]
 fn erf(x: f32) -> f32 {
     let z = x.abs() as f64;
     let t = 1.0 / (1.0 + 0.5 * z);
@@ -197,7 +231,7 @@ fn erf(x: f32) -> f32 {
                     + t * (-0.186_288_06
                         + t * (0.278_868_07
                             + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
-    let erfc = t * (poly as f32).exp() as f64;
+    let erfc = t * exp_fast(poly as f32) as f64;
     let r = (1.0 - erfc) as f32;
     if x >= 0.0 {
         r
@@ -227,12 +261,78 @@ impl CustomOp1 for Gelu {
     }
 
     fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
-        map_f32(storage, layout, self.name(), |x| 0.5 * x * (1.0 + erf(x * SQRT_2_INV)))
+        let x = contiguous_f32(storage, layout, self.name())?;
+        let mut out = vec![0f32; x.len()];
+        for_chunks(&mut out, x, 16_384, |_, o, x| gelu_slice(o, x));
+        Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
 
     fn bwd(&self, arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        if grad.dtype() == DType::F32 {
+            return Ok(Some(arg.contiguous()?.apply_op2_no_bwd(&grad.contiguous()?, &GeluGrad)?));
+        }
         let d = arg.contiguous()?.apply_op1_no_bwd(&GeluDerivative)?;
         Ok(Some(grad.mul(&d)?))
+    }
+}
+
+/// The derivative of exact GELU at `x`.
+#[inline(always)]
+fn gelu_derivative(x: f32) -> f32 {
+    0.5 * (1.0 + erf(x * SQRT_2_INV)) + x * INV_SQRT_2PI * exp_fast(-0.5 * x * x)
+}
+
+// Index loops, not iterator adaptors: an adaptor's `fold` is a function of its own that is
+// not inlined into the SIMD-dispatched caller, and so runs without its vector instructions.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn gelu_body(out: &mut [f32], x: &[f32]) {
+    let n = out.len().min(x.len());
+    let (out, x) = (&mut out[..n], &x[..n]);
+    for i in 0..n {
+        out[i] = 0.5 * x[i] * (1.0 + erf(x[i] * SQRT_2_INV));
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn gelu_grad_body(out: &mut [f32], x: &[f32], g: &[f32]) {
+    let n = out.len().min(x.len()).min(g.len());
+    let (out, x, g) = (&mut out[..n], &x[..n], &g[..n]);
+    for i in 0..n {
+        out[i] = g[i] * gelu_derivative(x[i]);
+    }
+}
+
+widest_simd! {
+    /// Exact GELU of `x` into `out`.
+    fn gelu_slice(out: &mut [f32], x: &[f32]) => gelu_body
+}
+
+widest_simd! {
+    /// `g * gelu'(x)` into `out`.
+    fn gelu_grad_slice(out: &mut [f32], x: &[f32], g: &[f32]) => gelu_grad_body
+}
+
+/// GELU's input gradient `g * gelu'(x)` in one pass.
+struct GeluGrad;
+
+impl CustomOp2 for GeluGrad {
+    fn name(&self) -> &'static str {
+        "gelu-erf-grad"
+    }
+
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(s1, l1, self.name())?;
+        let g = contiguous_f32(s2, l2, self.name())?;
+        if l1.shape() != l2.shape() {
+            bail!("gelu-erf-grad: shapes {:?} and {:?} differ", l1.shape(), l2.shape());
+        }
+        let mut out = vec![0f32; x.len()];
+        for_chunks(&mut out, x, 16_384, |ci, o, x| {
+            gelu_grad_slice(o, x, &g[ci * 16_384..ci * 16_384 + o.len()]);
+        });
+        Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
 }
 
@@ -242,9 +342,7 @@ impl CustomOp1 for GeluDerivative {
     }
 
     fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
-        map_f32(storage, layout, self.name(), |x| {
-            0.5 * (1.0 + erf(x * SQRT_2_INV)) + x * INV_SQRT_2PI * (-0.5 * x * x).exp()
-        })
+        map_f32(storage, layout, self.name(), gelu_derivative)
     }
 }
 
@@ -306,6 +404,19 @@ impl CustomOp3 for LayerNormOp {
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
         let h = w.dim(0)?;
+        let rows = grad.elem_count() / h;
+        if grad.dtype() == DType::F32 && w.dtype() == DType::F32 {
+            let out = x.contiguous()?.apply_op3_no_bwd(
+                &w.contiguous()?,
+                &grad.contiguous()?,
+                &LayerNormGrad { eps: self.eps },
+            )?;
+            let dx = out.narrow(0, 0, rows)?.reshape(x.shape())?;
+            // Copies, so that the small parameter gradients do not keep the whole buffer alive.
+            let dw = out.narrow(0, rows, 1)?.squeeze(0)?.copy()?;
+            let db = out.narrow(0, rows + 1, 1)?.squeeze(0)?.copy()?;
+            return Ok((Some(dx), Some(dw), Some(db)));
+        }
         let mean = x.mean_keepdim(D::Minus1)?;
         let centered = x.broadcast_sub(&mean)?;
         let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
@@ -315,10 +426,81 @@ impl CustomOp3 for LayerNormOp {
         let mean_gw = gw.mean_keepdim(D::Minus1)?;
         let mean_gwx = (&gw * &xhat)?.mean_keepdim(D::Minus1)?;
         let dx = gw.broadcast_sub(&mean_gw)?.sub(&xhat.broadcast_mul(&mean_gwx)?)?.broadcast_mul(&inv)?;
-        let rows = grad.elem_count() / h;
         let dw = (grad * &xhat)?.reshape((rows, h))?.sum(0)?;
         let db = grad.reshape((rows, h))?.sum(0)?;
         Ok((Some(dx), Some(dw), Some(db)))
+    }
+}
+
+/// The layer-norm gradients of rows `x` with scale `w` and output gradient `g`, in one pass
+/// over the rows: a `(rows + 2, h)` result holding the rows of the input gradient, then the
+/// scale's gradient, then the shift's.
+struct LayerNormGrad {
+    eps: f32,
+}
+
+impl CustomOp3 for LayerNormGrad {
+    fn name(&self) -> &'static str {
+        "layer-norm-grad"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(s1, l1, self.name())?;
+        let w = contiguous_f32(s2, l2, self.name())?;
+        let g = contiguous_f32(s3, l3, self.name())?;
+        let h = w.len();
+        if h == 0 || x.len() != g.len() || x.len() % h != 0 {
+            bail!("layer-norm-grad: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
+        }
+        let rows = x.len() / h;
+        let mut out = vec![0f32; (rows + 2) * h];
+        let (dx, params) = out.split_at_mut(rows * h);
+        let chunk_rows = rows_per_task(h);
+        // Each chunk of rows sums its own share of the parameter gradients; the shares are
+        // added in chunk order, so the result does not depend on the thread count.
+        let shares: Vec<Vec<f32>> = dx
+            .par_chunks_mut(chunk_rows * h)
+            .enumerate()
+            .map(|(ci, dx)| {
+                let mut share = vec![0f32; 2 * h];
+                let (dw, db) = share.split_at_mut(h);
+                let first = ci * chunk_rows * h;
+                for (r, dxrow) in dx.chunks_mut(h).enumerate() {
+                    let xrow = &x[first + r * h..first + (r + 1) * h];
+                    let grow = &g[first + r * h..first + (r + 1) * h];
+                    let mean = xrow.iter().sum::<f32>() / h as f32;
+                    let var = xrow.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
+                    let inv = 1.0 / (var + self.eps).sqrt();
+                    let (mut sum_gw, mut sum_gwx) = (0f32, 0f32);
+                    for i in 0..h {
+                        let xhat = (xrow[i] - mean) * inv;
+                        let gw = grow[i] * w[i];
+                        sum_gw += gw;
+                        sum_gwx += gw * xhat;
+                        dw[i] += grow[i] * xhat;
+                        db[i] += grow[i];
+                    }
+                    let (mean_gw, mean_gwx) = (sum_gw / h as f32, sum_gwx / h as f32);
+                    for i in 0..h {
+                        let xhat = (xrow[i] - mean) * inv;
+                        dxrow[i] = (grow[i] * w[i] - mean_gw - xhat * mean_gwx) * inv;
+                    }
+                }
+                share
+            })
+            .collect();
+        for share in shares {
+            params.iter_mut().zip(share).for_each(|(p, s)| *p += s);
+        }
+        Ok((CpuStorage::F32(out), Shape::from((rows + 2, h))))
     }
 }
 

@@ -1,4 +1,6 @@
-//! Every encoder parameter receives a non-zero gradient after one training step.
+//! Every encoder parameter receives a non-zero gradient after one training step, except the
+//! attention key biases, whose gradient is exactly zero (softmax cancels them; see
+//! `bert.rs`), and which must still receive that gradient so that the optimizer sees them.
 
 mod common;
 
@@ -22,11 +24,15 @@ fn assert_all_tensors_train(model: &SpanModel, skip: &[&str]) {
         }
         let g = grads.get(var.as_tensor()).unwrap_or_else(|| panic!("no gradient for {name}"));
         let norm: f32 = g.abs().unwrap().sum_all().unwrap().to_scalar().unwrap();
+        if name.ends_with("attention.self.key.bias") {
+            assert_eq!(norm, 0.0, "the key bias {name} has a non-zero gradient");
+            continue;
+        }
         assert!(norm > 0.0, "zero gradient for {name}");
         checked += 1;
     }
     assert!(checked > 0);
-    eprintln!("{checked} of {} tensors received non-zero gradients", vars.len());
+    eprintln!("{checked} of {} tensors received non-zero gradients, the key biases zero ones", vars.len());
 }
 
 #[test]
