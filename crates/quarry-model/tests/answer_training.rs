@@ -3,7 +3,8 @@
 //! answer: teacher forcing, label shifting, padding and decoding fit together. A scratch
 //! encoder with a vocabulary of the fixture's own words keeps it fast and model-free.
 
-use std::collections::BTreeSet;
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use candle_core::Device;
@@ -16,32 +17,11 @@ fn fixture() -> PathBuf {
 
 /// A WordPiece vocabulary of every lower-cased word and punctuation mark of the fixture.
 fn vocab_dir(prefix: &Path) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("quarry-model-answer-training-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut words = BTreeSet::new();
-    for suffix in ["code", "question", "answer"] {
-        let text = std::fs::read_to_string(format!("{}.{suffix}", prefix.display())).unwrap().to_lowercase();
-        let mut word = String::new();
-        for c in text.chars() {
-            if c.is_alphanumeric() {
-                word.push(c);
-                continue;
-            }
-            if !word.is_empty() {
-                words.insert(std::mem::take(&mut word));
-            }
-            if !c.is_whitespace() {
-                words.insert(c.to_string());
-            }
-        }
-        if !word.is_empty() {
-            words.insert(word);
-        }
-    }
-    let mut vocab = vec!["[PAD]".to_string(), "[UNK]".into(), "[CLS]".into(), "[SEP]".into()];
-    vocab.extend(words);
-    std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
-    dir
+    let text: Vec<String> = ["code", "question", "answer"]
+        .iter()
+        .map(|suffix| std::fs::read_to_string(format!("{}.{suffix}", prefix.display())).unwrap())
+        .collect();
+    common::word_vocab_dir("answer-training", &text.join("\n"), char::is_alphanumeric)
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! trained for type classification and for line selection through the shared training loop,
 //! and evaluated with the real scorers; the dense retriever learns to pair questions.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -24,32 +26,9 @@ fn fixture() -> Vec<Cs1qaRow> {
 
 /// A WordPiece vocabulary of every word and punctuation mark of the fixture.
 fn vocab(rows: &[Cs1qaRow], name: &str) -> PathBuf {
-    let mut words = BTreeSet::new();
-    for r in rows {
-        let text = format!("{} {} {}", r.input_text(), r.code, r.answer).to_lowercase();
-        let mut word = String::new();
-        for c in text.chars() {
-            if c.is_alphanumeric() || c == '_' {
-                word.push(c);
-                continue;
-            }
-            if !word.is_empty() {
-                words.insert(std::mem::take(&mut word));
-            }
-            if !c.is_whitespace() {
-                words.insert(c.to_string());
-            }
-        }
-        if !word.is_empty() {
-            words.insert(word);
-        }
-    }
-    let dir = std::env::temp_dir().join(format!("quarry-cs1qa-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut all = vec!["[PAD]".to_string(), "[UNK]".into(), "[CLS]".into(), "[SEP]".into()];
-    all.extend(words);
-    std::fs::write(dir.join("vocab.txt"), all.join("\n") + "\n").unwrap();
-    dir.join("vocab.txt")
+    let text: Vec<String> = rows.iter().map(|r| format!("{} {} {}", r.input_text(), r.code, r.answer)).collect();
+    common::word_vocab_dir(&format!("cs1qa-{name}"), &text.join("\n"), |c| c.is_alphanumeric() || c == '_')
+        .join("vocab.txt")
 }
 
 fn scratch(vocab: &Path, seed: u64) -> LoadedModel {

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use quarry_model::data::SpanExample;
@@ -23,6 +24,35 @@ pub fn vocab_dir(name: &str) -> PathBuf {
     vocab.extend((0..WORDS).map(|i| format!("w{i}")));
     vocab.extend((0..KEYS).map(|i| format!("k{i}")));
     vocab.extend((0..FACTS).map(|i| format!("f{i}")));
+    std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
+    dir
+}
+
+/// Writes a WordPiece vocabulary of every lower-cased word and punctuation mark of `text`
+/// (words are runs of characters for which `in_word` holds) into a fresh directory named
+/// after `name`, and returns the directory.
+pub fn word_vocab_dir(name: &str, text: &str, in_word: impl Fn(char) -> bool) -> PathBuf {
+    let mut words = BTreeSet::new();
+    let mut word = String::new();
+    for c in text.to_lowercase().chars() {
+        if in_word(c) {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            words.insert(std::mem::take(&mut word));
+        }
+        if !c.is_whitespace() {
+            words.insert(c.to_string());
+        }
+    }
+    if !word.is_empty() {
+        words.insert(word);
+    }
+    let dir = std::env::temp_dir().join(format!("quarry-model-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut vocab = vec!["[PAD]".to_string(), "[UNK]".into(), "[CLS]".into(), "[SEP]".into()];
+    vocab.extend(words);
     std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
     dir
 }
