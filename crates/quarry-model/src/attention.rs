@@ -155,6 +155,22 @@ impl Masks {
         }
         Ok(Blocks { batch, seq, heads: self.heads, head_dim: width / (3 * self.heads) })
     }
+
+    /// Runs `run` for every (sequence, head) task of `g` in parallel, with the task's own
+    /// `seq x seq` block of the dropout mask when there is one.
+    fn for_each_task(&self, g: Blocks, name: &str, run: impl Fn(usize, Option<&[f32]>) + Sync) -> Result<()> {
+        let block = g.seq * g.seq;
+        match self.dropout.as_ref() {
+            Some(m) => with_cpu_f32(m, name, |m| {
+                (0..g.tasks()).into_par_iter().for_each(|t| run(t, Some(&m[t * block..(t + 1) * block])));
+                Ok(())
+            }),
+            None => {
+                (0..g.tasks()).into_par_iter().for_each(|t| run(t, None));
+                Ok(())
+            }
+        }
+    }
 }
 
 /// `probs (seq x seq) = softmax(scale * q k^T + bias)` of task `t`, row by row.
@@ -224,7 +240,6 @@ impl CustomOp1 for Attention {
         let mut out = vec![0f32; g.batch * s * g.hidden()];
         let dst = SharedMut(out.as_mut_ptr());
         with_cpu_f32(&self.masks.bias, self.name(), |bias| {
-            let dropout = self.masks.dropout.as_ref();
             let run = |t: usize, drop: Option<&[f32]>| {
                 let mut probs = vec![0f32; s * s];
                 // SAFETY: `qkv` is the whole projection tensor; task `t` writes only its own
@@ -232,7 +247,6 @@ impl CustomOp1 for Attention {
                 unsafe {
                     probabilities(g, t, qkv, bias, scale, &mut probs);
                     if let Some(m) = drop {
-                        let m = &m[t * s * s..(t + 1) * s * s];
                         probs.iter_mut().zip(m).for_each(|(p, m)| *p *= m);
                     }
                     let v = qkv.as_ptr().add(g.qkv_offset(t, 2));
@@ -246,16 +260,7 @@ impl CustomOp1 for Attention {
                     );
                 }
             };
-            match dropout {
-                Some(m) => with_cpu_f32(m, self.name(), |m| {
-                    (0..g.tasks()).into_par_iter().for_each(|t| run(t, Some(m)));
-                    Ok(())
-                }),
-                None => {
-                    (0..g.tasks()).into_par_iter().for_each(|t| run(t, None));
-                    Ok(())
-                }
-            }
+            self.masks.for_each_task(g, self.name(), run)
         })?;
         Ok((CpuStorage::F32(out), Shape::from((g.batch, s, g.hidden()))))
     }
@@ -307,7 +312,6 @@ impl CustomOp2 for AttentionGrad {
                     );
                     // d(dropped probs) = dctx v^T.
                     product((s, s, d), dprobs.as_mut_ptr(), s, (dc, g.hidden(), 1), (v, 1, row), 1.0);
-                    let drop = drop.map(|m| &m[t * s * s..(t + 1) * s * s]);
                     // dv = (dropped probs)^T dctx.
                     match drop {
                         Some(m) => {
@@ -327,16 +331,7 @@ impl CustomOp2 for AttentionGrad {
                     product((s, d, s), dk, row, (dprobs.as_ptr(), 1, s), (q, row, 1), scale);
                 }
             };
-            match self.masks.dropout.as_ref() {
-                Some(m) => with_cpu_f32(m, self.name(), |m| {
-                    (0..g.tasks()).into_par_iter().for_each(|t| run(t, Some(m)));
-                    Ok(())
-                }),
-                None => {
-                    (0..g.tasks()).into_par_iter().for_each(|t| run(t, None));
-                    Ok(())
-                }
-            }
+            self.masks.for_each_task(g, self.name(), run)
         })?;
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
