@@ -18,6 +18,7 @@ use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
 use crate::fast_math::exp_fast;
+use crate::ops::contiguous_f32;
 
 /// A raw pointer that tasks writing disjoint blocks of one buffer share.
 #[derive(Clone, Copy)]
@@ -109,22 +110,11 @@ unsafe fn product(
     )
 }
 
-fn cpu_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
-    let data = match storage {
-        CpuStorage::F32(v) => v,
-        _ => bail!("{what}: only f32 is supported"),
-    };
-    match layout.contiguous_offsets() {
-        Some((start, end)) => Ok(&data[start..end]),
-        None => bail!("{what}: input must be contiguous"),
-    }
-}
-
 /// Runs `f` on the contiguous f32 data of a CPU tensor.
 fn with_cpu_f32<R>(t: &Tensor, what: &str, f: impl FnOnce(&[f32]) -> Result<R>) -> Result<R> {
     let (storage, layout) = t.storage_and_layout();
     match &*storage {
-        Storage::Cpu(s) => f(cpu_f32(s, layout, what)?),
+        Storage::Cpu(s) => f(contiguous_f32(s, layout, what)?),
         _ => bail!("{what}: tensor must be on the CPU"),
     }
 }
@@ -233,7 +223,7 @@ impl CustomOp1 for Attention {
     }
 
     fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
-        let qkv = cpu_f32(storage, layout, self.name())?;
+        let qkv = contiguous_f32(storage, layout, self.name())?;
         let g = self.masks.blocks(layout, self.name())?;
         let (s, d) = (g.seq, g.head_dim);
         let scale = 1.0 / (d as f32).sqrt();
@@ -283,8 +273,8 @@ impl CustomOp2 for AttentionGrad {
     }
 
     fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
-        let qkv = cpu_f32(s1, l1, self.name())?;
-        let dctx = cpu_f32(s2, l2, self.name())?;
+        let qkv = contiguous_f32(s1, l1, self.name())?;
+        let dctx = contiguous_f32(s2, l2, self.name())?;
         let g = self.masks.blocks(l1, self.name())?;
         if l2.shape().dims() != [g.batch, g.seq, g.hidden()] {
             bail!("{}: gradient {:?} does not fit the projections {:?}", self.name(), l2.shape(), l1.shape());

@@ -12,16 +12,7 @@ use candle_core::{bail, CpuStorage, CustomOp1, CustomOp3, DType, Layout, Result,
 use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
-fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
-    let data = match storage {
-        CpuStorage::F32(v) => v,
-        _ => bail!("{what}: only f32 is supported"),
-    };
-    match layout.contiguous_offsets() {
-        Some((start, end)) => Ok(&data[start..end]),
-        None => bail!("{what}: input must be contiguous"),
-    }
-}
+use crate::ops::contiguous_f32;
 
 struct FusedLinear;
 

@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use crate::fast_math::{exp_fast, widest_simd};
 
-fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
+/// The f32 data of a contiguous CPU tensor's storage, or an error naming the operation.
+pub(crate) fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
     let data = match storage {
         CpuStorage::F32(v) => v,
         _ => bail!("{what}: only f32 is supported"),
