@@ -390,12 +390,12 @@ mod tests {
     use candle_core::Device;
 
     fn tiny(seed: u64) -> AnswerModel {
-        let dir = std::env::temp_dir().join(format!("quarry-answer-model-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
         std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nwhat\ndoes\nf\nreturn\nx\ny\n?\ndef\n")
             .unwrap();
         let source = ModelSource::Scratch(ScratchSpec::parse("1x16x2").unwrap());
-        let model = load_model(&source, Some(&dir), &Device::Cpu, seed).unwrap();
+        let model = load_model(&source, Some(dir), &Device::Cpu, seed).unwrap();
         let config = AnswerConfig {
             decoder_layers: 1,
             decoder_ffn: 32,

@@ -292,11 +292,11 @@ mod tests {
     use candle_core::Device;
 
     fn scratch(seed: u64) -> LoadedModel {
-        let dir = std::env::temp_dir().join(format!("quarry-relevance-model-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
         std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\na\nb\n").unwrap();
         let source = ModelSource::Scratch(ScratchSpec::parse("1x16x2").unwrap());
-        load_model(&source, Some(&dir), &Device::Cpu, seed).unwrap()
+        load_model(&source, Some(dir), &Device::Cpu, seed).unwrap()
     }
 
     #[test]

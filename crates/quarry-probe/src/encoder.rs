@@ -97,12 +97,12 @@ mod tests {
     use quarry_model::{load_model, ModelSource, ScratchSpec};
 
     fn scratch_model() -> LoadedModel {
-        let dir = std::env::temp_dir().join(format!("quarry-probe-encoder-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
         std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nint\nx\n=\n0\n;\nreturn\nif\n").unwrap();
         let source = ModelSource::Scratch(ScratchSpec::parse("2x16x2").unwrap());
         let cpu = quarry_model::device::parse_device("cpu").unwrap();
-        load_model(&source, Some(&dir), &cpu, 7).unwrap()
+        load_model(&source, Some(dir), &cpu, 7).unwrap()
     }
 
     const DATA: &str =

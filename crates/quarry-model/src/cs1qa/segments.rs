@@ -167,8 +167,8 @@ mod tests {
     use super::*;
 
     fn tokenizer() -> Tokenizer {
-        let dir = std::env::temp_dir().join(format!("quarry-cs1qa-seg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
         let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nx\n=\n1\nprint\n(\n)\nwhat\nis\n?\ny\n+\n";
         std::fs::write(dir.join("vocab.txt"), vocab).unwrap();
         Tokenizer::from_wordpiece_vocab(&dir.join("vocab.txt"), true).unwrap()
