@@ -68,15 +68,24 @@ pub struct AnswerModel {
 
 impl AnswerModel {
     /// Adds the decoder to `model`. A checkpoint with an answer head keeps its stored
-    /// settings (and must hold every decoder tensor); otherwise `config` builds a fresh
-    /// decoder of the encoder's width and head count.
+    /// shape, lengths and dropout (and must hold every decoder tensor); otherwise `config`
+    /// builds a fresh decoder of the encoder's width and head count. What is frozen is a
+    /// choice of the run, not of the model, so it always comes from `config`: a decoder
+    /// trained over a frozen encoder can be fine-tuned further with the encoder trainable.
     pub fn new(mut model: LoadedModel, config: AnswerConfig) -> Result<Self> {
         let stored = match &model.dir {
             Some(dir) => read_head_config(dir)?,
             None => None,
         };
         let (config, trained) = match stored {
-            Some(HeadConfig::Answer(c)) => (c, true),
+            Some(HeadConfig::Answer(stored)) => (
+                AnswerConfig {
+                    freeze_encoder: config.freeze_encoder,
+                    freeze_embeddings: config.freeze_embeddings,
+                    ..stored
+                },
+                true,
+            ),
             Some(other) => {
                 return Err(ModelError::Config(format!(
                     "the checkpoint carries a different task head ({other:?}), not an answer decoder"
@@ -406,6 +415,25 @@ mod tests {
             freeze_embeddings: false,
         };
         AnswerModel::new(model, config).unwrap()
+    }
+
+    #[test]
+    fn a_reloaded_decoder_keeps_its_shape_and_takes_the_runs_freezing() {
+        let mut frozen = tiny(3);
+        frozen.config.freeze_encoder = true;
+        frozen.config.freeze_embeddings = true;
+        let temp = tempfile::tempdir().unwrap();
+        let m = &frozen.model;
+        crate::checkpoint::save_checkpoint(temp.path(), &m.config, &m.tokenizer, &m.store, Some(&frozen.head_config()))
+            .unwrap();
+        let loaded = load_model(&ModelSource::Dir(temp.path().to_path_buf()), None, &Device::Cpu, 4).unwrap();
+        let asked = AnswerConfig { decoder_layers: 3, decoder_ffn: 8, ..AnswerConfig::default() };
+        let again = AnswerModel::new(loaded, asked).unwrap();
+        assert_eq!((again.config.decoder_layers, again.config.decoder_ffn), (1, 32), "the stored shape wins");
+        assert!(!again.config.freeze_encoder && !again.config.freeze_embeddings, "the run decides what trains");
+        let (src, ids) =
+            (vec![vec![2, 4, 5, 3]], DecodeOptions { beam_size: 2, max_len: Some(4), ..Default::default() });
+        assert_eq!(again.generate_ids(&src, &ids).unwrap(), frozen.generate_ids(&src, &ids).unwrap());
     }
 
     #[test]
