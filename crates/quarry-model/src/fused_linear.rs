@@ -40,9 +40,10 @@ impl CustomOp3 for FusedLinear {
             bail!("fused-linear: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
         }
         let rows = x.len() / in_dim.max(1);
-        let mut out = vec![0f32; rows * out_dim];
-        if out_dim > 0 {
-            out.par_chunks_mut(out_dim * 64).for_each(|c| c.chunks_mut(out_dim).for_each(|r| r.copy_from_slice(b)));
+        // The product starts from the bias rows (written once, not over a zero-filled buffer).
+        let mut out = Vec::with_capacity(rows * out_dim);
+        for _ in 0..rows {
+            out.extend_from_slice(b);
         }
         let threads = candle_core::utils::get_num_threads();
         let parallelism = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
