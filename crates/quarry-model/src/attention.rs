@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::dropout::DropoutKey;
 use crate::fast_math::exp_fast;
-use crate::ops::contiguous_f32;
+use crate::ops::{contiguous_f32, zeroed};
 
 /// A raw pointer that tasks writing disjoint blocks of one buffer share.
 #[derive(Clone, Copy)]
@@ -239,7 +239,7 @@ impl CustomOp1 for Attention {
         let g = self.masks.blocks(layout, self.name())?;
         let (s, d) = (g.seq, g.head_dim);
         let scale = 1.0 / (d as f32).sqrt();
-        let mut out = vec![0f32; g.batch * s * g.hidden()];
+        let mut out = zeroed(g.batch * s * g.hidden());
         let dst = SharedMut(out.as_mut_ptr());
         with_cpu_f32(&self.masks.bias, self.name(), |bias| {
             let run = |t: usize, drop: Option<&[f32]>, probs: &mut [f32]| {
@@ -293,7 +293,7 @@ impl CustomOp2 for AttentionGrad {
         }
         let (s, d, row) = (g.seq, g.head_dim, g.qkv_row());
         let scale = 1.0 / (d as f32).sqrt();
-        let mut out = vec![0f32; qkv.len()];
+        let mut out = zeroed(qkv.len());
         let dst = SharedMut(out.as_mut_ptr());
         with_cpu_f32(&self.masks.bias, self.name(), |bias| {
             let run = |t: usize, drop: Option<&[f32]>, scratch: &mut [f32]| {

@@ -13,7 +13,7 @@ use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, T
 use rayon::prelude::*;
 
 use crate::fast_math::widest_simd;
-use crate::ops::contiguous_f32;
+use crate::ops::{contiguous_f32, zeroed};
 
 /// SplitMix64's increment.
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -109,7 +109,7 @@ impl CustomOp1 for Dropout {
 
     fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
         let x = contiguous_f32(storage, layout, self.name())?;
-        let mut out = vec![0f32; x.len()];
+        let mut out = zeroed(x.len());
         out.par_chunks_mut(CHUNK)
             .zip(x.par_chunks(CHUNK))
             .enumerate()

@@ -30,6 +30,23 @@ pub(crate) fn rows_per_task(row_len: usize) -> usize {
 /// Below this many elements, handing work to other threads costs more than it saves.
 const PARALLEL_MIN: usize = 1 << 17;
 
+/// `len` zeros, written in parallel chunks when `len` is large: the kernels' output buffers
+/// are, and `vec![0.0; len]` zero-fills on the calling thread alone while the others wait.
+pub(crate) fn zeroed(len: usize) -> Vec<f32> {
+    if len < PARALLEL_MIN {
+        return vec![0f32; len];
+    }
+    let mut v: Vec<f32> = Vec::with_capacity(len);
+    v.spare_capacity_mut()[..len].par_chunks_mut(1 << 16).for_each(|c| {
+        c.iter_mut().for_each(|x| {
+            x.write(0.0);
+        })
+    });
+    // SAFETY: the first `len` elements were all written just above.
+    unsafe { v.set_len(len) };
+    v
+}
+
 /// Applies `f(chunk_index, out_chunk, in_chunk)` over matching chunks of `out` and `inp`,
 /// in parallel when the data is large enough.
 fn for_chunks(out: &mut [f32], inp: &[f32], chunk: usize, f: impl Fn(usize, &mut [f32], &[f32]) + Sync) {
@@ -59,7 +76,7 @@ impl CustomOp2 for MaskedSoftmax {
             bail!("masked-softmax: scores {dims:?} do not fit bias ({b}, {k})");
         }
         let rows_per_batch = dims[1] * dims[2];
-        let mut out = vec![0f32; scores.len()];
+        let mut out = zeroed(scores.len());
         let chunk = rows_per_task(k) * k;
         for_chunks(&mut out, scores, chunk, |ci, o, s| {
             let first_row = ci * chunk / k;
@@ -114,7 +131,7 @@ impl CustomOp2 for SoftmaxGrad {
             bail!("softmax-grad: shapes {:?} and {:?} differ", l1.shape(), l2.shape());
         }
         let k = *l1.shape().dims().last().unwrap_or(&1);
-        let mut out = vec![0f32; y.len()];
+        let mut out = zeroed(y.len());
         let chunk = rows_per_task(k) * k;
         for_chunks(&mut out, y, chunk, |ci, o, y| {
             let g = &g[ci * chunk..ci * chunk + o.len()];
@@ -202,7 +219,7 @@ fn map_f32(
     f: impl Fn(f32) -> f32 + Sync,
 ) -> Result<(CpuStorage, Shape)> {
     let x = contiguous_f32(storage, layout, name)?;
-    let mut out = vec![0f32; x.len()];
+    let mut out = zeroed(x.len());
     for_chunks(&mut out, x, 16_384, |_, o, x| o.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x)));
     Ok((CpuStorage::F32(out), layout.shape().clone()))
 }
@@ -217,7 +234,7 @@ impl CustomOp1 for Gelu {
 
     fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
         let x = contiguous_f32(storage, layout, self.name())?;
-        let mut out = vec![0f32; x.len()];
+        let mut out = zeroed(x.len());
         for_chunks(&mut out, x, 16_384, |_, o, x| gelu_slice(o, x));
         Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
@@ -283,7 +300,7 @@ impl CustomOp2 for GeluGrad {
         if l1.shape() != l2.shape() {
             bail!("gelu-erf-grad: shapes {:?} and {:?} differ", l1.shape(), l2.shape());
         }
-        let mut out = vec![0f32; x.len()];
+        let mut out = zeroed(x.len());
         for_chunks(&mut out, x, 16_384, |ci, o, x| {
             gelu_grad_slice(o, x, &g[ci * 16_384..ci * 16_384 + o.len()]);
         });
@@ -335,7 +352,7 @@ impl CustomOp3 for LayerNormOp {
         if b.len() != h || l1.shape().dims().last() != Some(&h) {
             bail!("layer-norm: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
         }
-        let mut out = vec![0f32; x.len()];
+        let mut out = zeroed(x.len());
         let chunk = rows_per_task(h) * h;
         out.par_chunks_mut(chunk).zip(x.par_chunks(chunk)).for_each(|(o, x)| {
             for (orow, xrow) in o.chunks_mut(h).zip(x.chunks(h)) {
@@ -445,7 +462,7 @@ impl CustomOp3 for LayerNormGrad {
             bail!("layer-norm-grad: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
         }
         let rows = x.len() / h;
-        let mut out = vec![0f32; (rows + 2) * h];
+        let mut out = zeroed((rows + 2) * h);
         let (dx, params) = out.split_at_mut(rows * h);
         let chunk_rows = rows_per_task(h);
         // Each chunk of rows sums its own share of the parameter gradients; the shares are

@@ -11,7 +11,7 @@ use candle_core::{bail, CpuStorage, CustomOp3, Layout, Result, Shape, Storage, T
 use rayon::prelude::*;
 
 use crate::dropout::DropoutKey;
-use crate::ops::{contiguous_f32, norm_grad_row, norm_row, rows_per_task};
+use crate::ops::{contiguous_f32, norm_grad_row, norm_row, rows_per_task, zeroed};
 
 /// `z = a * mask + residual` for rows starting at element `start`, into `z`.
 fn residual_sum(a: &[f32], r: &[f32], dropout: Option<DropoutKey>, start: usize, z: &mut [f32]) {
@@ -70,7 +70,7 @@ impl CustomOp3 for ResidualNorm {
     ) -> Result<(CpuStorage, Shape)> {
         let Args { a, r, wb, h } = check(self.name(), (s1, l1), (s2, l2), (s3, l3))?;
         let (w, b) = wb.split_at(h);
-        let mut out = vec![0f32; a.len()];
+        let mut out = zeroed(a.len());
         let chunk = rows_per_task(h) * h;
         out.par_chunks_mut(chunk).enumerate().for_each(|(ci, o)| {
             let start = ci * chunk;
@@ -142,7 +142,7 @@ impl CustomOp3 for ResidualNormGrad {
         }
         let rows = a.len() / h;
         let blocks = if self.dropout.is_some() { 2 } else { 1 };
-        let mut out = vec![0f32; (blocks * rows + 2) * h];
+        let mut out = zeroed((blocks * rows + 2) * h);
         let (grads, params) = out.split_at_mut(blocks * rows * h);
         let (dr, da) = grads.split_at_mut(rows * h);
         let chunk = rows_per_task(h) * h;
