@@ -2,7 +2,8 @@
 //!
 //! Usage: cargo run --release -p quarry-model --example bench -- MODEL_DIR [ITERS [forward|train]]
 //! Threads follow RAYON_NUM_THREADS. Reports the fastest of ITERS runs (default 3) of the
-//! phase asked for (default both) and the process's peak resident memory, as one JSON object;
+//! phase asked for (default both), the least CPU time (all threads) of a training step, and
+//! the process's peak resident memory, as one JSON object;
 //! scripts/bench_vs_torch.sh runs each phase in a process of its own so that each peak is
 //! that phase's.
 
@@ -39,6 +40,21 @@ fn peak_rss_mib() -> f64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// CPU seconds (user and system, all threads) the process has used so far, from
+/// `/proc/self/stat` (in units of 1/100 s, Linux's fixed `USER_HZ`); NaN where it is missing.
+/// Other load on the machine stretches wall time but not CPU time, so comparing the CPU time
+/// of a step tells changes apart on a busy machine (spin-waiting still counts as CPU time).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
+    // After the command name: state is field 0, utime field 11, stime field 12.
+    match (ticks(11), ticks(12)) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => f64::NAN,
+    }
 }
 
 fn random_batch(rng: &SeededRng, b: usize, s: usize, vocab: usize) -> (Tensor, Tensor, Tensor) {
@@ -81,14 +97,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             fwd = fwd.min(start.elapsed().as_secs_f64());
         }
     }
-    let mut train = f64::NAN;
+    let (mut train, mut train_cpu) = (f64::NAN, f64::NAN);
     if phase != "forward" {
         let (b, s) = (8, 256);
         let (ids, mask, labels) = random_batch(&rng, b, s, vocab);
         let vars = sorted_vars(model.model.store.vars());
         let mut opt = AdamW::new(vars.clone(), AdamWConfig::default())?;
-        let mut step = || -> Result<f64, Box<dyn std::error::Error>> {
-            let start = Instant::now();
+        let mut step = || -> Result<(f64, f64), Box<dyn std::error::Error>> {
+            let (start, cpu_start) = (Instant::now(), cpu_seconds());
             let loss = model.loss(&ids, &mask, &labels, true)?;
             let grads = loss.backward()?;
             let mut map = HashMap::new();
@@ -98,21 +114,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
             opt.step(&map, 5e-5)?;
-            Ok(start.elapsed().as_secs_f64())
+            Ok((start.elapsed().as_secs_f64(), cpu_seconds() - cpu_start))
         };
         step()?; // warm-up
         train = f64::INFINITY;
+        train_cpu = f64::INFINITY;
         for _ in 0..iters {
-            train = train.min(step()?);
+            let (wall, cpu) = step()?;
+            train = train.min(wall);
+            train_cpu = train_cpu.min(cpu);
         }
     }
     let json = |x: f64| if x.is_finite() { format!("{x:.4}") } else { "null".into() };
     println!(
-        "{{\"impl\":\"quarry/candle\",\"phase\":\"{phase}\",\"threads\":{},\"forward_s\":{},\"forward_tokens_per_s\":{},\"train_step_s\":{},\"peak_rss_mib\":{}}}",
+        "{{\"impl\":\"quarry/candle\",\"phase\":\"{phase}\",\"threads\":{},\"forward_s\":{},\"forward_tokens_per_s\":{},\"train_step_s\":{},\"train_step_cpu_s\":{},\"peak_rss_mib\":{}}}",
         candle_core::utils::get_num_threads(),
         json(fwd),
         json((32 * 256) as f64 / fwd),
         json(train),
+        json(train_cpu),
         json(peak_rss_mib())
     );
     Ok(())

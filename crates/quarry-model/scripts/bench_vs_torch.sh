@@ -38,4 +38,6 @@ print(f"forward: {cf['forward_tokens_per_s']} vs {tf['forward_tokens_per_s']} to
 print(f"train step: {ct['train_step_s']} vs {tt['train_step_s']} s, "
       f"time ratio (quarry/pytorch) {ct['train_step_s'] / tt['train_step_s']:.2f}; "
       f"peak memory {ct['peak_rss_mib']} vs {tt['peak_rss_mib']} MiB")
+print(f"train step CPU time (all threads): {ct['train_step_cpu_s']} vs {tt['train_step_cpu_s']} s, "
+      f"ratio (quarry/pytorch) {ct['train_step_cpu_s'] / tt['train_step_cpu_s']:.2f}")
 PY

@@ -17,8 +17,9 @@ use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, Layout, Result, Shape,
 use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
+use crate::dropout::DropoutKey;
 use crate::fast_math::exp_fast;
-use crate::ops::contiguous_f32;
+use crate::ops::{contiguous_f32, zeroed};
 
 /// A raw pointer that tasks writing disjoint blocks of one buffer share.
 #[derive(Clone, Copy)]
@@ -125,8 +126,8 @@ struct Masks {
     heads: usize,
     /// `(batch, seq)`: 0 for real keys, a large negative for padding.
     bias: Tensor,
-    /// `(batch, heads, seq, seq)`: the scaled keep mask of inverted dropout, or none.
-    dropout: Option<Tensor>,
+    /// The inverted-dropout mask of the `(batch, heads, seq, seq)` probabilities, or none.
+    dropout: Option<DropoutKey>,
 }
 
 impl Masks {
@@ -138,29 +139,40 @@ impl Masks {
         if self.bias.dims() != [batch, seq] {
             bail!("{name}: mask {:?} does not fit ({batch}, {seq})", self.bias.dims());
         }
-        if let Some(d) = &self.dropout {
-            if d.dims() != [batch, self.heads, seq, seq] {
-                bail!("{name}: dropout mask {:?} does not fit", d.dims());
-            }
-        }
         Ok(Blocks { batch, seq, heads: self.heads, head_dim: width / (3 * self.heads) })
     }
 
     /// Runs `run` for every (sequence, head) task of `g` in parallel, with the task's own
-    /// `seq x seq` block of the dropout mask when there is one.
-    fn for_each_task(&self, g: Blocks, name: &str, run: impl Fn(usize, Option<&[f32]>) + Sync) -> Result<()> {
+    /// `seq x seq` block of the dropout mask (drawn inside the task) when there is one, and
+    /// `buffers` scratch blocks of `seq x seq` (the thread's own, reused from task to task,
+    /// their contents undefined: every task overwrites what it reads).
+    fn for_each_task(&self, g: Blocks, buffers: usize, run: impl Fn(usize, Option<&[f32]>, &mut [f32]) + Sync) {
         let block = g.seq * g.seq;
-        match self.dropout.as_ref() {
-            Some(m) => with_cpu_f32(m, name, |m| {
-                (0..g.tasks()).into_par_iter().for_each(|t| run(t, Some(&m[t * block..(t + 1) * block])));
-                Ok(())
-            }),
-            None => {
-                (0..g.tasks()).into_par_iter().for_each(|t| run(t, None));
-                Ok(())
-            }
-        }
+        (0..g.tasks()).into_par_iter().for_each(|t| {
+            SCRATCH.with(|cell| {
+                // A task runs no parallel work of its own, so no other task of this thread can
+                // start while it holds the scratch.
+                let mut scratch = cell.borrow_mut();
+                if scratch.len() < (buffers + 1) * block {
+                    scratch.resize((buffers + 1) * block, 0.0);
+                }
+                let (mask, rest) = scratch.split_at_mut(block);
+                let rest = &mut rest[..buffers * block];
+                match self.dropout {
+                    Some(key) => {
+                        key.fill(t * block, mask);
+                        run(t, Some(mask), rest)
+                    }
+                    None => run(t, None, rest),
+                }
+            })
+        });
     }
+}
+
+thread_local! {
+    /// Per-thread scratch of the attention tasks: a dropout mask block and probability blocks.
+    static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `probs (seq x seq) = softmax(scale * q k^T + bias)` of task `t`, row by row.
@@ -227,15 +239,14 @@ impl CustomOp1 for Attention {
         let g = self.masks.blocks(layout, self.name())?;
         let (s, d) = (g.seq, g.head_dim);
         let scale = 1.0 / (d as f32).sqrt();
-        let mut out = vec![0f32; g.batch * s * g.hidden()];
+        let mut out = zeroed(g.batch * s * g.hidden());
         let dst = SharedMut(out.as_mut_ptr());
         with_cpu_f32(&self.masks.bias, self.name(), |bias| {
-            let run = |t: usize, drop: Option<&[f32]>| {
-                let mut probs = vec![0f32; s * s];
+            let run = |t: usize, drop: Option<&[f32]>, probs: &mut [f32]| {
                 // SAFETY: `qkv` is the whole projection tensor; task `t` writes only its own
                 // block of `out` (rows of sequence t / heads, columns of head t % heads).
                 unsafe {
-                    probabilities(g, t, qkv, bias, scale, &mut probs);
+                    probabilities(g, t, qkv, bias, scale, probs);
                     if let Some(m) = drop {
                         probs.iter_mut().zip(m).for_each(|(p, m)| *p *= m);
                     }
@@ -250,7 +261,8 @@ impl CustomOp1 for Attention {
                     );
                 }
             };
-            self.masks.for_each_task(g, self.name(), run)
+            self.masks.for_each_task(g, 1, run);
+            Ok(())
         })?;
         Ok((CpuStorage::F32(out), Shape::from((g.batch, s, g.hidden()))))
     }
@@ -281,16 +293,16 @@ impl CustomOp2 for AttentionGrad {
         }
         let (s, d, row) = (g.seq, g.head_dim, g.qkv_row());
         let scale = 1.0 / (d as f32).sqrt();
-        let mut out = vec![0f32; qkv.len()];
+        let mut out = zeroed(qkv.len());
         let dst = SharedMut(out.as_mut_ptr());
         with_cpu_f32(&self.masks.bias, self.name(), |bias| {
-            let run = |t: usize, drop: Option<&[f32]>| {
-                let mut probs = vec![0f32; s * s];
-                let mut dprobs = vec![0f32; s * s];
+            let run = |t: usize, drop: Option<&[f32]>, scratch: &mut [f32]| {
+                let (probs, rest) = scratch.split_at_mut(s * s);
+                let (dprobs, dropped) = rest.split_at_mut(s * s);
                 // SAFETY: `qkv` and `dctx` are whole tensors of the checked shapes; task `t`
                 // writes only its own q, k and v blocks of `out`.
                 unsafe {
-                    probabilities(g, t, qkv, bias, scale, &mut probs);
+                    probabilities(g, t, qkv, bias, scale, probs);
                     let q = qkv.as_ptr().add(g.qkv_offset(t, 0));
                     let k = qkv.as_ptr().add(g.qkv_offset(t, 1));
                     let v = qkv.as_ptr().add(g.qkv_offset(t, 2));
@@ -305,7 +317,7 @@ impl CustomOp2 for AttentionGrad {
                     // dv = (dropped probs)^T dctx.
                     match drop {
                         Some(m) => {
-                            let dropped: Vec<f32> = probs.iter().zip(m).map(|(p, m)| p * m).collect();
+                            dropped.iter_mut().zip(probs.iter().zip(m)).for_each(|(o, (p, m))| *o = p * m);
                             product((s, d, s), dv, row, (dropped.as_ptr(), 1, s), (dc, g.hidden(), 1), 1.0);
                             dprobs.iter_mut().zip(m).for_each(|(dp, m)| *dp *= m);
                         }
@@ -321,7 +333,8 @@ impl CustomOp2 for AttentionGrad {
                     product((s, d, s), dk, row, (dprobs.as_ptr(), 1, s), (q, row, 1), scale);
                 }
             };
-            self.masks.for_each_task(g, self.name(), run)
+            self.masks.for_each_task(g, 3, run);
+            Ok(())
         })?;
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
@@ -330,14 +343,10 @@ impl CustomOp2 for AttentionGrad {
 /// Multi-head self-attention `softmax(q k^T / sqrt(head_dim) + mask) v` with the heads
 /// merged back, `(batch, seq, hidden)`, from the projections `qkv` `(batch, seq, 3 * hidden)`
 /// (queries, keys, values side by side) on the CPU in f32. `mask_bias` `(batch, seq)` is 0
-/// for real keys and a large negative for padding; `dropout`, when given, is the scaled keep
-/// mask `(batch, heads, seq, seq)` applied to the probabilities. Gradients reach `qkv`.
-pub fn self_attention(qkv: &Tensor, heads: usize, mask_bias: &Tensor, dropout: Option<&Tensor>) -> Result<Tensor> {
-    let masks = Masks {
-        heads,
-        bias: mask_bias.detach().contiguous()?,
-        dropout: dropout.map(|d| d.detach().contiguous()).transpose()?,
-    };
+/// for real keys and a large negative for padding; `dropout`, when given, is the mask of the
+/// `(batch, heads, seq, seq)` probabilities. Gradients reach `qkv`.
+pub fn self_attention(qkv: &Tensor, heads: usize, mask_bias: &Tensor, dropout: Option<DropoutKey>) -> Result<Tensor> {
+    let masks = Masks { heads, bias: mask_bias.detach().contiguous()?, dropout };
     qkv.contiguous()?.apply_op1(Attention { masks })
 }
 
@@ -383,10 +392,11 @@ mod tests {
         let qkv = Var::from_tensor(&rng.normal(&Shape::from((b, s, 3 * heads * d)), 1.0, &dev).unwrap()).unwrap();
         let bias = Tensor::new(&[[0f32, 0., 0., 0., 0., -1e9, -1e9], [0.; 7]], &dev).unwrap();
         let target = rng.normal(&Shape::from((b, s, heads * d)), 1.0, &dev).unwrap();
-        let keep = rng.dropout_mask(&Shape::from((b, heads, s, s)), 0.3, &dev).unwrap();
-        for dropout in [None, Some(&keep)] {
-            let fused = self_attention(qkv.as_tensor(), heads, &bias, dropout).unwrap();
-            let reference = composed(qkv.as_tensor(), heads, &bias, dropout);
+        let key = rng.dropout_key(0.3);
+        let keep = key.tensor(&Shape::from((b, heads, s, s)), &dev).unwrap();
+        for (key, mask) in [(None, None), (Some(key), Some(&keep))] {
+            let fused = self_attention(qkv.as_tensor(), heads, &bias, key).unwrap();
+            let reference = composed(qkv.as_tensor(), heads, &bias, mask);
             assert!(max_diff(&fused, &reference) < 1e-5);
             let g1 = (fused * &target).unwrap().sum_all().unwrap().backward().unwrap();
             let g2 = (reference * &target).unwrap().sum_all().unwrap().backward().unwrap();

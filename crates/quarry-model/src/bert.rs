@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use candle_core::{DType, Device, IndexOp, Shape, Tensor};
+use candle_core::{DType, Device, IndexOp, Tensor};
 
 use crate::config::{EncoderConfig, Family, HiddenAct};
 use crate::error::{ModelError, Result};
@@ -142,8 +142,7 @@ impl Layer {
             let w = Tensor::cat(&[self.query.weight(train), self.key.weight(train), self.value.weight(train)], 0)?;
             let bias = Tensor::cat(&[self.query.bias(train), &key_bias, self.value.bias(train)], 0)?;
             let qkv = affine(x, &w, &bias)?;
-            let dropout = self.attn_dropout.mask(&Shape::from((b, self.heads, s, s)), x.device(), train)?;
-            return crate::attention::self_attention(&qkv, self.heads, mask_bias, dropout.as_ref());
+            return crate::attention::self_attention(&qkv, self.heads, mask_bias, self.attn_dropout.key(train));
         }
         // Scaling the queries is cheaper than scaling the (seq x seq) scores.
         let scale = 1.0 / (self.head_dim as f64).sqrt();
@@ -159,16 +158,16 @@ impl Layer {
     /// `mask_bias` has shape `(batch, seq)`: 0 for real tokens, a large negative for padding.
     fn forward(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let ctx = self.attention(x, mask_bias, train)?;
-        let attn = self.dropout.forward(&self.attn_out.forward(&ctx, train)?, train)?;
-        let attn = self.attn_norm.forward(&(attn + x)?, train)?;
+        let attn = self.attn_out.forward(&ctx, train)?;
+        let attn = self.attn_norm.forward_residual(&attn, x, self.dropout.key(train), train)?;
         let inter = self.intermediate.forward(&attn, train)?;
         let inter = match self.act {
             HiddenAct::Gelu => crate::ops::gelu(&inter)?,
             HiddenAct::GeluNew => inter.gelu()?,
             HiddenAct::Relu => inter.relu()?,
         };
-        let out = self.dropout.forward(&self.output.forward(&inter, train)?, train)?;
-        self.out_norm.forward(&(out + attn)?, train)
+        let out = self.output.forward(&inter, train)?;
+        self.out_norm.forward_residual(&out, &attn, self.dropout.key(train), train)
     }
 }
 

@@ -11,12 +11,17 @@ pub(crate) fn exp_fast(x: f32) -> f32 {
     // 1.5 * 2^23: adding and subtracting it rounds to the nearest integer.
     const ROUND: f32 = 12_582_912.0;
     let xc = x.clamp(-87.0, 88.0);
-    let n = (xc * LOG2E + ROUND) - ROUND;
+    let shifted = xc * LOG2E + ROUND;
+    let n = shifted - ROUND;
+    // The integer `n` read from the low mantissa bits of `shifted` (whose exponent is that
+    // of ROUND): integer arithmetic that vectorizes, where `n as i32` (a saturating
+    // conversion) compiles to one scalar conversion per element.
+    let n_int = shifted.to_bits() as i32 - ROUND.to_bits() as i32;
     let r = (xc - n * 0.693_359_4) - n * -2.121_944_4e-4;
     let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r + 1.666_666_5e-1)
         * r
         + 0.5;
-    let y = (p * r * r + r + 1.0) * f32::from_bits(((n as i32 + 127) << 23) as u32);
+    let y = (p * r * r + r + 1.0) * f32::from_bits(((n_int + 127) << 23) as u32);
     if x < -87.0 {
         0.0
     } else {

@@ -12,7 +12,7 @@ use candle_core::{bail, CpuStorage, CustomOp1, CustomOp3, DType, Layout, Result,
 use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
-use crate::ops::contiguous_f32;
+use crate::ops::{contiguous_f32, zeroed};
 
 struct FusedLinear;
 
@@ -40,7 +40,8 @@ impl CustomOp3 for FusedLinear {
             bail!("fused-linear: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
         }
         let rows = x.len() / in_dim.max(1);
-        let mut out = vec![0f32; rows * out_dim];
+        // The product starts from the bias rows.
+        let mut out = zeroed(rows * out_dim);
         if out_dim > 0 {
             out.par_chunks_mut(out_dim * 64).for_each(|c| c.chunks_mut(out_dim).for_each(|r| r.copy_from_slice(b)));
         }
@@ -90,11 +91,97 @@ impl CustomOp3 for FusedLinear {
         let (out_dim, in_dim) = w.dims2()?;
         let rows = x.elem_count() / in_dim.max(1);
         let g = grad.detach().contiguous()?.reshape((rows, out_dim))?;
-        let x2 = x.detach().reshape((rows, in_dim))?;
-        let dx = g.matmul(&w.detach())?.reshape(x.shape())?;
-        let dw = g.t()?.matmul(&x2)?;
+        let both = x.detach().apply_op3_no_bwd(&w.detach(), &g, &LinearGrad)?;
+        let dx = both.narrow(0, 0, rows * in_dim)?.reshape(x.shape())?;
+        // A copy, so that the weight gradient does not keep the input gradient's buffer alive.
+        let dw = both.narrow(0, rows * in_dim, out_dim * in_dim)?.reshape((out_dim, in_dim))?.copy()?;
         let db = g.apply_op1_no_bwd(&ColumnSums)?;
         Ok((Some(dx), Some(dw), Some(db)))
+    }
+}
+
+/// The input and weight gradients of the layer, `dx = g W` `(rows, in)` and `dw = g^T x`
+/// `(out, in)`, from `x` `(rows, in)`, `w` `(out, in)` and the output gradient `g`
+/// `(rows, out)`, as one flat buffer `[dx, dw]`: two products written straight into one
+/// output, without the zero-filled buffers and transposed views of two candle products.
+struct LinearGrad;
+
+impl CustomOp3 for LinearGrad {
+    fn name(&self) -> &'static str {
+        "fused-linear-grad"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(s1, l1, self.name())?;
+        let w = contiguous_f32(s2, l2, self.name())?;
+        let g = contiguous_f32(s3, l3, self.name())?;
+        let (out_dim, in_dim) = l2.shape().dims2()?;
+        let rows = x.len() / in_dim.max(1);
+        if x.len() != rows * in_dim || g.len() != rows * out_dim {
+            bail!("{}: shapes {:?}, {:?}, {:?} do not fit", self.name(), l1.shape(), l2.shape(), l3.shape());
+        }
+        let mut out = zeroed((rows + out_dim) * in_dim);
+        let threads = candle_core::utils::get_num_threads();
+        let parallelism = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+        if rows > 0 && out_dim > 0 && in_dim > 0 {
+            let (dx, dw) = out.split_at_mut(rows * in_dim);
+            // SAFETY: `g` is `rows x out`, `w` is `out x in`, `x` is `rows x in` (`g^T` is read
+            // through the strides), `dx` is `rows x in` and `dw` is `out x in`, all row-major,
+            // the destinations disjoint from each other and from the operands.
+            unsafe {
+                gemm(
+                    rows,
+                    in_dim,
+                    out_dim,
+                    dx.as_mut_ptr(),
+                    1,
+                    in_dim as isize,
+                    false,
+                    g.as_ptr(),
+                    1,
+                    out_dim as isize,
+                    w.as_ptr(),
+                    1,
+                    in_dim as isize,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    parallelism,
+                );
+                gemm(
+                    out_dim,
+                    in_dim,
+                    rows,
+                    dw.as_mut_ptr(),
+                    1,
+                    in_dim as isize,
+                    false,
+                    g.as_ptr(),
+                    out_dim as isize,
+                    1,
+                    x.as_ptr(),
+                    1,
+                    in_dim as isize,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    parallelism,
+                );
+            }
+        }
+        Ok((CpuStorage::F32(out), Shape::from((rows + out_dim) * in_dim)))
     }
 }
 

@@ -7,6 +7,7 @@
 
 use candle_core::{Result, Tensor, D};
 
+use crate::dropout::DropoutKey;
 use crate::layers::Param;
 
 /// Layer normalization over the last dimension with a learned scale and shift.
@@ -31,6 +32,28 @@ impl LayerNorm {
         } else {
             self.forward_composed(x, train)
         }
+    }
+
+    /// `layer_norm(dropout(a) + residual)`, the end of a transformer sub-layer, with the
+    /// mask of `dropout` (none: no dropout): one fused operation for f32 on the CPU
+    /// ([`crate::residual_norm`]), composed operations elsewhere.
+    pub fn forward_residual(
+        &self,
+        a: &Tensor,
+        residual: &Tensor,
+        dropout: Option<DropoutKey>,
+        train: bool,
+    ) -> Result<Tensor> {
+        let (w, b) = (self.weight.get(train), self.bias.get(train));
+        let f32s = [a, residual, w, b].iter().all(|t| t.dtype() == candle_core::DType::F32);
+        if a.device().is_cpu() && f32s {
+            return crate::residual_norm::residual_layer_norm(a, residual, w, b, self.eps, dropout);
+        }
+        let a = match dropout {
+            Some(key) => crate::dropout::dropout(a, key)?,
+            None => a.clone(),
+        };
+        self.forward(&(a + residual)?, train)
     }
 
     /// The same normalization composed of basic tensor operations (any device and dtype).

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use candle_core::{Result, Tensor};
 
+use crate::dropout::DropoutKey;
 use crate::params::{Init, ParamStore};
 use crate::rng::SeededRng;
 
@@ -140,26 +141,17 @@ impl Dropout {
         Dropout { p: p as f32, rng }
     }
 
-    /// The scaled keep mask for a tensor of `shape` when `train` and `p > 0` (drawn exactly
-    /// as [`Dropout::forward`] draws it), else none.
-    pub fn mask(
-        &self,
-        shape: &candle_core::Shape,
-        device: &candle_core::Device,
-        train: bool,
-    ) -> Result<Option<Tensor>> {
-        if !train || self.p == 0.0 {
-            return Ok(None);
-        }
-        self.rng.dropout_mask(shape, self.p, device).map(Some)
+    /// A fresh mask (a key drawn from the generator) when `train` and `p > 0`, else none:
+    /// what a fused kernel that applies dropout itself takes.
+    pub fn key(&self, train: bool) -> Option<DropoutKey> {
+        (train && self.p > 0.0).then(|| self.rng.dropout_key(self.p))
     }
 
     /// Zeroes elements with probability `p` and rescales the rest when `train`; identity otherwise.
     pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
-        if !train || self.p == 0.0 {
-            return Ok(x.clone());
+        match self.key(train) {
+            Some(key) => crate::dropout::dropout(x, key),
+            None => Ok(x.clone()),
         }
-        let mask = self.rng.dropout_mask(x.shape(), self.p, x.device())?;
-        crate::ops::apply_mask(x, &mask)
     }
 }

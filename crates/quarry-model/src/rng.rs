@@ -10,6 +10,8 @@ use std::sync::Mutex;
 use candle_core::{Device, Result, Shape, Tensor};
 use quarry_stdx::rng::Xoshiro256;
 
+use crate::dropout::DropoutKey;
+
 /// A seeded xoshiro256** generator behind a mutex, shared by the layers of a model.
 #[derive(Debug)]
 pub struct SeededRng {
@@ -67,24 +69,10 @@ impl SeededRng {
         Tensor::from_vec(data, shape, device)
     }
 
-    /// An inverted-dropout mask: each element is `0` with probability `p`, else `1 / (1 - p)`.
-    pub fn dropout_mask(&self, shape: &Shape, p: f32, device: &Device) -> Result<Tensor> {
-        let n = shape.elem_count();
-        let keep = 1.0 / (1.0 - p);
-        let threshold = (p as f64 * (1u64 << 32) as f64) as u64;
-        let data = self.with_state(|s| {
-            let mut out = Vec::with_capacity(n);
-            while out.len() < n {
-                let r = s.next_u64();
-                for half in [r & 0xFFFF_FFFF, r >> 32] {
-                    if out.len() < n {
-                        out.push(if half < threshold { 0.0 } else { keep });
-                    }
-                }
-            }
-            out
-        });
-        Tensor::from_vec(data, shape, device)
+    /// A fresh inverted-dropout mask for probability `p` (one 64-bit key drawn from the
+    /// generator; see [`crate::dropout`] for how the key determines the mask).
+    pub fn dropout_key(&self, p: f32) -> DropoutKey {
+        DropoutKey::new(self.with_state(|s| s.next_u64()), p)
     }
 }
 
@@ -105,7 +93,7 @@ mod tests {
         let std: f32 = x.sqr().unwrap().mean_all().unwrap().to_scalar::<f32>().unwrap().sqrt();
         assert!(mean.abs() < 0.02, "mean {mean}");
         assert!((std - 0.5).abs() < 0.02, "std {std}");
-        let m = a.dropout_mask(&shape, 0.1, &Device::Cpu).unwrap();
+        let m = a.dropout_key(0.1).tensor(&shape, &Device::Cpu).unwrap();
         let kept: f32 =
             m.gt(0f32).unwrap().to_dtype(candle_core::DType::F32).unwrap().mean_all().unwrap().to_scalar().unwrap();
         assert!((kept - 0.9).abs() < 0.01, "kept {kept}");
