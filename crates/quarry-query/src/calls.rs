@@ -111,11 +111,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
     /// Whether the function's own scope assigns `name` (`B = type(...)`), which
     /// hides any class of that name.
     fn assigns_locally(&self, function: Node<'f>, name: &str) -> bool {
-        let file = self.syntax.file();
-        self.syntax.own_nodes(function).iter().any(|n| {
-            matches!(n.py_kind(), Kind::Assignment | Kind::ForStatement | Kind::WithItem)
-                && n.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && file.node_text(l) == name)
-        })
+        self.syntax.assigns_locally(function, name)
     }
 
     /// Resolves the attribute reference `object.name` inside `function`,
@@ -190,6 +186,10 @@ impl<'a, 'f> CallResolver<'a, 'f> {
         name: &str,
     ) -> Vec<(Node<'f>, Reference)> {
         let file = self.syntax.file();
+        // A function whose text never holds `name` has no such attribute.
+        if !file.node_text(function).contains(name) {
+            return Vec::new();
+        }
         self.syntax
             .own_nodes(function)
             .iter()

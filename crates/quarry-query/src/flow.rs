@@ -147,7 +147,7 @@ fn analyse_scope<'f>(
     let n = graph.nodes.len();
     let entry_node = n;
     // Events per graph node: names read, then definitions made.
-    let mut reads: Vec<Vec<String>> = vec![Vec::new(); n + 1];
+    let mut reads: Vec<Vec<&str>> = vec![Vec::new(); n + 1];
     let mut writes: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
     let ranges = graph.own_ranges();
     let locate = |byte: usize| -> Option<usize> {
@@ -161,7 +161,7 @@ fn analyse_scope<'f>(
         let at = if kind == BindingKind::Parameter { Some(entry_node) } else { locate(binding.start_byte) };
         let Some(at) = at else { continue };
         if kind == BindingKind::Delete {
-            reads[at].push(binding.name.clone());
+            reads[at].push(binding.name.as_str());
             continue;
         }
         writes[at].push(defs.len());
@@ -181,7 +181,7 @@ fn analyse_scope<'f>(
     }
     for usage in &scope.uses {
         if let Some(at) = locate(usage.start_byte) {
-            reads[at].push(usage.name.clone());
+            reads[at].push(usage.name.as_str());
         }
     }
     let (normal, exceptional) = graph.successors();
@@ -209,11 +209,11 @@ fn analyse_scope<'f>(
     let defined: HashSet<&str> = defs.iter().map(|d| d.name.as_str()).collect();
     for node in 0..=entry_node {
         let (block, position) = (blocks.block_of[node], blocks.position[node]);
-        for name in &reads[node] {
-            if let Some(list) = events.get_mut(name.as_str()) {
+        for &name in &reads[node] {
+            if let Some(list) = events.get_mut(name) {
                 list.push((block, position, None));
-            } else if defined.contains(name.as_str()) {
-                events.insert(name.as_str(), vec![(block, position, None)]);
+            } else if defined.contains(name) {
+                events.insert(name, vec![(block, position, None)]);
             }
         }
         for &d in &writes[node] {
@@ -668,7 +668,10 @@ impl<'t, 'p> Graph<'t, 'p> {
                 _ => vec![self.follow(node)],
             };
             normal.push(succ);
-            exceptional.push(if may_raise(node) { self.handlers_of(node) } else { Vec::new() });
+            // Most statements sit in no `try` or `with`: their handlers are
+            // found first, so that only those that have some walk their code.
+            let handlers = self.handlers_of(node);
+            exceptional.push(if !handlers.is_empty() && may_raise(node) { handlers } else { Vec::new() });
         }
         (normal, exceptional)
     }

@@ -311,8 +311,12 @@ impl<'f> Builder<'f> {
         let root = self.file.root();
         let module = self.new_scope(ScopeKind::Module, None, root);
         let mut stack: Vec<(Node<'_>, ScopeId)> = vec![(root, module)];
+        // Reused for every node: the children to visit next, and the cursor
+        // that lists them.
+        let mut push: Vec<(Node<'_>, ScopeId)> = Vec::new();
+        let mut cursor = root.walk();
         while let Some((node, scope)) = stack.pop() {
-            let mut push: Vec<(Node<'_>, ScopeId)> = Vec::new();
+            push.clear();
             match node.py_kind() {
                 Kind::FunctionDefinition | Kind::Lambda => {
                     let kind = if node.py_kind() == Kind::Lambda { ScopeKind::Lambda } else { ScopeKind::Function };
@@ -478,10 +482,9 @@ impl<'f> Builder<'f> {
                         push.push((value, scope));
                     }
                 }
-                Kind::DecoratedDefinition => push.extend(named_children(node).into_iter().map(|c| (c, scope))),
-                _ => push.extend(named_children(node).into_iter().map(|c| (c, scope))),
+                _ => push.extend(node.named_children(&mut cursor).map(|c| (c, scope))),
             }
-            stack.extend(push.into_iter().rev());
+            stack.extend(push.drain(..).rev());
         }
         self.scopes.iter_mut().for_each(Scope::index_bindings);
         let mut scopes = Scopes { scopes: self.scopes, resolutions: Default::default() };

@@ -84,7 +84,7 @@ fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarge
 /// and a call runs an implementation quarry may not see (a subclass in
 /// another file, or one whose generic base `Base[T]` it does not follow).
 fn is_abstract(cx: &FileContext<'_>, function: Node<'_>) -> bool {
-    crate::ast::decorators(cx.file(), function).iter().any(|d| d.ends_with("abstractmethod"))
+    cx.syntax().decorators(function).iter().any(|d| d.ends_with("abstractmethod"))
 }
 
 /// A procedure as CodeQL defines it: no `return` statement at all, no
@@ -101,7 +101,7 @@ fn is_procedure<'f>(cx: &FileContext<'f>, function: Node<'f>) -> bool {
 /// subscript, or sits in a statement other than an expression statement
 /// (the value of its function's only `return` excepted).
 fn is_used<'f>(cx: &FileContext<'f>, call: Node<'f>) -> bool {
-    let mut current = call.parent();
+    let mut current = cx.syntax().parent(call);
     while let Some(node) = current {
         match node.py_kind() {
             Kind::Call | Kind::Attribute | Kind::Subscript => return true,
@@ -116,7 +116,7 @@ fn is_used<'f>(cx: &FileContext<'f>, call: Node<'f>) -> bool {
             kind if kind.is_statement() || kind.is_clause() || kind == Kind::Assignment => return true,
             _ => {}
         }
-        current = node.parent();
+        current = cx.syntax().parent(node);
     }
     false
 }

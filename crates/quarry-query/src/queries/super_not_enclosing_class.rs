@@ -19,7 +19,7 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{call_arguments, field_text, method_class, strip_parentheses};
+use crate::ast::{call_arguments, field_text, strip_parentheses};
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -58,7 +58,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if scopes.get(innermost_scope(scopes, call)).node_id != function.id() {
             continue;
         }
-        let Some(class) = method_class(function) else { continue };
+        let Some(class) = cx.syntax().method_class(function) else { continue };
         let class_name = field_text(cx.file(), class, Field::Name).unwrap_or_default();
         let first = call_arguments(call).into_iter().find(|a| a.py_kind() != Kind::Comment);
         let wrong = first.and_then(|arg| source_name(cx, arg)).filter(|&name| name != class_name);
