@@ -31,6 +31,8 @@ pub struct FileSyntax<'f> {
     own_nodes: OnceCell<NodeIdMap<Vec<Node<'f>>>>,
     super_assignments: OnceCell<NodeIdMap<Vec<Node<'f>>>>,
     assigned_names: OnceCell<NodeIdMap<HashSet<&'f str>>>,
+    definitions: OnceCell<NodeIdMap<Node<'f>>>,
+    parameter_names: OnceCell<NodeIdMap<Vec<(String, Node<'f>)>>>,
 }
 
 impl<'f> FileSyntax<'f> {
@@ -42,6 +44,8 @@ impl<'f> FileSyntax<'f> {
             own_nodes: OnceCell::new(),
             super_assignments: OnceCell::new(),
             assigned_names: OnceCell::new(),
+            definitions: OnceCell::new(),
+            parameter_names: OnceCell::new(),
         }
     }
 
@@ -228,6 +232,31 @@ impl<'f> FileSyntax<'f> {
             .collect()
         });
         index.get(&function.id()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The function or class definition with tree-sitter id `id`, looked
+    /// up in a map of every definition built on first use.
+    pub fn definition(&self, id: usize) -> Option<Node<'f>> {
+        let index = self.definitions.get_or_init(|| {
+            let definitions = self.nodes(Kind::FunctionDefinition).iter().chain(self.nodes(Kind::ClassDefinition));
+            definitions.map(|d| (d.id(), *d)).collect()
+        });
+        index.get(&id).copied()
+    }
+
+    /// The names a function's (or lambda's) parameters bind
+    /// ([`crate::parameters::parameter_names`]), read for every function of
+    /// the file on first use.
+    pub fn parameter_names(&self, function: Node<'f>) -> &[(String, Node<'f>)] {
+        let index = self.parameter_names.get_or_init(|| {
+            // Only these two kinds have parameters; any other node has none.
+            let functions = self.nodes(Kind::FunctionDefinition).iter().chain(self.nodes(Kind::Lambda));
+            functions.map(|&f| (f.id(), crate::parameters::parameter_names(self.file, f))).collect()
+        });
+        match index.get(&function.id()) {
+            Some(names) => names,
+            None => &[],
+        }
     }
 
     /// Whether the function's own scope binds `name` as the plain-name

@@ -17,6 +17,8 @@
 //! calls whose method a subclass overrides with one returning a value. The callee and the classes linking it are relevant.
 //! Negative form: calls of procedures whose result is discarded.
 
+use std::collections::HashMap;
+
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
@@ -43,10 +45,18 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         return Vec::new();
     }
     let mut findings = Vec::new();
+    // Whether a target is a procedure call worth judging, once per target
+    // (a file calls the same function many times).
+    let mut judged: HashMap<(usize, Option<usize>, bool), bool> = HashMap::new();
     for &call in cx.nodes(Kind::Call) {
         let Some(target) = cx.call_target(call) else { continue };
-        if !is_procedure(cx, target.function) || is_abstract(cx, target.function) || overridden_by_function(cx, &target)
-        {
+        let key = (target.function.id(), target.class, target.bound);
+        let procedure = *judged.entry(key).or_insert_with(|| {
+            is_procedure(cx, target.function)
+                && !is_abstract(cx, target.function)
+                && !overridden_by_function(cx, &target)
+        });
+        if !procedure {
             continue;
         }
         let used = is_used(cx, call);

@@ -84,7 +84,6 @@ fn source_name<'f>(cx: &FileContext<'f>, argument: Node<'_>) -> Option<&'f str> 
     }
     let name = cx.text(argument);
     let scope = cx.scopes().get(innermost_scope(cx.scopes(), argument));
-    let assigned_locally =
-        scope.bindings.iter().any(|b| b.name == name && !matches!(b.kind, Some(BindingKind::Parameter)));
+    let assigned_locally = scope.bindings_named(name).any(|b| !matches!(b.kind, Some(BindingKind::Parameter)));
     (!assigned_locally).then_some(name)
 }
