@@ -169,7 +169,12 @@ impl<'f> FileSyntax<'f> {
     /// [`crate::methods::own_nodes`] gives them. Every function's list comes
     /// from one walk of the file on first use.
     pub fn own_nodes(&self, function: Node<'f>) -> &[Node<'f>] {
-        let index = self.own_nodes.get_or_init(|| {
+        self.own_nodes_index().get(&function.id()).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every function's own nodes, by the function's node id (one walk).
+    fn own_nodes_index(&self) -> &NodeIdMap<Vec<Node<'f>>> {
+        self.own_nodes.get_or_init(|| {
             // Each function gets a slot when its body is reached; the walk
             // carries the slot, so no node needs a hash lookup.
             let mut lists: Vec<(usize, Vec<Node<'f>>)> = Vec::new();
@@ -208,28 +213,31 @@ impl<'f> FileSyntax<'f> {
                 }
             }
             index
-        });
-        index.get(&function.id()).map_or(&[], Vec::as_slice)
+        })
+    }
+
+    /// A fact read from each function's own nodes, for every function by
+    /// one pass on first use, kept in `cell`.
+    fn per_function<'s, T>(
+        &'s self,
+        cell: &'s OnceCell<NodeIdMap<T>>,
+        read: impl Fn(&[Node<'f>]) -> T,
+    ) -> &'s NodeIdMap<T> {
+        cell.get_or_init(|| self.own_nodes_index().iter().map(|(&owner, nodes)| (owner, read(nodes))).collect())
     }
 
     /// The assignments of a function's own scope whose value is a call of
     /// `super` (`s = super(C, self)`), in source order; one pass over every
     /// function's own nodes on first use.
     pub fn super_assignments(&self, function: Node<'f>) -> &[Node<'f>] {
-        let index = self.super_assignments.get_or_init(|| {
-            self.own_nodes(function);
-            let own = self.own_nodes.get().map(|own| own.iter()).into_iter().flatten();
-            own.map(|(&owner, nodes)| {
-                let assignments = nodes
-                    .iter()
-                    .copied()
-                    .filter(|n| n.py_kind() == Kind::Assignment)
-                    .filter(|n| n.field(Field::Left).is_some())
-                    .filter(|n| n.field(Field::Right).is_some_and(|r| is_super_call(self.file, r)))
-                    .collect();
-                (owner, assignments)
-            })
-            .collect()
+        let index = self.per_function(&self.super_assignments, |nodes| {
+            nodes
+                .iter()
+                .copied()
+                .filter(|n| n.py_kind() == Kind::Assignment)
+                .filter(|n| n.field(Field::Left).is_some())
+                .filter(|n| n.field(Field::Right).is_some_and(|r| is_super_call(self.file, r)))
+                .collect()
         });
         index.get(&function.id()).map_or(&[], Vec::as_slice)
     }
@@ -264,19 +272,13 @@ impl<'f> FileSyntax<'f> {
     /// names of every function are gathered by one pass over their own
     /// nodes on first use.
     pub fn assigns_locally(&self, function: Node<'f>, name: &str) -> bool {
-        let index = self.assigned_names.get_or_init(|| {
-            self.own_nodes(function);
-            let own = self.own_nodes.get().map(|own| own.iter()).into_iter().flatten();
-            own.map(|(&owner, nodes)| {
-                let names = nodes
-                    .iter()
-                    .filter(|n| matches!(n.py_kind(), Kind::Assignment | Kind::ForStatement | Kind::WithItem))
-                    .filter_map(|n| n.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier))
-                    .map(|l| self.file.node_text(l))
-                    .collect();
-                (owner, names)
-            })
-            .collect()
+        let index = self.per_function(&self.assigned_names, |nodes| {
+            nodes
+                .iter()
+                .filter(|n| matches!(n.py_kind(), Kind::Assignment | Kind::ForStatement | Kind::WithItem))
+                .filter_map(|n| n.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier))
+                .map(|l| self.file.node_text(l))
+                .collect()
         });
         index.get(&function.id()).is_some_and(|names| names.contains(name))
     }

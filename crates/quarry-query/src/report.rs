@@ -176,7 +176,7 @@ fn analyze_parsed_bounded(
     let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
     let project = project.clone();
     deadline.run_bounded(&path, "running queries", move || {
-        analyze_checked(&project, &file, loaded.as_ref(), &queries, &polarities, max_depth, &deadline)
+        analyze_checked(Some(&project), &file, loaded.as_ref(), &queries, &polarities, max_depth, &deadline)
     })
 }
 
@@ -195,9 +195,7 @@ pub fn analyze_parsed_within(
     max_depth: usize,
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
-    let syntax = FileSyntax::new(file);
-    syntax.check_depth(max_depth)?;
-    run_queries(FileContext::with_syntax(syntax, None), queries, polarities, deadline)
+    analyze_checked(None, file, None, queries, polarities, max_depth, deadline)
 }
 
 /// Queries an already parsed file of a project, as
@@ -211,14 +209,15 @@ pub fn analyze_parsed_in(
     max_depth: usize,
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
-    analyze_checked(project, file, None, queries, polarities, max_depth, deadline)
+    analyze_checked(Some(project), file, None, queries, polarities, max_depth, deadline)
 }
 
-/// [`analyze_parsed_in`], leaving the file's summary behind first when it
-/// was loaded by [`Project::parse_for_analysis`] with `loaded`. The depth
-/// is measured by the walk that indexes the tree ([`FileSyntax::check_depth`]).
+/// [`analyze_parsed_in`] (alone without a project), leaving the file's
+/// summary behind first when it was loaded by
+/// [`Project::parse_for_analysis`] with `loaded`. The depth is measured by
+/// the walk that indexes the tree ([`FileSyntax::check_depth`]).
 fn analyze_checked(
-    project: &Project,
+    project: Option<&Project>,
     file: &ParsedFile,
     loaded: Option<&LoadOptions>,
     queries: &[&'static Query],
@@ -227,11 +226,13 @@ fn analyze_checked(
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
     let syntax = FileSyntax::new(file);
-    if let Some(load) = loaded {
+    if let (Some(project), Some(load)) = (project, loaded) {
         project.leave_summary(file, load, syntax.depth().0);
     }
     syntax.check_depth(max_depth)?;
-    let view = project.module_of(file.source().path()).map(|module| ProjectView { project: project.clone(), module });
+    let view = project.and_then(|project| {
+        project.module_of(file.source().path()).map(|module| ProjectView { project: project.clone(), module })
+    });
     run_queries(FileContext::with_syntax(syntax, view), queries, polarities, deadline)
 }
 
