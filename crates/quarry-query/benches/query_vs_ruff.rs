@@ -20,6 +20,11 @@ use quarry_query::{all_queries, Polarity};
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Language, LoadOptions};
 
+/// The engine's allocator, as in the `quarry` binary (see
+/// [`quarry_query::allocator`]).
+#[global_allocator]
+static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
+
 fn option(args: &[String], name: &str, default: usize) -> usize {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
@@ -76,6 +81,9 @@ fn peak_memory_mb() -> Option<f64> {
 }
 
 fn main() {
+    // SAFETY: first thing in main, before tree-sitter allocates anything.
+    unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
+    quarry_query::allocator::keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = args
         .iter()

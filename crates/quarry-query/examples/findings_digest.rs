@@ -14,6 +14,11 @@ use quarry_query::{all_queries, Polarity};
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Language, SpanRecord};
 
+/// The engine's allocator, as in the `quarry` binary (see
+/// [`quarry_query::allocator`]).
+#[global_allocator]
+static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
+
 fn spans(spans: &[SpanRecord]) -> String {
     let parts: Vec<String> =
         spans.iter().map(|s| format!("{}:{}-{}:{}", s.start_line, s.start_column, s.end_line, s.end_column)).collect();
@@ -21,6 +26,9 @@ fn spans(spans: &[SpanRecord]) -> String {
 }
 
 fn main() {
+    // SAFETY: first thing in main, before tree-sitter allocates anything.
+    unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
+    quarry_query::allocator::keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(dir) = args.iter().find(|a| !a.starts_with("--")).map(PathBuf::from) else {
         eprintln!("usage: findings_digest DIR [--both]");

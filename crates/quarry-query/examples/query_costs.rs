@@ -1,6 +1,7 @@
 //! Where the query engine's CPU time goes on a directory, one thread: reading,
 //! parsing, blocks, each shared analysis (built once per file, timed on its
-//! own before any query asks for it), then each query in the positive and
+//! own before any query asks for it), the file's own module summary, then
+//! each query in the positive and
 //! the negative form. Prints one table, costliest first, with each row's
 //! share of the total. The directory is analysed as one project, as
 //! `quarry query` does; module summaries of other files read on demand are
@@ -13,14 +14,19 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use quarry_query::file_syntax::FileSyntax;
 use quarry_query::project::{Project, ProjectView};
-use quarry_query::syntax::Kind;
 use quarry_query::{all_queries, run_query, FileContext, Polarity};
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Deadline, Language, LoadOptions};
 
 /// CPU time of the calling thread (wall-clock time would count the other
 /// jobs of a shared machine).
+/// The engine's allocator, as in the `quarry` binary (see
+/// [`quarry_query::allocator`]).
+#[global_allocator]
+static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
+
 fn thread_cpu() -> Duration {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `t` is a valid timespec for clock_gettime to fill.
@@ -37,6 +43,9 @@ fn timed<T>(costs: &mut HashMap<String, Duration>, label: &str, f: impl FnOnce()
 }
 
 fn main() {
+    // SAFETY: first thing in main, before tree-sitter allocates anything.
+    unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
+    quarry_query::allocator::keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = args
         .iter()
@@ -59,9 +68,10 @@ fn main() {
             timed(&mut costs, "read + parse", || project.parse_for_analysis(path, &load, &Deadline::unlimited()));
         let Ok(file) = parsed else { continue };
         let view = project.module_of(path).map(|module| ProjectView { project: project.clone(), module });
-        let cx = timed(&mut costs, "blocks", || FileContext::within(&file, view));
-        timed(&mut costs, "analysis: nodes by kind", || cx.nodes(Kind::Module).len());
-        timed(&mut costs, "analysis: parents", || cx.syntax().parents());
+        let syntax = FileSyntax::new(&file);
+        let depth = timed(&mut costs, "analysis: nodes by kind + parents + depth", || syntax.depth().0);
+        timed(&mut costs, "module summary (own tree)", || project.leave_summary(&file, &load, depth));
+        let cx = timed(&mut costs, "blocks", || FileContext::with_syntax(syntax, view));
         timed(&mut costs, "analysis: scopes", || cx.scopes());
         timed(&mut costs, "analysis: imports", || cx.imports());
         timed(&mut costs, "analysis: module names", || cx.project_file().map_or(0, |p| p.module_names().len()));

@@ -147,7 +147,8 @@ pub fn strip_parentheses(mut node: Node<'_>) -> Node<'_> {
 
 /// The statements of a block (`block` node) or module, skipping comments.
 pub fn statements(block: Node<'_>) -> Vec<Node<'_>> {
-    named_children(block).into_iter().filter(|c| c.py_kind() != Kind::Comment).collect()
+    let mut cursor = block.walk();
+    block.named_children(&mut cursor).filter(|c| c.py_kind() != Kind::Comment).collect()
 }
 
 /// Whether `inner` lies within `outer` (or is `outer`), by source range.

@@ -10,7 +10,6 @@ use crate::ast::{dotted_head, is_super_call, method_class};
 use crate::class_syntax::MemberKind;
 use crate::classes::{ClassId, ClassRef, Classes, Lookup};
 use crate::file_syntax::FileSyntax;
-use crate::parameters::parameter_names;
 use crate::project::{Binding, ExternalClass, InitRef, MethodSummary, Project, ProjectFile, Resolved};
 use crate::scopes::{BindingKind, Scopes};
 use crate::signatures::Signature;
@@ -83,7 +82,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
             // `module.Class.name`, with `module` imported at module level.
             let head = dotted_head(object).map(|h| file.node_text(h));
             let local = head.is_some_and(|h| {
-                parameter_names(file, function).iter().any(|(n, _)| n == h) || self.assigns_locally(function, h)
+                self.syntax.parameter_names(function).iter().any(|(n, _)| n == h) || self.assigns_locally(function, h)
             });
             if local {
                 return Reference::Opaque;
@@ -95,7 +94,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
             return Reference::Opaque;
         }
         let name = file.node_text(object);
-        let parameters = parameter_names(file, function);
+        let parameters = self.syntax.parameter_names(function);
         if parameters.first().is_some_and(|(n, _)| n == name) {
             return Reference::Receiver;
         }
@@ -111,11 +110,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
     /// Whether the function's own scope assigns `name` (`B = type(...)`), which
     /// hides any class of that name.
     fn assigns_locally(&self, function: Node<'f>, name: &str) -> bool {
-        let file = self.syntax.file();
-        self.syntax.own_nodes(function).iter().any(|n| {
-            matches!(n.py_kind(), Kind::Assignment | Kind::ForStatement | Kind::WithItem)
-                && n.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && file.node_text(l) == name)
-        })
+        self.syntax.assigns_locally(function, name)
     }
 
     /// Resolves the attribute reference `object.name` inside `function`,
@@ -190,6 +185,10 @@ impl<'a, 'f> CallResolver<'a, 'f> {
         name: &str,
     ) -> Vec<(Node<'f>, Reference)> {
         let file = self.syntax.file();
+        // A function whose text never holds `name` has no such attribute.
+        if !file.node_text(function).contains(name) {
+            return Vec::new();
+        }
         self.syntax
             .own_nodes(function)
             .iter()
@@ -225,7 +224,8 @@ impl<'a, 'f> CallResolver<'a, 'f> {
                 let defining = classes.of_node(self.syntax.method_class(function)?)?;
                 let object = callee.field(Field::Object)?;
                 let through_class = object.py_kind() == Kind::Identifier
-                    && parameter_names(file, function).first().map(|(n, _)| n.as_str()) != Some(file.node_text(object))
+                    && self.syntax.parameter_names(function).first().map(|(n, _)| n.as_str())
+                        != Some(file.node_text(object))
                     && self.super_class(defining, function, object).is_none();
                 match self.resolve_attribute(defining, defining, function, callee) {
                     Target::Function(class, node) => {
@@ -249,8 +249,9 @@ impl<'a, 'f> CallResolver<'a, 'f> {
     pub fn resolve_imported_call(&self, call: Node<'f>) -> Option<&'a Signature> {
         let callee = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Identifier)?;
         let name = self.syntax.file().node_text(callee);
-        let mut bindings = self.scopes.get(0).bindings.iter().filter(|b| b.name == name);
-        let (Some(binding), None) = (bindings.next(), bindings.next()) else { return None };
+        let module = self.scopes.get(0);
+        let &[index] = module.bindings_of(name) else { return None };
+        let binding = &module.bindings[index];
         if binding.kind != Some(BindingKind::Import) || self.shadowed(name, call) {
             return None;
         }
@@ -308,7 +309,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
     /// else the last one) and no enclosing function or lambda binds it.
     fn module_definition(&self, name: &str, site: Node<'f>) -> Option<Node<'f>> {
         let module = self.scopes.get(0);
-        let bindings: Vec<_> = module.bindings.iter().filter(|b| b.name == name).collect();
+        let bindings: Vec<_> = module.bindings_of(name).iter().map(|&i| &module.bindings[i]).collect();
         if bindings.is_empty() || bindings.iter().any(|b| b.kind != Some(BindingKind::Definition)) {
             return None;
         }
@@ -316,9 +317,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
             return None;
         }
         let before = bindings.iter().rev().find(|b| b.start_byte < site.start_byte()).or(bindings.last())?;
-        let definitions =
-            self.syntax.nodes(Kind::FunctionDefinition).iter().chain(self.syntax.nodes(Kind::ClassDefinition));
-        definitions.copied().find(|d| d.id() == before.binder_id.unwrap_or(usize::MAX))
+        self.syntax.definition(before.binder_id?)
     }
 }
 

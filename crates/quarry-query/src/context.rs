@@ -44,8 +44,15 @@ impl<'f> FileContext<'f> {
     /// Prepares the context of a parsed file that is a module of a project:
     /// names it imports from other modules of the project resolve there.
     pub fn within(file: &'f ParsedFile, project: Option<ProjectView>) -> FileContext<'f> {
+        FileContext::with_syntax(FileSyntax::new(file), project)
+    }
+
+    /// [`FileContext::within`] on a syntax layer already made (whose depth
+    /// may have been checked: [`FileSyntax::check_depth`]).
+    pub fn with_syntax(syntax: FileSyntax<'f>, project: Option<ProjectView>) -> FileContext<'f> {
+        let file = syntax.file();
         FileContext {
-            syntax: FileSyntax::new(file),
+            syntax,
             blocks: code_blocks(file),
             project: project.map(|view| ProjectFile::new(file, view)),
             scopes: OnceCell::new(),

@@ -5,27 +5,48 @@
 //! analysis, so any analysis may take it as an input.
 
 use std::cell::OnceCell;
+use std::collections::HashSet;
 
 use quarry_syntax::walk::{NodeIdMap, ParentIndex};
-use quarry_syntax::{ParsedFile, Span};
+use quarry_syntax::{ParsedFile, Span, SyntaxError};
 use tree_sitter::Node;
 
 use crate::ast::is_super_call;
 use crate::syntax::{Field, Kind, SyntaxNode};
 
+/// What the one walk of a file's tree finds.
+struct Index<'f> {
+    by_kind: Vec<Vec<Node<'f>>>,
+    parents: ParentIndex<'f>,
+    /// The depth of the deepest node (the root is at 0) and its line.
+    depth: (usize, usize),
+}
+
 /// One parsed file with its syntax indexes, each built on first use.
 pub struct FileSyntax<'f> {
     file: &'f ParsedFile,
-    /// Named nodes by kind and the parent index, built by one walk.
-    index: OnceCell<(Vec<Vec<Node<'f>>>, ParentIndex<'f>)>,
+    /// Named nodes by kind, the parent index and the tree's depth, built by
+    /// one walk.
+    index: OnceCell<Index<'f>>,
     own_nodes: OnceCell<NodeIdMap<Vec<Node<'f>>>>,
     super_assignments: OnceCell<NodeIdMap<Vec<Node<'f>>>>,
+    assigned_names: OnceCell<NodeIdMap<HashSet<&'f str>>>,
+    definitions: OnceCell<NodeIdMap<Node<'f>>>,
+    parameter_names: OnceCell<NodeIdMap<Vec<(String, Node<'f>)>>>,
 }
 
 impl<'f> FileSyntax<'f> {
     /// The syntax layer of a parsed file; nothing is indexed until asked.
     pub fn new(file: &'f ParsedFile) -> FileSyntax<'f> {
-        FileSyntax { file, index: OnceCell::new(), own_nodes: OnceCell::new(), super_assignments: OnceCell::new() }
+        FileSyntax {
+            file,
+            index: OnceCell::new(),
+            own_nodes: OnceCell::new(),
+            super_assignments: OnceCell::new(),
+            assigned_names: OnceCell::new(),
+            definitions: OnceCell::new(),
+            parameter_names: OnceCell::new(),
+        }
     }
 
     /// The parsed file.
@@ -42,20 +63,43 @@ impl<'f> FileSyntax<'f> {
     /// The file's parent index, built on first use by the walk that also
     /// indexes the nodes by kind.
     pub fn parents(&self) -> &ParentIndex<'f> {
-        &self.index().1
+        &self.index().parents
     }
 
-    /// One walk of the tree: the named nodes by kind, in source order, and
-    /// the parent of every node.
-    fn index(&self) -> &(Vec<Vec<Node<'f>>>, ParentIndex<'f>) {
+    /// Refuses a tree deeper than `limit` ([`SyntaxError::TooDeep`], naming
+    /// the file and the line of the deepest node), as
+    /// [`ParsedFile::check_depth`] does, measured by the iterative walk that
+    /// builds the indexes (which every analysis needs anyway), so the
+    /// check costs no walk of its own. Recursive analyses may run once it
+    /// has passed.
+    pub fn check_depth(&self, limit: usize) -> Result<(), SyntaxError> {
+        let (depth, line) = self.depth();
+        if depth > limit {
+            return Err(SyntaxError::TooDeep { path: self.file.source().path().to_path_buf(), depth, limit, line });
+        }
+        Ok(())
+    }
+
+    /// The depth of the deepest node (the root is at 0) and its line.
+    pub fn depth(&self) -> (usize, usize) {
+        self.index().depth
+    }
+
+    /// One walk of the tree: the named nodes by kind, in source order, the
+    /// parent of every node and the deepest node.
+    fn index(&self) -> &Index<'f> {
         self.index.get_or_init(|| {
             let mut by_kind: Vec<Vec<Node<'f>>> = vec![Vec::new(); Kind::ALL.len()];
-            let parents = ParentIndex::build_visiting(self.file.root(), |node| {
+            let mut deepest = (0, self.file.root());
+            let parents = ParentIndex::build_visiting(self.file.root(), |node, depth| {
                 if node.is_named() {
                     by_kind[node.py_kind() as usize].push(node);
                 }
+                if depth > deepest.0 {
+                    deepest = (depth, node);
+                }
             });
-            (by_kind, parents)
+            Index { by_kind, parents, depth: (deepest.0, deepest.1.start_position().row) }
         })
     }
 
@@ -63,7 +107,7 @@ impl<'f> FileSyntax<'f> {
     /// by a single walk (the one that builds the parent index) the first
     /// time any is asked for.
     pub fn nodes(&self, kind: Kind) -> &[Node<'f>] {
-        &self.index().0[kind as usize]
+        &self.index().by_kind[kind as usize]
     }
 
     /// The innermost function definition containing `node` (not `node`
@@ -81,11 +125,25 @@ impl<'f> FileSyntax<'f> {
         None
     }
 
+    /// The innermost function, lambda, class or module containing `node`
+    /// (not `node` itself), as [`crate::ast::enclosing_scope`] finds it,
+    /// through the parent index.
+    pub fn enclosing_scope(&self, node: Node<'_>) -> Option<Node<'f>> {
+        let mut current = self.parents().parent_of_id(node.id());
+        while let Some(n) = current {
+            if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::Lambda | Kind::ClassDefinition | Kind::Module) {
+                return Some(n);
+            }
+            current = self.parent(n);
+        }
+        None
+    }
+
     /// The class whose body directly holds the function definition
     /// `function` (through a decorator if any), as [`crate::ast::method_class`]
     /// finds it, through the parent index.
-    pub fn method_class(&self, function: Node<'f>) -> Option<Node<'f>> {
-        let mut parent = self.parent(function)?;
+    pub fn method_class(&self, function: Node<'_>) -> Option<Node<'f>> {
+        let mut parent = self.parents().parent_of_id(function.id())?;
         if parent.py_kind() == Kind::DecoratedDefinition {
             parent = self.parent(parent)?;
         }
@@ -102,8 +160,8 @@ impl<'f> FileSyntax<'f> {
 
     /// The decorators of a function or class definition, as their
     /// expression text ([`crate::ast::decorators`]), through the parent index.
-    pub fn decorators(&self, definition: Node<'f>) -> Vec<&'f str> {
-        crate::ast::decorators_under(self.file, self.parent(definition))
+    pub fn decorators(&self, definition: Node<'_>) -> Vec<&'f str> {
+        crate::ast::decorators_under(self.file, self.parents().parent_of_id(definition.id()))
     }
 
     /// The named nodes of a function's own scope, in source order: its body
@@ -111,7 +169,12 @@ impl<'f> FileSyntax<'f> {
     /// [`crate::methods::own_nodes`] gives them. Every function's list comes
     /// from one walk of the file on first use.
     pub fn own_nodes(&self, function: Node<'f>) -> &[Node<'f>] {
-        let index = self.own_nodes.get_or_init(|| {
+        self.own_nodes_index().get(&function.id()).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every function's own nodes, by the function's node id (one walk).
+    fn own_nodes_index(&self) -> &NodeIdMap<Vec<Node<'f>>> {
+        self.own_nodes.get_or_init(|| {
             // Each function gets a slot when its body is reached; the walk
             // carries the slot, so no node needs a hash lookup.
             let mut lists: Vec<(usize, Vec<Node<'f>>)> = Vec::new();
@@ -150,30 +213,74 @@ impl<'f> FileSyntax<'f> {
                 }
             }
             index
-        });
-        index.get(&function.id()).map_or(&[], Vec::as_slice)
+        })
+    }
+
+    /// A fact read from each function's own nodes, for every function by
+    /// one pass on first use, kept in `cell`.
+    fn per_function<'s, T>(
+        &'s self,
+        cell: &'s OnceCell<NodeIdMap<T>>,
+        read: impl Fn(&[Node<'f>]) -> T,
+    ) -> &'s NodeIdMap<T> {
+        cell.get_or_init(|| self.own_nodes_index().iter().map(|(&owner, nodes)| (owner, read(nodes))).collect())
     }
 
     /// The assignments of a function's own scope whose value is a call of
     /// `super` (`s = super(C, self)`), in source order; one pass over every
     /// function's own nodes on first use.
     pub fn super_assignments(&self, function: Node<'f>) -> &[Node<'f>] {
-        let index = self.super_assignments.get_or_init(|| {
-            self.own_nodes(function);
-            let own = self.own_nodes.get().map(|own| own.iter()).into_iter().flatten();
-            own.map(|(&owner, nodes)| {
-                let assignments = nodes
-                    .iter()
-                    .copied()
-                    .filter(|n| n.py_kind() == Kind::Assignment)
-                    .filter(|n| n.field(Field::Left).is_some())
-                    .filter(|n| n.field(Field::Right).is_some_and(|r| is_super_call(self.file, r)))
-                    .collect();
-                (owner, assignments)
-            })
-            .collect()
+        let index = self.per_function(&self.super_assignments, |nodes| {
+            nodes
+                .iter()
+                .copied()
+                .filter(|n| n.py_kind() == Kind::Assignment)
+                .filter(|n| n.field(Field::Left).is_some())
+                .filter(|n| n.field(Field::Right).is_some_and(|r| is_super_call(self.file, r)))
+                .collect()
         });
         index.get(&function.id()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The function or class definition with tree-sitter id `id`, looked
+    /// up in a map of every definition built on first use.
+    pub fn definition(&self, id: usize) -> Option<Node<'f>> {
+        let index = self.definitions.get_or_init(|| {
+            let definitions = self.nodes(Kind::FunctionDefinition).iter().chain(self.nodes(Kind::ClassDefinition));
+            definitions.map(|d| (d.id(), *d)).collect()
+        });
+        index.get(&id).copied()
+    }
+
+    /// The names a function's (or lambda's) parameters bind
+    /// ([`crate::parameters::parameter_names`]), read for every function of
+    /// the file on first use.
+    pub fn parameter_names(&self, function: Node<'f>) -> &[(String, Node<'f>)] {
+        let index = self.parameter_names.get_or_init(|| {
+            // Only these two kinds have parameters; any other node has none.
+            let functions = self.nodes(Kind::FunctionDefinition).iter().chain(self.nodes(Kind::Lambda));
+            functions.map(|&f| (f.id(), crate::parameters::parameter_names(self.file, f))).collect()
+        });
+        match index.get(&function.id()) {
+            Some(names) => names,
+            None => &[],
+        }
+    }
+
+    /// Whether the function's own scope binds `name` as the plain-name
+    /// target (`left`) of an assignment, a `for` loop or a `with` item; the
+    /// names of every function are gathered by one pass over their own
+    /// nodes on first use.
+    pub fn assigns_locally(&self, function: Node<'f>, name: &str) -> bool {
+        let index = self.per_function(&self.assigned_names, |nodes| {
+            nodes
+                .iter()
+                .filter(|n| matches!(n.py_kind(), Kind::Assignment | Kind::ForStatement | Kind::WithItem))
+                .filter_map(|n| n.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier))
+                .map(|l| self.file.node_text(l))
+                .collect()
+        });
+        index.get(&function.id()).is_some_and(|names| names.contains(name))
     }
 
     /// The source text of a node.

@@ -124,6 +124,10 @@ struct Graph<'t, 'p> {
     file: &'t ParsedFile,
     /// The file's parent index (tree-sitter's `Node::parent` scans from the root).
     parents: &'p ParentIndex<'t>,
+    /// For every named statement of a block or module walked here (comments
+    /// aside), the next one, as `next_named_sibling` past comments finds it
+    /// (tree-sitter's own finds the parent from the root).
+    next_in_block: NodeIdMap<Option<Node<'t>>>,
 }
 
 fn analyse_scope<'f>(
@@ -147,7 +151,7 @@ fn analyse_scope<'f>(
     let n = graph.nodes.len();
     let entry_node = n;
     // Events per graph node: names read, then definitions made.
-    let mut reads: Vec<Vec<String>> = vec![Vec::new(); n + 1];
+    let mut reads: Vec<Vec<&str>> = vec![Vec::new(); n + 1];
     let mut writes: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
     let ranges = graph.own_ranges();
     let locate = |byte: usize| -> Option<usize> {
@@ -161,7 +165,7 @@ fn analyse_scope<'f>(
         let at = if kind == BindingKind::Parameter { Some(entry_node) } else { locate(binding.start_byte) };
         let Some(at) = at else { continue };
         if kind == BindingKind::Delete {
-            reads[at].push(binding.name.clone());
+            reads[at].push(binding.name.as_str());
             continue;
         }
         writes[at].push(defs.len());
@@ -181,7 +185,7 @@ fn analyse_scope<'f>(
     }
     for usage in &scope.uses {
         if let Some(at) = locate(usage.start_byte) {
-            reads[at].push(usage.name.clone());
+            reads[at].push(usage.name.as_str());
         }
     }
     let (normal, exceptional) = graph.successors();
@@ -209,11 +213,11 @@ fn analyse_scope<'f>(
     let defined: HashSet<&str> = defs.iter().map(|d| d.name.as_str()).collect();
     for node in 0..=entry_node {
         let (block, position) = (blocks.block_of[node], blocks.position[node]);
-        for name in &reads[node] {
-            if let Some(list) = events.get_mut(name.as_str()) {
+        for &name in &reads[node] {
+            if let Some(list) = events.get_mut(name) {
                 list.push((block, position, None));
-            } else if defined.contains(name.as_str()) {
-                events.insert(name.as_str(), vec![(block, position, None)]);
+            } else if defined.contains(name) {
+                events.insert(name, vec![(block, position, None)]);
             }
         }
         for &d in &writes[node] {
@@ -441,14 +445,27 @@ const SIMPLE_STATEMENTS: &[Kind] = &[
 impl<'t, 'p> Graph<'t, 'p> {
     fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p ParentIndex<'t>) -> Graph<'t, 'p> {
         let mut nodes = Vec::new();
+        let mut next_in_block: NodeIdMap<Option<Node<'t>>> = NodeIdMap::default();
+        // The last named statement seen in each block (the walk visits every
+        // child of a block it enters, in order).
+        let mut last_in_block: NodeIdMap<Node<'t>> = NodeIdMap::default();
         let mut walk = quarry_syntax::walk::Preorder::new(body);
         while let Some(node) = walk.next() {
             if node.id() == body.id() {
                 continue;
             }
+            let parent = parents.parent(node);
             let is_clause = matches!(node.py_kind(), Kind::ElifClause | Kind::ExceptClause | Kind::CaseClause);
-            if is_clause || crate::reachability::is_statement_in(node, parents.parent(node)) {
+            if is_clause || crate::reachability::is_statement_in(node, parent) {
                 nodes.push(node);
+            }
+            if let Some(block) = parent.filter(|p| matches!(p.py_kind(), Kind::Block | Kind::Module)) {
+                if node.is_named() && node.py_kind() != Kind::Comment {
+                    if let Some(previous) = last_in_block.insert(block.id(), node) {
+                        next_in_block.insert(previous.id(), Some(node));
+                    }
+                    next_in_block.insert(node.id(), None);
+                }
             }
             // A `for` loop's iterable is evaluated once, before the loop; its
             // target is bound on the way into the body only, so a loop that
@@ -464,7 +481,7 @@ impl<'t, 'p> Graph<'t, 'p> {
             }
         }
         let index = nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect();
-        Graph { nodes, index, body, file, parents }
+        Graph { nodes, index, body, file, parents, next_in_block }
     }
 
     /// Byte ranges of each node's own code (its header for compound
@@ -516,13 +533,19 @@ impl<'t, 'p> Graph<'t, 'p> {
     fn follow(&self, statement: Node<'_>) -> usize {
         let mut current = statement;
         for _ in 0..10_000 {
-            let mut sibling = current.next_named_sibling();
-            while let Some(s) = sibling.filter(|s| s.py_kind() == Kind::Comment) {
-                sibling = s.next_named_sibling();
-            }
             let in_block =
                 self.parents.parent(current).is_some_and(|p| p.py_kind() == Kind::Block || p.py_kind() == Kind::Module);
             if in_block {
+                let sibling = match self.next_in_block.get(&current.id()) {
+                    Some(next) => *next,
+                    None => {
+                        let mut sibling = current.next_named_sibling();
+                        while let Some(s) = sibling.filter(|s| s.py_kind() == Kind::Comment) {
+                            sibling = s.next_named_sibling();
+                        }
+                        sibling
+                    }
+                };
                 if let Some(next) = sibling {
                     return self.entry_idx(next);
                 }
@@ -668,7 +691,10 @@ impl<'t, 'p> Graph<'t, 'p> {
                 _ => vec![self.follow(node)],
             };
             normal.push(succ);
-            exceptional.push(if may_raise(node) { self.handlers_of(node) } else { Vec::new() });
+            // Most statements sit in no `try` or `with`: their handlers are
+            // found first, so that only those that have some walk their code.
+            let handlers = self.handlers_of(node);
+            exceptional.push(if !handlers.is_empty() && may_raise(node) { handlers } else { Vec::new() });
         }
         (normal, exceptional)
     }

@@ -11,6 +11,7 @@
 //! `# lgtm[...]`, `# quarry: skip-file`), [`baseline`], [`triage`] (which
 //! findings are reported) and [`output`] (diagnostics, SARIF, summary).
 
+pub mod allocator;
 pub mod ast;
 pub mod baseline;
 pub mod builtins;

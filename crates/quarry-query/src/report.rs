@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use quarry_syntax::budget::check_depth;
 use quarry_syntax::{
     BlockKind, CodeBlock, Deadline, Language, LineRun, LoadOptions, ParsedFile, SourceFile, SpanRecord, SyntaxError,
     DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET,
@@ -12,6 +11,7 @@ use serde::Serialize;
 
 use crate::context::FileContext;
 use crate::engine::run_query;
+use crate::file_syntax::FileSyntax;
 use crate::finding::Polarity;
 use crate::project::{Project, ProjectView};
 use crate::registry::Query;
@@ -132,7 +132,7 @@ pub fn analyze_file_in(
 ) -> Result<FileReport, SyntaxError> {
     let deadline = Deadline::new(limits.time_budget);
     let file = project.parse_for_analysis(path, options, &deadline)?;
-    analyze_parsed_bounded(project, file, queries, polarities, limits, deadline)
+    analyze_parsed_bounded(project, file, Some(*options), queries, polarities, limits, deadline)
 }
 
 /// [`analyze_file_within`] for a file already read, such as standard input:
@@ -157,13 +157,16 @@ pub fn analyze_source_in(
 ) -> Result<FileReport, SyntaxError> {
     let deadline = Deadline::new(limits.time_budget);
     let file = ParsedFile::parse_within(source, Language::Python, &deadline)?;
-    analyze_parsed_bounded(project, file, queries, polarities, limits, deadline)
+    analyze_parsed_bounded(project, file, None, queries, polarities, limits, deadline)
 }
 
-/// Queries a parsed file of `project` on a thread bounded by `deadline`.
+/// Queries a parsed file of `project` on a thread bounded by `deadline`;
+/// `loaded`: the options it was loaded with by
+/// [`Project::parse_for_analysis`], whose summary it then leaves behind.
 fn analyze_parsed_bounded(
     project: &Project,
     file: ParsedFile,
+    loaded: Option<LoadOptions>,
     queries: &[&'static Query],
     polarities: &[Polarity],
     limits: &WorkLimits,
@@ -173,13 +176,14 @@ fn analyze_parsed_bounded(
     let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
     let project = project.clone();
     deadline.run_bounded(&path, "running queries", move || {
-        analyze_parsed_in(&project, &file, &queries, &polarities, max_depth, &deadline)
+        analyze_checked(Some(&project), &file, loaded.as_ref(), &queries, &polarities, max_depth, &deadline)
     })
 }
 
 /// Queries an already parsed file.
 pub fn analyze_parsed(file: &ParsedFile, queries: &[&'static Query], polarities: &[Polarity]) -> FileReport {
-    run_queries(file, None, queries, polarities, &Deadline::unlimited()).unwrap_or_else(|_| unreachable!("no deadline"))
+    run_queries(FileContext::new(file), queries, polarities, &Deadline::unlimited())
+        .unwrap_or_else(|_| unreachable!("no deadline"))
 }
 
 /// Queries an already parsed file whose tree is at most `max_depth` deep,
@@ -191,8 +195,7 @@ pub fn analyze_parsed_within(
     max_depth: usize,
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
-    check_depth(file.source().path(), file.root(), max_depth)?;
-    run_queries(file, None, queries, polarities, deadline)
+    analyze_checked(None, file, None, queries, polarities, max_depth, deadline)
 }
 
 /// Queries an already parsed file of a project, as
@@ -206,19 +209,40 @@ pub fn analyze_parsed_in(
     max_depth: usize,
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
-    check_depth(file.source().path(), file.root(), max_depth)?;
-    let view = project.module_of(file.source().path()).map(|module| ProjectView { project: project.clone(), module });
-    run_queries(file, view, queries, polarities, deadline)
+    analyze_checked(Some(project), file, None, queries, polarities, max_depth, deadline)
+}
+
+/// [`analyze_parsed_in`] (alone without a project), leaving the file's
+/// summary behind first when it was loaded by
+/// [`Project::parse_for_analysis`] with `loaded`. The depth is measured by
+/// the walk that indexes the tree ([`FileSyntax::check_depth`]).
+fn analyze_checked(
+    project: Option<&Project>,
+    file: &ParsedFile,
+    loaded: Option<&LoadOptions>,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    max_depth: usize,
+    deadline: &Deadline,
+) -> Result<FileReport, SyntaxError> {
+    let syntax = FileSyntax::new(file);
+    if let (Some(project), Some(load)) = (project, loaded) {
+        project.leave_summary(file, load, syntax.depth().0);
+    }
+    syntax.check_depth(max_depth)?;
+    let view = project.and_then(|project| {
+        project.module_of(file.source().path()).map(|module| ProjectView { project: project.clone(), module })
+    });
+    run_queries(FileContext::with_syntax(syntax, view), queries, polarities, deadline)
 }
 
 fn run_queries(
-    file: &ParsedFile,
-    project: Option<ProjectView>,
+    context: FileContext<'_>,
     queries: &[&'static Query],
     polarities: &[Polarity],
     deadline: &Deadline,
 ) -> Result<FileReport, SyntaxError> {
-    let context = FileContext::within(file, project);
+    let file = context.file();
     let text = file.text();
     let name = file.source().path().display().to_string();
     let mut findings = Vec::new();

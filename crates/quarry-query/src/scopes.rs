@@ -114,6 +114,11 @@ impl Scope {
         self.by_name.get(name).map_or(&[], Vec::as_slice)
     }
 
+    /// The bindings of `name`, in source order (through the name index).
+    pub fn bindings_named<'s>(&'s self, name: &str) -> impl Iterator<Item = &'s NameEvent> + 's {
+        self.bindings_of(name).iter().map(|&i| &self.bindings[i])
+    }
+
     fn index_bindings(&mut self) {
         self.by_name.clear();
         for (i, b) in self.bindings.iter().enumerate() {
@@ -152,6 +157,8 @@ pub struct Scopes {
     scopes: Vec<Scope>,
     /// Resolution of every use, by the tree-sitter id of its identifier.
     resolutions: quarry_syntax::walk::NodeIdMap<Resolution>,
+    /// Each scope by the tree-sitter id of the node defining it.
+    by_node: quarry_syntax::walk::NodeIdMap<ScopeId>,
 }
 
 impl Scopes {
@@ -172,7 +179,7 @@ impl Scopes {
 
     /// The scope defined by the node with tree-sitter id `node_id`.
     pub fn of_node(&self, node_id: usize) -> Option<ScopeId> {
-        self.scopes.iter().position(|s| s.node_id == node_id)
+        self.by_node.get(&node_id).copied()
     }
 
     /// A binding.
@@ -311,8 +318,12 @@ impl<'f> Builder<'f> {
         let root = self.file.root();
         let module = self.new_scope(ScopeKind::Module, None, root);
         let mut stack: Vec<(Node<'_>, ScopeId)> = vec![(root, module)];
+        // Reused for every node: the children to visit next, and the cursor
+        // that lists them.
+        let mut push: Vec<(Node<'_>, ScopeId)> = Vec::new();
+        let mut cursor = root.walk();
         while let Some((node, scope)) = stack.pop() {
-            let mut push: Vec<(Node<'_>, ScopeId)> = Vec::new();
+            push.clear();
             match node.py_kind() {
                 Kind::FunctionDefinition | Kind::Lambda => {
                     let kind = if node.py_kind() == Kind::Lambda { ScopeKind::Lambda } else { ScopeKind::Function };
@@ -478,13 +489,16 @@ impl<'f> Builder<'f> {
                         push.push((value, scope));
                     }
                 }
-                Kind::DecoratedDefinition => push.extend(named_children(node).into_iter().map(|c| (c, scope))),
-                _ => push.extend(named_children(node).into_iter().map(|c| (c, scope))),
+                _ => push.extend(node.named_children(&mut cursor).map(|c| (c, scope))),
             }
-            stack.extend(push.into_iter().rev());
+            stack.extend(push.drain(..).rev());
         }
         self.scopes.iter_mut().for_each(Scope::index_bindings);
-        let mut scopes = Scopes { scopes: self.scopes, resolutions: Default::default() };
+        let mut by_node = quarry_syntax::walk::NodeIdMap::default();
+        for (id, scope) in self.scopes.iter().enumerate() {
+            by_node.entry(scope.node_id).or_insert(id);
+        }
+        let mut scopes = Scopes { scopes: self.scopes, resolutions: Default::default(), by_node };
         scopes.resolve_all();
         scopes
     }

@@ -16,6 +16,8 @@ pub struct ParsedFile {
     source: SourceFile,
     language: Language,
     tree: Tree,
+    /// The depth of the deepest node and its line, found on first need.
+    depth: std::sync::OnceLock<(usize, usize)>,
 }
 
 /// What kind of syntax problem an error region is.
@@ -63,7 +65,7 @@ impl ParsedFile {
                 return Err(SyntaxError::ParseFailed { path: source.path().to_path_buf() });
             }
         };
-        Ok(ParsedFile { source, language, tree })
+        Ok(ParsedFile { source, language, tree, depth: std::sync::OnceLock::new() })
     }
 
     /// Loads and parses a file, choosing the language from its extension
@@ -131,6 +133,20 @@ impl ParsedFile {
     /// The source text of a node.
     pub fn node_text(&self, node: Node<'_>) -> &str {
         &self.source.text()[node.start_byte()..node.end_byte()]
+    }
+
+    /// Refuses a tree deeper than `limit` ([`SyntaxError::TooDeep`], naming
+    /// the file and the line), as [`crate::budget::check_depth`] does; the
+    /// tree is walked once per file however often this is asked.
+    pub fn check_depth(&self, limit: usize) -> Result<(), SyntaxError> {
+        let &(depth, line) = self.depth.get_or_init(|| {
+            let (depth, node) = crate::budget::deepest_node(self.root());
+            (depth, node.start_position().row)
+        });
+        if depth > limit {
+            return Err(SyntaxError::TooDeep { path: self.source.path().to_path_buf(), depth, limit, line });
+        }
+        Ok(())
     }
 
     /// Whether the file parsed without any error or missing node.

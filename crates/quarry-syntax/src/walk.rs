@@ -125,19 +125,20 @@ pub struct ParentIndex<'tree> {
 impl<'tree> ParentIndex<'tree> {
     /// Indexes every node below `root`.
     pub fn build(root: Node<'tree>) -> ParentIndex<'tree> {
-        ParentIndex::build_visiting(root, |_| {})
+        ParentIndex::build_visiting(root, |_, _| {})
     }
 
     /// Indexes every node below `root`, calling `visit` on `root` and every
-    /// node below it in pre-order, so that callers can index the nodes in
-    /// the same walk.
-    pub fn build_visiting(root: Node<'tree>, mut visit: impl FnMut(Node<'tree>)) -> ParentIndex<'tree> {
-        let mut parents = NodeIdMap::default();
+    /// node below it in pre-order with its depth (`root` at 0), so that
+    /// callers can index the nodes, or measure the tree, in the same walk.
+    pub fn build_visiting(root: Node<'tree>, mut visit: impl FnMut(Node<'tree>, usize)) -> ParentIndex<'tree> {
+        // Sized once: tree-sitter knows the count of visible descendants.
+        let mut parents = NodeIdMap::with_capacity_and_hasher(root.descendant_count(), Default::default());
         let mut cursor = root.walk();
         let mut stack: Vec<Node<'tree>> = Vec::new();
         loop {
             let node = cursor.node();
-            visit(node);
+            visit(node, stack.len());
             if let Some(&parent) = stack.last() {
                 parents.insert(node.id(), parent);
             }
@@ -158,6 +159,12 @@ impl<'tree> ParentIndex<'tree> {
                 }
             }
         }
+    }
+
+    /// The parent of the node with tree-sitter id `id` (a node of the
+    /// indexed tree, seen through any borrow of it).
+    pub fn parent_of_id(&self, id: usize) -> Option<Node<'tree>> {
+        self.parents.get(&id).copied()
     }
 
     /// The parent of `node`, if it has one in the indexed tree.

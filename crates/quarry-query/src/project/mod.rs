@@ -27,7 +27,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use quarry_syntax::budget::check_depth;
 use quarry_syntax::{
     Deadline, Language, LoadOptions, ParsedFile, SourceFile, SyntaxError, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET,
 };
@@ -68,7 +67,7 @@ const MAX_HOPS: usize = 64;
 /// Most trees parsed for a summary and kept for their file's own analysis
 /// at one time; a tree beyond this is dropped and its file parsed again
 /// when its analysis comes.
-pub const MAX_KEPT_TREES: usize = 32;
+pub const MAX_KEPT_TREES: usize = 128;
 
 /// The project model of one run, cheap to clone and shared between threads.
 #[derive(Clone)]
@@ -159,9 +158,8 @@ impl Project {
 
     /// The parsed tree of `path` for its own analysis: the tree parsed
     /// earlier to summarise the file when it was kept, else the file loaded
-    /// with `load` and parsed within `deadline`. A file of the project whose
-    /// summary no file has needed yet leaves it behind, read from this
-    /// tree, so that no later need parses the file again.
+    /// with `load` and parsed within `deadline`. The analysis then calls
+    /// [`Project::leave_summary`] once it knows the tree's depth.
     pub fn parse_for_analysis(
         &self,
         path: &Path,
@@ -177,13 +175,21 @@ impl Project {
                 return Ok(file);
             }
         }
-        let file = ParsedFile::parse_within(SourceFile::load(path, load)?, Language::Python, deadline)?;
-        if let (Some(module), true) = (module, same_load) {
-            if self.inner.summaries[module].get().is_none() {
-                self.inner.summaries[module].get_or_init(|| summarise(&file));
-            }
+        ParsedFile::parse_within(SourceFile::load(path, load)?, Language::Python, deadline)
+    }
+
+    /// Leaves behind the summary of a file of the project parsed (with
+    /// `load`) for its own analysis, when no file has needed it yet: read
+    /// from this tree, so that no later need parses the file again. `depth`
+    /// is the tree's depth as the analysis measured it (no summary of a
+    /// tree deeper than [`DEFAULT_MAX_DEPTH`]). Call it before the file's
+    /// queries run: they may ask for their own module's summary.
+    pub fn leave_summary(&self, file: &ParsedFile, load: &LoadOptions, depth: usize) {
+        let Some(module) = self.module_of(file.source().path()) else { return };
+        if load.max_file_bytes != self.inner.load.max_file_bytes || self.inner.summaries[module].get().is_some() {
+            return;
         }
-        Ok(file)
+        self.inner.summaries[module].get_or_init(|| (depth <= DEFAULT_MAX_DEPTH).then(|| ModuleSummary::read(file)));
     }
 
     /// A class of the project.
@@ -297,7 +303,7 @@ impl Project {
 
 /// The summary of a parsed module; `None` when its tree is too deep.
 fn summarise(file: &ParsedFile) -> Option<ModuleSummary> {
-    check_depth(file.source().path(), file.root(), DEFAULT_MAX_DEPTH).ok()?;
+    file.check_depth(DEFAULT_MAX_DEPTH).ok()?;
     Some(ModuleSummary::read(file))
 }
 

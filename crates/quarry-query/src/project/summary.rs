@@ -266,6 +266,10 @@ fn init_references(
     class: usize,
     method: Node<'_>,
 ) -> Vec<InitRef> {
+    // A body whose text never says `__init__` holds no such reference.
+    if !method.field(Field::Body).is_some_and(|body| file.node_text(body).contains("__init__")) {
+        return Vec::new();
+    }
     let parameters = crate::parameters::parameter_names(file, method);
     let is_parameter = |n: &str| parameters.iter().any(|(p, _)| p == n);
     let mut refs = Vec::new();

@@ -114,7 +114,7 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
         return None;
     }
     let name = cx.text(callee);
-    if name == "NotImplemented" && !cx.scopes().get(0).bindings.iter().any(|b| b.name == name) {
+    if name == "NotImplemented" && !cx.scopes().get(0).binds(name) {
         let in_raise = callee.parent().and_then(|c| c.parent()).is_some_and(|p| p.py_kind() == Kind::RaiseStatement);
         return (!in_raise).then_some(Origin::Literal(callee));
     }
@@ -122,10 +122,10 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
     let function = cx.enclosing_function(callee);
     let scope: &Scope = match function.and_then(|f| scopes.of_node(f.id())) {
         Some(s) if scopes.get(s).is_local(name) => scopes.get(s),
-        Some(s) if scopes.get(s).bindings.iter().any(|b| b.name == name) => return None,
+        Some(s) if scopes.get(s).binds(name) => return None,
         _ => scopes.get(0),
     };
-    let bindings: Vec<_> = scope.bindings.iter().filter(|b| b.name == name).collect();
+    let bindings: Vec<_> = scope.bindings_named(name).collect();
     let [binding] = bindings.as_slice() else { return None };
     match binding.kind {
         Some(BindingKind::Definition) => {

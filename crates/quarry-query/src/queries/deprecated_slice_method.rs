@@ -20,7 +20,7 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{field_text, method_class, named_children};
+use crate::ast::{field_text, named_children};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
@@ -49,7 +49,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
     for &function in cx.nodes(Kind::FunctionDefinition) {
-        let Some(class) = method_class(function) else { continue };
+        let Some(class) = cx.syntax().method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
         let positive = SLICE_METHODS.contains(&name) && !overrides(cx, class, name);
         let negative = ITEM_METHODS.contains(&name) || (SLICE_METHODS.contains(&name) && overrides(cx, class, name));
@@ -102,6 +102,7 @@ fn base_names(cx: &FileContext<'_>, class: Node<'_>) -> Vec<String> {
 
 fn defines_method(cx: &FileContext<'_>, class: Node<'_>, method: &str) -> bool {
     cx.nodes(Kind::FunctionDefinition).iter().any(|&f| {
-        method_class(f).is_some_and(|c| c.id() == class.id()) && field_text(cx.file(), f, Field::Name) == Some(method)
+        cx.syntax().method_class(f).is_some_and(|c| c.id() == class.id())
+            && field_text(cx.file(), f, Field::Name) == Some(method)
     })
 }

@@ -21,6 +21,8 @@
 //! to non-modifying methods (`get`, `keys`, `items`, `values`, `copy`).
 
 use crate::scopes::Resolution;
+use std::collections::HashSet;
+
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
@@ -47,16 +49,27 @@ const READING: &[&str] = &["get", "keys", "items", "values", "copy", "iteritems"
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
-    if !cx.nodes(Kind::Call).iter().any(|c| is_locals_call(cx, *c)) {
+    // No `locals()` call in a file whose text never says `locals`: no scan.
+    if !cx.file().text().contains("locals") || !cx.nodes(Kind::Call).iter().any(|c| is_locals_call(cx, *c)) {
         return findings;
     }
     let message = match polarity {
         Polarity::Positive => "Modification of the locals() dictionary will have no effect on the local variables.",
         Polarity::Negative => "Read of the locals() dictionary.",
     };
+    // The names ever assigned `locals()`, found once for the file.
+    let assigned: HashSet<&str> = cx
+        .nodes(Kind::Assignment)
+        .iter()
+        .filter_map(|a| {
+            let left = a.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier)?;
+            let right = a.field(Field::Right)?;
+            is_locals_call(cx, strip_parentheses(right)).then(|| cx.text(left))
+        })
+        .collect();
     for &subscript in cx.nodes(Kind::Subscript) {
         let Some(object) = subscript.field(Field::Value).map(strip_parentheses) else { continue };
-        if !is_locals(cx, object, subscript) {
+        if !is_locals(cx, &assigned, object, subscript) {
             continue;
         }
         if is_store_or_delete(subscript) == (polarity == Polarity::Positive) {
@@ -76,7 +89,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             continue;
         }
         let Some(object) = function.field(Field::Object).map(strip_parentheses) else { continue };
-        if is_locals(cx, object, call) {
+        if is_locals(cx, &assigned, object, call) {
             findings.push(RawFinding::answer(cx.span(call), message));
         }
     }
@@ -84,8 +97,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 }
 
 /// `locals()`, or a name assigned `locals()` before `at` in the same scope
-/// (its latest assignment before `at`).
-fn is_locals(cx: &FileContext<'_>, object: Node<'_>, at: Node<'_>) -> bool {
+/// (its latest assignment before `at`); `assigned`: the names the file
+/// ever assigns `locals()` to.
+fn is_locals(cx: &FileContext<'_>, assigned: &HashSet<&str>, object: Node<'_>, at: Node<'_>) -> bool {
     if is_locals_call(cx, object) {
         return true;
     }
@@ -94,18 +108,14 @@ fn is_locals(cx: &FileContext<'_>, object: Node<'_>, at: Node<'_>) -> bool {
     }
     let name = cx.text(object);
     // Cheap test first: is the name ever assigned `locals()`?
-    let ever = cx.nodes(Kind::Assignment).iter().any(|a| {
-        a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == name)
-            && a.field(Field::Right).is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
-    });
-    if !ever {
+    if !assigned.contains(name) {
         return false;
     }
-    let scope = crate::ast::enclosing_scope(at).map(|s| s.id());
+    let scope = cx.syntax().enclosing_scope(at).map(|s| s.id());
     cx.nodes(Kind::Assignment)
         .iter()
         .filter(|a| a.end_byte() <= at.start_byte())
-        .filter(|a| crate::ast::enclosing_scope(**a).map(|s| s.id()) == scope)
+        .filter(|a| cx.syntax().enclosing_scope(**a).map(|s| s.id()) == scope)
         .filter(|a| a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == name))
         .last()
         .and_then(|a| a.field(Field::Right))
@@ -119,7 +129,9 @@ fn is_locals_call(cx: &FileContext<'_>, node: Node<'_>) -> bool {
         && callee_text(cx.file(), node) == Some("locals")
         && call_arguments(node).is_empty()
         && node.field(Field::Function).is_some_and(|f| cx.scopes().resolution(f.id()) == Some(Resolution::Builtin))
-        && crate::ast::enclosing_scope(node)
+        && cx
+            .syntax()
+            .enclosing_scope(node)
             .is_some_and(|s| matches!(s.py_kind(), Kind::FunctionDefinition | Kind::Lambda))
 }
 

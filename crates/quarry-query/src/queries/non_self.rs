@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{field_text, method_class};
+use crate::ast::field_text;
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -53,7 +53,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     let mut bodies: HashMap<usize, ClassBody<'_>> = HashMap::new();
     for &function in cx.nodes(Kind::FunctionDefinition) {
-        let Some(class) = method_class(function) else { continue };
+        let Some(class) = cx.syntax().method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
         if IMPLICIT_CLASS_METHODS.contains(&name) {
             continue;

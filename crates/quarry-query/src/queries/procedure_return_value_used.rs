@@ -17,6 +17,8 @@
 //! calls whose method a subclass overrides with one returning a value. The callee and the classes linking it are relevant.
 //! Negative form: calls of procedures whose result is discarded.
 
+use std::collections::HashMap;
+
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
@@ -43,10 +45,18 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         return Vec::new();
     }
     let mut findings = Vec::new();
+    // Whether a target is a procedure call worth judging, once per target
+    // (a file calls the same function many times).
+    let mut judged: HashMap<(usize, Option<usize>, bool), bool> = HashMap::new();
     for &call in cx.nodes(Kind::Call) {
         let Some(target) = cx.call_target(call) else { continue };
-        if !is_procedure(cx, target.function) || is_abstract(cx, target.function) || overridden_by_function(cx, &target)
-        {
+        let key = (target.function.id(), target.class, target.bound);
+        let procedure = *judged.entry(key).or_insert_with(|| {
+            is_procedure(cx, target.function)
+                && !is_abstract(cx, target.function)
+                && !overridden_by_function(cx, &target)
+        });
+        if !procedure {
             continue;
         }
         let used = is_used(cx, call);
@@ -84,7 +94,7 @@ fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarge
 /// and a call runs an implementation quarry may not see (a subclass in
 /// another file, or one whose generic base `Base[T]` it does not follow).
 fn is_abstract(cx: &FileContext<'_>, function: Node<'_>) -> bool {
-    crate::ast::decorators(cx.file(), function).iter().any(|d| d.ends_with("abstractmethod"))
+    cx.syntax().decorators(function).iter().any(|d| d.ends_with("abstractmethod"))
 }
 
 /// A procedure as CodeQL defines it: no `return` statement at all, no
@@ -101,7 +111,7 @@ fn is_procedure<'f>(cx: &FileContext<'f>, function: Node<'f>) -> bool {
 /// subscript, or sits in a statement other than an expression statement
 /// (the value of its function's only `return` excepted).
 fn is_used<'f>(cx: &FileContext<'f>, call: Node<'f>) -> bool {
-    let mut current = call.parent();
+    let mut current = cx.syntax().parent(call);
     while let Some(node) = current {
         match node.py_kind() {
             Kind::Call | Kind::Attribute | Kind::Subscript => return true,
@@ -116,7 +126,7 @@ fn is_used<'f>(cx: &FileContext<'f>, call: Node<'f>) -> bool {
             kind if kind.is_statement() || kind.is_clause() || kind == Kind::Assignment => return true,
             _ => {}
         }
-        current = node.parent();
+        current = cx.syntax().parent(node);
     }
     false
 }

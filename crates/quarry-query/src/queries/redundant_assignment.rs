@@ -140,7 +140,7 @@ fn root_name<'f>(cx: &FileContext<'f>, mut node: Node<'_>) -> Option<&'f str> {
 
 /// The scope (from [`crate::scopes`]) whose node holds `statement`.
 fn scope_of<'a>(cx: &'a FileContext<'_>, statement: Node<'_>) -> Option<&'a crate::scopes::Scope> {
-    let node = crate::ast::enclosing_scope(statement)?;
+    let node = cx.syntax().enclosing_scope(statement)?;
     let scopes = cx.scopes();
     scopes.of_node(node.id()).map(|id| scopes.get(id))
 }

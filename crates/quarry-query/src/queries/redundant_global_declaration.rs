@@ -32,7 +32,7 @@ pub static QUERY: Query = Query {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     for &statement in cx.nodes(Kind::GlobalStatement) {
-        let at_module = crate::ast::enclosing_scope(statement).is_some_and(|s| s.py_kind() == Kind::Module);
+        let at_module = cx.syntax().enclosing_scope(statement).is_some_and(|s| s.py_kind() == Kind::Module);
         if at_module != (polarity == Polarity::Positive) {
             continue;
         }

@@ -121,13 +121,13 @@ fn context_manager_class(
     name: Node<'_>,
     statement: Node<'_>,
 ) -> Option<String> {
-    let scope = crate::ast::enclosing_scope(statement)?;
+    let scope = cx.syntax().enclosing_scope(statement)?;
     let wanted = cx.text(name);
     let assignment = cx
         .nodes(Kind::Assignment)
         .iter()
         .filter(|a| a.start_byte() < statement.start_byte())
-        .filter(|a| crate::ast::enclosing_scope(**a).is_some_and(|s| s.id() == scope.id()))
+        .filter(|a| cx.syntax().enclosing_scope(**a).is_some_and(|s| s.id() == scope.id()))
         .filter(|a| a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == wanted))
         .last()?;
     let value = strip_parentheses(assignment.field(Field::Right)?);

@@ -28,7 +28,7 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{field_text, method_class, statements};
+use crate::ast::{field_text, statements};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::methods::ClassBody;
@@ -194,7 +194,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     let mut bodies: std::collections::HashMap<usize, ClassBody<'_>> = std::collections::HashMap::new();
     for &function in cx.nodes(Kind::FunctionDefinition) {
-        let Some(class) = method_class(function) else { continue };
+        let Some(class) = cx.syntax().method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
         let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(file, class));
         if !body.is_class_attribute(file, function) {

@@ -19,7 +19,7 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{call_arguments, field_text, method_class, strip_parentheses};
+use crate::ast::{call_arguments, field_text, strip_parentheses};
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -58,7 +58,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if scopes.get(innermost_scope(scopes, call)).node_id != function.id() {
             continue;
         }
-        let Some(class) = method_class(function) else { continue };
+        let Some(class) = cx.syntax().method_class(function) else { continue };
         let class_name = field_text(cx.file(), class, Field::Name).unwrap_or_default();
         let first = call_arguments(call).into_iter().find(|a| a.py_kind() != Kind::Comment);
         let wrong = first.and_then(|arg| source_name(cx, arg)).filter(|&name| name != class_name);
@@ -84,7 +84,6 @@ fn source_name<'f>(cx: &FileContext<'f>, argument: Node<'_>) -> Option<&'f str> 
     }
     let name = cx.text(argument);
     let scope = cx.scopes().get(innermost_scope(cx.scopes(), argument));
-    let assigned_locally =
-        scope.bindings.iter().any(|b| b.name == name && !matches!(b.kind, Some(BindingKind::Parameter)));
+    let assigned_locally = scope.bindings_named(name).any(|b| !matches!(b.kind, Some(BindingKind::Parameter)));
     (!assigned_locally).then_some(name)
 }

@@ -28,7 +28,7 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::{callee_text, decorators, field_text, method_class, named_children, strip_parentheses};
+use crate::ast::{callee_text, decorators, field_text, named_children, strip_parentheses};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
@@ -163,7 +163,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let mut findings = Vec::new();
     for &function in cx.nodes(Kind::FunctionDefinition) {
-        if method_class(function).is_none() {
+        if cx.syntax().method_class(function).is_none() {
             continue;
         }
         let name = field_text(file, function, Field::Name).unwrap_or_default();

@@ -160,12 +160,12 @@ fn iter_not_exhausted(cx: &FileContext<'_>, call: Node<'_>, argument: Node<'_>) 
         return false;
     }
     let name = cx.text(argument);
-    let scope = crate::ast::enclosing_scope(call).map(|s| s.id());
+    let scope = cx.syntax().enclosing_scope(call).map(|s| s.id());
     let Some(assignment) = cx
         .nodes(Kind::Assignment)
         .iter()
         .filter(|a| a.end_byte() <= call.start_byte())
-        .filter(|a| crate::ast::enclosing_scope(**a).map(|s| s.id()) == scope)
+        .filter(|a| cx.syntax().enclosing_scope(**a).map(|s| s.id()) == scope)
         .rfind(|a| a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == name))
         .copied()
     else {

@@ -62,7 +62,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
                 [Kind::IfStatement, Kind::ForStatement, Kind::WhileStatement, Kind::TryStatement, Kind::WithStatement]
             {
                 for &statement in cx.nodes(kind) {
-                    if !crate::reachability::is_statement(statement) || !reach.completes(statement) {
+                    let parent = cx.syntax().parent(statement);
+                    if !crate::reachability::is_statement_in(statement, parent) || !reach.completes(statement) {
                         continue;
                     }
                     if !contains_jump(statement) {

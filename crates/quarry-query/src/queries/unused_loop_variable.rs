@@ -185,7 +185,7 @@ fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>
         if !scope.is_local(name) {
             return false;
         }
-        let bindings: Vec<_> = scope.bindings.iter().filter(|b| b.name == name).collect();
+        let bindings: Vec<_> = scope.bindings_named(name).collect();
         bindings.len() > 1
             || bindings.iter().any(|b| loops.iter().any(|&(start, end)| start <= b.start_byte && b.start_byte < end))
     };

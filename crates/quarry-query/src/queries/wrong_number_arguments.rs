@@ -20,7 +20,6 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::decorators;
 use crate::calls::CallTarget;
 use crate::class_syntax::MemberKind;
 use crate::classes::Lookup;
@@ -67,7 +66,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         };
         let facts = [cx.location(target.function)];
         let context =
-            crate::relevance::linkage_of_nodes(cx, call_site_method(call).unwrap_or(call), &[target.function]);
+            crate::relevance::linkage_of_nodes(cx, call_site_method(cx, call).unwrap_or(call), &[target.function]);
         findings.push(RawFinding::answer(cx.location(call), message).with_facts(facts).with_context(context));
     }
     findings
@@ -113,12 +112,12 @@ fn fits_overridden(cx: &FileContext<'_>, target: &CallTarget<'_>, shape: &CallSh
 fn judged(cx: &FileContext<'_>, function: Node<'_>) -> bool {
     let file = cx.file();
     let name = function.field(Field::Name).map(|n| file.node_text(n));
-    let decorated = decorators(file, function);
+    let decorated = cx.syntax().decorators(function);
     let abstract_body = crate::methods::raises_not_implemented(file, function);
     name != Some("__new__") && !abstract_body && decorated.iter().all(|d| *d == "staticmethod" || *d == "classmethod")
 }
 
 /// The method holding a call, for linking it to the callee's class.
-fn call_site_method(call: Node<'_>) -> Option<Node<'_>> {
-    crate::ast::enclosing_function(call).filter(|f| crate::ast::method_class(*f).is_some())
+fn call_site_method<'f>(cx: &FileContext<'f>, call: Node<'f>) -> Option<Node<'f>> {
+    cx.enclosing_function(call).filter(|f| cx.syntax().method_class(*f).is_some())
 }
