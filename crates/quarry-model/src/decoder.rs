@@ -165,12 +165,12 @@ impl DecoderLayer {
         memory_bias: &Tensor,
         train: bool,
     ) -> candle_core::Result<Tensor> {
-        let x = self.norm1.forward(&(x + self.dropout.forward(sa, train)?)?, train)?;
+        let x = self.norm1.forward_residual(sa, x, self.dropout.key(train), train)?;
         let ca = self.cross_attn.attend(&x, cross_k, cross_v, memory_bias, None, train)?;
-        let x = self.norm2.forward(&(&x + self.dropout.forward(&ca, train)?)?, train)?;
+        let x = self.norm2.forward_residual(&ca, &x, self.dropout.key(train), train)?;
         let ff = self.linear1.forward(&x, train)?.relu()?;
         let ff = self.linear2.forward(&self.dropout.forward(&ff, train)?, train)?;
-        self.norm3.forward(&(&x + self.dropout.forward(&ff, train)?)?, train)
+        self.norm3.forward_residual(&ff, &x, self.dropout.key(train), train)
     }
 
     fn forward(
