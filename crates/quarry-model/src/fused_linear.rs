@@ -12,7 +12,7 @@ use candle_core::{bail, CpuStorage, CustomOp1, CustomOp3, DType, Layout, Result,
 use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
-use crate::ops::{contiguous_f32, zeroed};
+use crate::ops::{contiguous_f32, contiguous_f32_3, zeroed};
 
 struct FusedLinear;
 
@@ -31,9 +31,7 @@ impl CustomOp3 for FusedLinear {
         s3: &CpuStorage,
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(s1, l1, self.name())?;
-        let w = contiguous_f32(s2, l2, self.name())?;
-        let b = contiguous_f32(s3, l3, self.name())?;
+        let [x, w, b] = contiguous_f32_3((s1, l1), (s2, l2), (s3, l3), self.name())?;
         let (out_dim, in_dim) = l2.shape().dims2()?;
         let dims = l1.shape().dims();
         if dims.last() != Some(&in_dim) || b.len() != out_dim {
@@ -120,9 +118,7 @@ impl CustomOp3 for LinearGrad {
         s3: &CpuStorage,
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(s1, l1, self.name())?;
-        let w = contiguous_f32(s2, l2, self.name())?;
-        let g = contiguous_f32(s3, l3, self.name())?;
+        let [x, w, g] = contiguous_f32_3((s1, l1), (s2, l2), (s3, l3), self.name())?;
         let (out_dim, in_dim) = l2.shape().dims2()?;
         let rows = x.len() / in_dim.max(1);
         if x.len() != rows * in_dim || g.len() != rows * out_dim {

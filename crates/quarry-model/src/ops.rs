@@ -22,6 +22,16 @@ pub(crate) fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what:
     }
 }
 
+/// The f32 data of a three-argument CPU op's contiguous inputs ([`contiguous_f32`] of each).
+pub(crate) fn contiguous_f32_3<'a>(
+    (s1, l1): (&'a CpuStorage, &Layout),
+    (s2, l2): (&'a CpuStorage, &Layout),
+    (s3, l3): (&'a CpuStorage, &Layout),
+    what: &str,
+) -> Result<[&'a [f32]; 3]> {
+    Ok([contiguous_f32(s1, l1, what)?, contiguous_f32(s2, l2, what)?, contiguous_f32(s3, l3, what)?])
+}
+
 /// Rows per parallel task: enough work to amortize scheduling.
 pub(crate) fn rows_per_task(row_len: usize) -> usize {
     (16_384 / row_len.max(1)).max(1)
@@ -345,9 +355,7 @@ impl CustomOp3 for LayerNormOp {
         s3: &CpuStorage,
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(s1, l1, self.name())?;
-        let w = contiguous_f32(s2, l2, self.name())?;
-        let b = contiguous_f32(s3, l3, self.name())?;
+        let [x, w, b] = contiguous_f32_3((s1, l1), (s2, l2), (s3, l3), self.name())?;
         let h = w.len();
         if b.len() != h || l1.shape().dims().last() != Some(&h) {
             bail!("layer-norm: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
@@ -454,9 +462,7 @@ impl CustomOp3 for LayerNormGrad {
         s3: &CpuStorage,
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(s1, l1, self.name())?;
-        let w = contiguous_f32(s2, l2, self.name())?;
-        let g = contiguous_f32(s3, l3, self.name())?;
+        let [x, w, g] = contiguous_f32_3((s1, l1), (s2, l2), (s3, l3), self.name())?;
         let h = w.len();
         if h == 0 || x.len() != g.len() || x.len() % h != 0 {
             bail!("layer-norm-grad: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());

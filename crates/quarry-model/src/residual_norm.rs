@@ -11,7 +11,7 @@ use candle_core::{bail, CpuStorage, CustomOp3, Layout, Result, Shape, Storage, T
 use rayon::prelude::*;
 
 use crate::dropout::DropoutKey;
-use crate::ops::{contiguous_f32, norm_grad_row, norm_row, rows_per_task, zeroed};
+use crate::ops::{contiguous_f32, contiguous_f32_3, norm_grad_row, norm_row, rows_per_task, zeroed};
 
 /// `z = a * mask + residual` for rows starting at element `start`, into `z`.
 fn residual_sum(a: &[f32], r: &[f32], dropout: Option<DropoutKey>, start: usize, z: &mut [f32]) {
@@ -39,9 +39,7 @@ fn check<'a>(
     (s2, l2): (&'a CpuStorage, &Layout),
     (s3, l3): (&'a CpuStorage, &Layout),
 ) -> Result<Args<'a>> {
-    let a = contiguous_f32(s1, l1, name)?;
-    let r = contiguous_f32(s2, l2, name)?;
-    let wb = contiguous_f32(s3, l3, name)?;
+    let [a, r, wb] = contiguous_f32_3((s1, l1), (s2, l2), (s3, l3), name)?;
     let h = wb.len() / 2;
     if h == 0 || wb.len() != 2 * h || l1.shape() != l2.shape() || l1.shape().dims().last() != Some(&h) {
         bail!("{name}: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
