@@ -12,18 +12,19 @@
 # test questions) BEAM QUARRY (binary) QUARRY_METEOR_JAR NICE (niceness of the long steps, 10)
 # INIT (start training from this model directory instead of MINILM_DIR: a checkpoint of an
 # earlier run, e.g. a decoder trained over the frozen encoder, fine-tuned further; the
-# checkpoint keeps its decoder shape and lengths, the freeze settings come from this run).
+# checkpoint keeps its decoder shape and lengths, the freeze settings come from this run)
+# DECODER_INIT (random, or encoder: decoder layer i starts as a copy of encoder layer i).
 set -euo pipefail
 minilm=${1:?MINILM_DIR}; data=${2:?CODEQA_PYTHON_DIR}; run=${3:?RUN_DIR}
 EPOCHS=${EPOCHS:-2}; BATCH=${BATCH:-16}; LR=${LR:-5e-5}; WARMUP=${WARMUP:-0}; NICE=${NICE:-10}
 MAX_SOURCE=${MAX_SOURCE:-128}; MAX_TARGET=${MAX_TARGET:-24}
 DECODER_LAYERS=${DECODER_LAYERS:-6}; DECODER_FFN=${DECODER_FFN:-2048}
 VALID=${VALID:-200}; BEAM=${BEAM:-4}; FREEZE_ENCODER=${FREEZE_ENCODER:-0}
-TRAIN_LIMIT=${TRAIN_LIMIT:-0}; TEST_LIMIT=${TEST_LIMIT:-0}; INIT=${INIT:-$minilm}
+TRAIN_LIMIT=${TRAIN_LIMIT:-0}; TEST_LIMIT=${TEST_LIMIT:-0}; INIT=${INIT:-$minilm}; DECODER_INIT=${DECODER_INIT:-random}
 QUARRY=${QUARRY:-target/debug/quarry}
 mkdir -p "$run"
 exec > >(tee -a "$run/log.txt") 2>&1
-echo "== $(date -u +%FT%TZ) codeqa answer run: epochs $EPOCHS batch $BATCH lr $LR warmup $WARMUP source $MAX_SOURCE target $MAX_TARGET decoder ${DECODER_LAYERS}x$DECODER_FFN freeze $FREEZE_ENCODER valid $VALID train-limit $TRAIN_LIMIT test-limit $TEST_LIMIT beam $BEAM init $INIT; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(date -u +%FT%TZ) codeqa answer run: epochs $EPOCHS batch $BATCH lr $LR warmup $WARMUP source $MAX_SOURCE target $MAX_TARGET decoder ${DECODER_LAYERS}x$DECODER_FFN freeze $FREEZE_ENCODER valid $VALID train-limit $TRAIN_LIMIT test-limit $TEST_LIMIT beam $BEAM init $INIT decoder-init $DECODER_INIT; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Dev split: all but the last VALID pairs train, the last VALID validate (best by loss).
 n=$(awk 'END{print NR}' "$data/dev.code")
@@ -43,7 +44,7 @@ if [ ! -f "$run/model/best/model.safetensors" ]; then
   esac
   time nice -n "$NICE" "$QUARRY" train answer --train "$run/train" --valid "$run/valid" --model "$INIT" --out "$run/model" \
     --epochs "$EPOCHS" --batch-size "$BATCH" --lr "$LR" --warmup-steps "$WARMUP" --max-len "$MAX_SOURCE" --max-target-len "$MAX_TARGET" \
-    --decoder-layers "$DECODER_LAYERS" --decoder-ffn "$DECODER_FFN" --weight-decay 0 \
+    --decoder-layers "$DECODER_LAYERS" --decoder-ffn "$DECODER_FFN" --decoder-init "$DECODER_INIT" --weight-decay 0 \
     "${freeze[@]}" 2>&1 \
     | tr '\r' '\n' | awk '!/^epoch [0-9]+ \[/ || ++k % 25 == 0 { print strftime("%H:%M:%S"), $0; fflush() }'
 

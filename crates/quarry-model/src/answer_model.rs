@@ -21,7 +21,7 @@ use crate::layers::Linear;
 use crate::loading::LoadedModel;
 use crate::train::{Trainable, Validation};
 
-pub use crate::head_config::{AnswerConfig, DEFAULT_DECODER_FFN, DEFAULT_DECODER_LAYERS};
+pub use crate::head_config::{AnswerConfig, DecoderInit, DEFAULT_DECODER_FFN, DEFAULT_DECODER_LAYERS};
 
 /// One encoded example: source ids and, for training, target ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,51 @@ pub struct AnswerModel {
     memories: RwLock<HashMap<Vec<u32>, Tensor>>,
 }
 
+/// Encoder weights each warm-started decoder layer copies: (decoder name, encoder name),
+/// both after `decoder.layers.N.` and `encoder.layer.N.`.
+const WARM_START_NAMES: [(&str, &str); 6] = [
+    ("self_attn.q_proj", "attention.self.query"),
+    ("self_attn.k_proj", "attention.self.key"),
+    ("self_attn.v_proj", "attention.self.value"),
+    ("self_attn.out_proj", "attention.output.dense"),
+    ("linear1", "intermediate.dense"),
+    ("linear2", "output.dense"),
+];
+
+/// Layer norms a warm-started decoder layer copies (after self-attention, after the
+/// feed-forward); the one after cross-attention starts fresh.
+const WARM_START_NORMS: [(&str, &str); 2] = [("norm1", "attention.output.LayerNorm"), ("norm3", "output.LayerNorm")];
+
+/// Points a fresh decoder's parameters at the pretrained encoder layers they start from
+/// ([`DecoderInit::Encoder`]) and gives `config` the encoder's feed-forward size and
+/// activation.
+fn warm_start_from_encoder(model: &mut LoadedModel, config: &mut AnswerConfig) -> Result<()> {
+    let encoder_layers = model.config.num_hidden_layers;
+    if config.decoder_layers > encoder_layers {
+        return Err(ModelError::Config(format!(
+            "a decoder warm-started from the encoder has at most its {encoder_layers} layers, not {}",
+            config.decoder_layers
+        )));
+    }
+    config.decoder_ffn = model.config.intermediate_size;
+    config.decoder_activation = model.config.hidden_act;
+    for i in 0..config.decoder_layers {
+        let pairs = WARM_START_NAMES.iter().chain(WARM_START_NORMS.iter());
+        for (to, from) in pairs {
+            for part in ["weight", "bias"] {
+                let (name, source) =
+                    (format!("decoder.layers.{i}.{to}.{part}"), format!("encoder.layer.{i}.{from}.{part}"));
+                if !model.store.alias_pretrained(&name, &source) {
+                    return Err(ModelError::Config(format!(
+                        "cannot warm-start the decoder from the encoder: no pretrained tensor '{source}'"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 impl AnswerModel {
     /// Adds the decoder to `model`. A checkpoint with an answer head keeps its stored
     /// shape, lengths and dropout (and must hold every decoder tensor); otherwise `config`
@@ -77,7 +122,7 @@ impl AnswerModel {
             Some(dir) => read_head_config(dir)?,
             None => None,
         };
-        let (config, trained) = match stored {
+        let (mut config, trained) = match stored {
             Some(HeadConfig::Answer(stored)) => (
                 AnswerConfig {
                     freeze_encoder: config.freeze_encoder,
@@ -110,12 +155,16 @@ impl AnswerModel {
             )));
         }
         let (sos, eos) = model.tokenizer.cls_sep_ids()?;
+        if !trained && config.decoder_init == DecoderInit::Encoder {
+            warm_start_from_encoder(&mut model, &mut config)?;
+        }
         let dc = DecoderConfig {
             layers: config.decoder_layers,
             hidden: model.config.hidden_size,
             heads: model.config.num_attention_heads,
             ffn: config.decoder_ffn,
             dropout: config.dropout,
+            activation: config.decoder_activation,
         };
         let decoder = Decoder::new(dc, &mut model.store, trained)?;
         let h = model.config.hidden_size;
@@ -398,21 +447,25 @@ mod tests {
     use crate::loading::{load_model, ModelSource};
     use candle_core::Device;
 
-    fn tiny(seed: u64) -> AnswerModel {
+    /// A scratch encoder (`1x16x2`) over a twelve-word vocabulary, without a decoder.
+    fn tiny_encoder(seed: u64) -> LoadedModel {
         let temp = tempfile::tempdir().unwrap();
         let dir = temp.path();
         std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nwhat\ndoes\nf\nreturn\nx\ny\n?\ndef\n")
             .unwrap();
         let source = ModelSource::Scratch(ScratchSpec::parse("1x16x2").unwrap());
-        let model = load_model(&source, Some(dir), &Device::Cpu, seed).unwrap();
+        load_model(&source, Some(dir), &Device::Cpu, seed).unwrap()
+    }
+
+    fn tiny(seed: u64) -> AnswerModel {
+        let model = tiny_encoder(seed);
         let config = AnswerConfig {
             decoder_layers: 1,
             decoder_ffn: 32,
             dropout: 0.0,
             max_source_len: 12,
             max_target_len: 6,
-            freeze_encoder: false,
-            freeze_embeddings: false,
+            ..AnswerConfig::default()
         };
         AnswerModel::new(model, config).unwrap()
     }
@@ -434,6 +487,33 @@ mod tests {
         let (src, ids) =
             (vec![vec![2, 4, 5, 3]], DecodeOptions { beam_size: 2, max_len: Some(4), ..Default::default() });
         assert_eq!(again.generate_ids(&src, &ids).unwrap(), frozen.generate_ids(&src, &ids).unwrap());
+    }
+
+    #[test]
+    fn a_decoder_warm_started_from_the_encoder_copies_its_layers() {
+        let m = tiny_encoder(5);
+        let temp = tempfile::tempdir().unwrap();
+        crate::checkpoint::save_checkpoint(temp.path(), &m.config, &m.tokenizer, &m.store, None).unwrap();
+        let pretrained = || load_model(&ModelSource::Dir(temp.path().to_path_buf()), None, &Device::Cpu, 6).unwrap();
+        let asked = AnswerConfig { decoder_layers: 1, decoder_init: DecoderInit::Encoder, ..AnswerConfig::default() };
+        let warm = AnswerModel::new(pretrained(), asked).unwrap();
+        assert_eq!(warm.config.decoder_ffn, m.config.intermediate_size, "the encoder's feed-forward size");
+        assert_eq!(warm.config.decoder_activation, m.config.hidden_act);
+        let vars = warm.model.store.vars().data().lock().unwrap().clone();
+        let value = |name: &str| vars[name].as_tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        for (to, from) in WARM_START_NAMES.iter().chain(WARM_START_NORMS.iter()) {
+            for part in ["weight", "bias"] {
+                let (d, e) = (format!("decoder.layers.0.{to}.{part}"), format!("encoder.layer.0.{from}.{part}"));
+                assert_eq!(value(&d), value(&e), "{d} starts as {e}");
+            }
+        }
+        // Cross-attention starts fresh: not a copy of any encoder tensor.
+        let cross = value("decoder.layers.0.cross_attn.q_proj.weight");
+        assert_ne!(cross, value("encoder.layer.0.attention.self.query.weight"));
+        // A decoder deeper than the encoder, or an encoder with no pretrained weights, is refused.
+        let deep = AnswerConfig { decoder_layers: 2, ..asked };
+        assert!(AnswerModel::new(pretrained(), deep).is_err());
+        assert!(AnswerModel::new(tiny_encoder(7), asked).is_err());
     }
 
     #[test]

@@ -161,11 +161,7 @@ impl Layer {
         let attn = self.attn_out.forward(&ctx, train)?;
         let attn = self.attn_norm.forward_residual(&attn, x, self.dropout.key(train), train)?;
         let inter = self.intermediate.forward(&attn, train)?;
-        let inter = match self.act {
-            HiddenAct::Gelu => crate::ops::gelu(&inter)?,
-            HiddenAct::GeluNew => inter.gelu()?,
-            HiddenAct::Relu => inter.relu()?,
-        };
+        let inter = self.act.apply(&inter)?;
         let out = self.output.forward(&inter, train)?;
         self.out_norm.forward_residual(&out, &attn, self.dropout.key(train), train)
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use candle_core::{DType, Tensor};
 use serde::{Deserialize, Serialize};
 
+use crate::config::HiddenAct;
 use crate::error::{ModelError, Result};
 use crate::layer_norm::LayerNorm;
 use crate::layers::{Dropout, Linear};
@@ -30,6 +31,9 @@ pub struct DecoderConfig {
     pub ffn: usize,
     /// Dropout on attention weights, sub-layer outputs and the feed-forward activation.
     pub dropout: f64,
+    /// Feed-forward activation: ReLU in `nn.TransformerDecoderLayer`; the encoder's when the
+    /// decoder is warm-started from encoder layers.
+    pub activation: HiddenAct,
 }
 
 impl DecoderConfig {
@@ -124,6 +128,7 @@ struct DecoderLayer {
     cross_attn: Attention,
     linear1: Linear,
     linear2: Linear,
+    activation: HiddenAct,
     norm1: LayerNorm,
     norm2: LayerNorm,
     norm3: LayerNorm,
@@ -148,6 +153,7 @@ impl DecoderLayer {
             cross_attn: Attention::new(store, &format!("{p}.cross_attn"), c, required)?,
             linear1: Linear::new(store, &format!("{p}.linear1"), c.hidden, c.ffn, required)?,
             linear2: Linear::new(store, &format!("{p}.linear2"), c.ffn, c.hidden, required)?,
+            activation: c.activation,
             norm1: layer_norm(store, &format!("{p}.norm1"), c.hidden, required)?,
             norm2: layer_norm(store, &format!("{p}.norm2"), c.hidden, required)?,
             norm3: layer_norm(store, &format!("{p}.norm3"), c.hidden, required)?,
@@ -168,7 +174,7 @@ impl DecoderLayer {
         let x = self.norm1.forward_residual(sa, x, self.dropout.key(train), train)?;
         let ca = self.cross_attn.attend(&x, cross_k, cross_v, memory_bias, None, train)?;
         let x = self.norm2.forward_residual(&ca, &x, self.dropout.key(train), train)?;
-        let ff = self.linear1.forward(&x, train)?.relu()?;
+        let ff = self.activation.apply(&self.linear1.forward(&x, train)?)?;
         let ff = self.linear2.forward(&self.dropout.forward(&ff, train)?, train)?;
         self.norm3.forward_residual(&ff, &x, self.dropout.key(train), train)
     }
@@ -339,7 +345,7 @@ mod tests {
         let rng = crate::bert::seeded(5);
         let dev = Device::Cpu;
         let mut store = ParamStore::random(rng.clone(), &dev);
-        let c = DecoderConfig { layers: 2, hidden: 16, heads: 4, ffn: 32, dropout: 0.1 };
+        let c = DecoderConfig { layers: 2, hidden: 16, heads: 4, ffn: 32, dropout: 0.1, activation: HiddenAct::Relu };
         let dec = Decoder::new(c, &mut store, false).unwrap();
         let memory = rng.normal(&Shape::from((2, 5, 16)), 1.0, &dev).unwrap();
         let mask = Tensor::new(&[[1u32, 1, 1, 0, 0], [1, 1, 1, 1, 1]], &dev).unwrap();

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::HiddenAct;
+
 /// Which head a checkpoint carries, stored as `head_config.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "task", rename_all = "snake_case")]
@@ -75,6 +77,45 @@ pub struct AnswerConfig {
     /// train.
     #[serde(default)]
     pub freeze_embeddings: bool,
+    /// Where a fresh decoder's weights come from (a checkpoint's stored decoder is always
+    /// read back as stored).
+    #[serde(default)]
+    pub decoder_init: DecoderInit,
+    /// The decoder's feed-forward activation: ReLU as in `run.py`'s
+    /// `nn.TransformerDecoderLayer`; the encoder's when warm-started from it.
+    #[serde(default = "relu")]
+    pub decoder_activation: HiddenAct,
+}
+
+impl std::str::FromStr for DecoderInit {
+    type Err = String;
+
+    /// `random` or `encoder`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "random" => Ok(DecoderInit::Random),
+            "encoder" => Ok(DecoderInit::Encoder),
+            other => Err(format!("unknown decoder initialization '{other}' (random, encoder)")),
+        }
+    }
+}
+
+fn relu() -> HiddenAct {
+    HiddenAct::Relu
+}
+
+/// How a fresh answer decoder is initialized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecoderInit {
+    /// Random weights, as in `run.py`.
+    #[default]
+    Random,
+    /// Decoder layer `i` starts as a copy of pretrained encoder layer `i` (self-attention,
+    /// its layer norm, feed-forward and its layer norm; the decoder takes the encoder's
+    /// feed-forward size and activation), cross-attention random: the warm start of
+    /// Rothe et al. (2020), which helps most when training pairs are few.
+    Encoder,
 }
 
 impl Default for AnswerConfig {
@@ -87,6 +128,8 @@ impl Default for AnswerConfig {
             max_target_len: 30,
             freeze_encoder: false,
             freeze_embeddings: false,
+            decoder_init: DecoderInit::Random,
+            decoder_activation: HiddenAct::Relu,
         }
     }
 }

@@ -56,6 +56,18 @@ impl ParamStore {
         self.pretrained.as_ref().is_some_and(|(_, t)| t.contains_key(name))
     }
 
+    /// Makes the pretrained tensor `from` also the pretrained value of `name`, unless `name`
+    /// has one of its own: how a decoder is warm-started from encoder layers. Returns whether
+    /// `name` now has a pretrained value.
+    pub fn alias_pretrained(&mut self, name: &str, from: &str) -> bool {
+        let Some((_, tensors)) = self.pretrained.as_mut() else { return false };
+        if !tensors.contains_key(name) {
+            let Some(t) = tensors.get(from).cloned() else { return false };
+            tensors.insert(name.to_string(), t);
+        }
+        true
+    }
+
     /// Returns the parameter `name` as a trainable variable.
     ///
     /// A pretrained value must have exactly `shape`. When there is none, a required

@@ -40,7 +40,7 @@ fn training_on_real_pairs_lowers_the_loss_and_recalls_answers() {
         max_source_len: 48,
         max_target_len: 24,
         freeze_encoder: false,
-        freeze_embeddings: false,
+        ..AnswerConfig::default()
     };
     let model = AnswerModel::new(loaded, config).unwrap();
     let encoded: Vec<_> =

@@ -44,6 +44,12 @@ pub struct AnswerArgs {
     /// Decoder feed-forward size (CodeQA: PyTorch's default, 2048).
     #[arg(long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_FFN)]
     pub decoder_ffn: usize,
+    /// How a fresh decoder starts: `random` (CodeQA) or `encoder`: layer i copies the
+    /// pretrained encoder's layer i (self-attention, feed-forward, their layer norms; the
+    /// encoder's feed-forward size and activation replace --decoder-ffn), cross-attention
+    /// random. Ignored when --model is a trained answer checkpoint.
+    #[arg(long, default_value = "random")]
+    pub decoder_init: quarry_model::answer_model::DecoderInit,
     /// Keep the encoder layers fixed (embeddings and decoder still train); about half the
     /// step time, at some cost in accuracy (CodeQA trains everything).
     #[arg(long)]
@@ -131,6 +137,7 @@ fn train_answer(args: AnswerArgs) -> Result<()> {
     let config = AnswerConfig {
         decoder_layers: args.decoder_layers,
         decoder_ffn: args.decoder_ffn,
+        decoder_init: args.decoder_init,
         max_source_len: setup.max_len,
         max_target_len: args.max_target_len,
         freeze_encoder: args.freeze_encoder,
