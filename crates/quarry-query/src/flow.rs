@@ -17,8 +17,8 @@
 //! (the namespace is exported); `del x` counts as a use. Built without
 //! recursion.
 
+use crate::node_tree::NodeTree;
 use crate::syntax::{Field, Kind, SyntaxNode};
-use quarry_syntax::walk::ParentIndex;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use quarry_syntax::{ParsedFile, Span};
@@ -99,14 +99,13 @@ pub fn analyse_file<'f>(syntax: &FileSyntax<'f>, scopes: &Scopes) -> Vec<ScopeFl
     }
     let root = syntax.file().root();
     by_id.insert(root.id(), root);
-    let identifiers: NodeIdMap<Node<'f>> = syntax.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
     let mut result = Vec::new();
     for (id, scope) in scopes.all().iter().enumerate() {
         if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
             continue;
         }
         let Some(node) = by_id.get(&scope.node_id) else { continue };
-        result.push(analyse_scope(syntax, scopes, id, *node, &identifiers));
+        result.push(analyse_scope(syntax, scopes, id, *node));
     }
     result
 }
@@ -123,7 +122,7 @@ struct Graph<'t, 'p> {
     body: Node<'t>,
     file: &'t ParsedFile,
     /// The file's parent index (tree-sitter's `Node::parent` scans from the root).
-    parents: &'p ParentIndex<'t>,
+    parents: &'p NodeTree<'t>,
     /// For every named statement of a block or module walked here (comments
     /// aside), the next one, as `next_named_sibling` past comments finds it
     /// (tree-sitter's own finds the parent from the root).
@@ -135,7 +134,6 @@ fn analyse_scope<'f>(
     scopes: &Scopes,
     scope_id: ScopeId,
     scope_node: Node<'f>,
-    identifiers: &NodeIdMap<Node<'f>>,
 ) -> ScopeFlow<'f> {
     let scope = scopes.get(scope_id);
     let body = if scope_node.py_kind() == Kind::Module { Some(scope_node) } else { scope_node.field(Field::Body) };
@@ -161,7 +159,8 @@ fn analyse_scope<'f>(
     };
     for binding in &scope.bindings {
         let Some(kind) = binding.kind else { continue };
-        let Some(ident) = identifiers.get(&binding.node_id) else { continue };
+        let ident = syntax.parents().node_of_id(binding.node_id).filter(|n| n.py_kind() == Kind::Identifier);
+        let Some(ident) = ident.as_ref() else { continue };
         let at = if kind == BindingKind::Parameter { Some(entry_node) } else { locate(binding.start_byte) };
         let Some(at) = at else { continue };
         if kind == BindingKind::Delete {
@@ -443,18 +442,18 @@ const SIMPLE_STATEMENTS: &[Kind] = &[
 ];
 
 impl<'t, 'p> Graph<'t, 'p> {
-    fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p ParentIndex<'t>) -> Graph<'t, 'p> {
+    fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p NodeTree<'t>) -> Graph<'t, 'p> {
         let mut nodes = Vec::new();
         let mut next_in_block: NodeIdMap<Option<Node<'t>>> = NodeIdMap::default();
         // The last named statement seen in each block (the walk visits every
         // child of a block it enters, in order).
         let mut last_in_block: NodeIdMap<Node<'t>> = NodeIdMap::default();
-        let mut walk = quarry_syntax::walk::Preorder::new(body);
-        while let Some(node) = walk.next() {
+        let mut walk = parents.walk(body);
+        while let Some((position, node)) = walk.next() {
             if node.id() == body.id() {
                 continue;
             }
-            let parent = parents.parent(node);
+            let parent = parents.parent_at(position);
             let is_clause = matches!(node.py_kind(), Kind::ElifClause | Kind::ExceptClause | Kind::CaseClause);
             if is_clause || crate::reachability::is_statement_in(node, parent) {
                 nodes.push(node);
@@ -694,7 +693,7 @@ impl<'t, 'p> Graph<'t, 'p> {
             // Most statements sit in no `try` or `with`: their handlers are
             // found first, so that only those that have some walk their code.
             let handlers = self.handlers_of(node);
-            exceptional.push(if !handlers.is_empty() && may_raise(node) { handlers } else { Vec::new() });
+            exceptional.push(if !handlers.is_empty() && may_raise(node, self.parents) { handlers } else { Vec::new() });
         }
         (normal, exceptional)
     }
@@ -754,9 +753,9 @@ fn first_block(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// Whether evaluating the node's own code (not its nested blocks) may raise.
-fn may_raise(node: Node<'_>) -> bool {
-    let mut walk = quarry_syntax::walk::Preorder::new(node);
-    while let Some(n) = walk.next() {
+fn may_raise(node: Node<'_>, tree: &NodeTree<'_>) -> bool {
+    let mut walk = tree.walk(node);
+    while let Some((_, n)) = walk.next() {
         if n.id() != node.id() && (n.py_kind() == Kind::Block || n.py_kind() == Kind::Lambda) {
             walk.skip_children();
             continue;

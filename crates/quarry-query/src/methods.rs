@@ -8,6 +8,7 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{comparison_pairs, named_children, statements, CmpOp};
+use crate::file_syntax::FileSyntax;
 use crate::parameters::parameter_names;
 use quarry_syntax::ParsedFile;
 
@@ -209,11 +210,11 @@ impl<'f> ClassBody<'f> {
     /// statement of the body binds the name again (`f = staticmethod(f)`,
     /// `__del__ = __del__()`, a second `def f`). A method nested in an `if`
     /// of the body is judged by the body's own later statements.
-    pub fn is_class_attribute(&self, file: &ParsedFile, function: Node<'_>) -> bool {
-        if function.parent().is_some_and(|p| p.py_kind() == Kind::DecoratedDefinition) {
+    pub fn is_class_attribute(&self, syntax: &FileSyntax<'_>, function: Node<'_>) -> bool {
+        if syntax.parents().parent_of_id(function.id()).is_some_and(|p| p.py_kind() == Kind::DecoratedDefinition) {
             return false;
         }
-        let Some(name) = function.field(Field::Name).map(|n| file.node_text(n)) else { return false };
+        let Some(name) = function.field(Field::Name).map(|n| syntax.text(n)) else { return false };
         !self.bindings.iter().any(|&(bound, at)| bound == name && at > function.start_byte())
     }
 
@@ -273,7 +274,8 @@ mod tests {
         let class = file.root().named_child(0).unwrap();
         let body = ClassBody::of(&file, class);
         assert!(body.uses("helper") && !body.uses("plain") && !body.uses("staticmethod_not_called"));
-        assert!(body.is_class_attribute(&file, f[0]) && !body.is_class_attribute(&file, f[1]));
-        assert!(!body.is_class_attribute(&file, f[2]) && body.is_class_attribute(&file, f[3]));
+        let syntax = FileSyntax::new(&file);
+        assert!(body.is_class_attribute(&syntax, f[0]) && !body.is_class_attribute(&syntax, f[1]));
+        assert!(!body.is_class_attribute(&syntax, f[2]) && body.is_class_attribute(&syntax, f[3]));
     }
 }

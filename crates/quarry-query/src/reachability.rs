@@ -16,7 +16,8 @@ use crate::builtins::{is_builtin_in, PythonVersion};
 use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::HashSet;
 
-use quarry_syntax::walk::{NodeIdMap, ParentIndex};
+use crate::node_tree::NodeTree;
+use quarry_syntax::walk::NodeIdMap;
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
@@ -159,7 +160,7 @@ impl Reachability {
     /// For a block that a constant condition rules out (`if False:` body,
     /// `while 0:` body, the `else` or `elif` after `if True:`), the first
     /// dead node: its first statement, or the `elif` clause itself.
-    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>, parents: &ParentIndex<'t>) -> Option<Node<'t>> {
+    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>, parents: &NodeTree<'t>) -> Option<Node<'t>> {
         let owner = parents.parent(block)?;
         let first = statements(block).first().copied();
         match owner.py_kind() {
@@ -317,7 +318,7 @@ pub fn is_statement_in(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
 
 /// Names bound somewhere in the file (assigned, defined, imported, loop or
 /// `with` targets, parameters, declared global).
-fn bound_names<'f, 't>(file: &'f ParsedFile, nodes: &[Node<'t>], parents: &ParentIndex<'t>) -> HashSet<&'f str> {
+fn bound_names<'f, 't>(file: &'f ParsedFile, nodes: &[Node<'t>], parents: &NodeTree<'t>) -> HashSet<&'f str> {
     nodes
         .iter()
         .filter(|n| n.py_kind() == Kind::Identifier)
@@ -353,7 +354,7 @@ fn bound_names<'f, 't>(file: &'f ParsedFile, nodes: &[Node<'t>], parents: &Paren
 /// assignments of literals or builtins to plain names, and loads of Python 3
 /// builtins that the file does not rebind (CodeQL's flow graph has
 /// exceptional edges only from nodes that may raise).
-fn cannot_raise<'t>(file: &ParsedFile, body: Node<'t>, bound: &HashSet<&str>, parents: &ParentIndex<'t>) -> bool {
+fn cannot_raise<'t>(file: &ParsedFile, body: Node<'t>, bound: &HashSet<&str>, parents: &NodeTree<'t>) -> bool {
     for node in quarry_syntax::walk::Preorder::new(body) {
         if !node.is_named() {
             continue;
@@ -416,7 +417,7 @@ pub fn is_infinite_while(file: &ParsedFile, node: Node<'_>) -> bool {
 
 /// The loop a `break` or `continue` belongs to: the nearest enclosing `for`
 /// or `while` whose body (or else clause) holds it, within the same function.
-pub fn loop_of_jump<'t>(jump: Node<'t>, parents: &ParentIndex<'t>) -> Option<Node<'t>> {
+pub fn loop_of_jump<'t>(jump: Node<'t>, parents: &NodeTree<'t>) -> Option<Node<'t>> {
     let mut child = jump;
     let mut current = parents.parent(jump);
     while let Some(n) = current {

@@ -59,7 +59,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             continue;
         }
         let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(file, class));
-        if !body.is_class_attribute(file, function) || body.uses(name) {
+        if !body.is_class_attribute(cx.syntax(), function) || body.uses(name) {
             continue;
         }
         let bases = field_text(file, class, Field::Superclasses).unwrap_or_default();
