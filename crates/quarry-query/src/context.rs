@@ -82,7 +82,7 @@ impl<'f> FileContext<'f> {
 
     /// The scopes and bindings of the file (computed on first use).
     pub fn scopes(&self) -> &Scopes {
-        self.scopes.get_or_init(|| Scopes::build(self.file()))
+        self.scopes.get_or_init(|| Scopes::build(&self.syntax))
     }
 
     /// Which statements can complete normally (computed on first use).

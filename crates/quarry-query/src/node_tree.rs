@@ -133,6 +133,17 @@ impl<'t> NodeTree<'t> {
         SubtreeWalk { tree: self, next, end, last: None }
     }
 
+    /// The named children of a node of the tree, in order, as tree-sitter's
+    /// `Node::named_children` lists them, read from the arrays (none for a
+    /// node of another tree).
+    pub fn named_children(&self, node: Node<'_>) -> NamedChildren<'_, 't> {
+        let (next, end) = match self.position(node) {
+            Some(at) => (at + 1, self.ends[at] as usize),
+            None => (0, 0),
+        };
+        NamedChildren { tree: self, next, end }
+    }
+
     /// The count of nodes.
     pub fn len(&self) -> usize {
         self.nodes.len()
@@ -201,6 +212,29 @@ impl<'t> Iterator for SubtreeWalk<'_, 't> {
     }
 }
 
+/// The named children of a node, read from a [`NodeTree`]'s arrays.
+pub struct NamedChildren<'a, 't> {
+    tree: &'a NodeTree<'t>,
+    next: usize,
+    end: usize,
+}
+
+impl<'t> Iterator for NamedChildren<'_, 't> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        while self.next < self.end {
+            let child = self.next;
+            // The next child starts where this one's subtree ends.
+            self.next = self.tree.ends[child] as usize;
+            if self.tree.named[child] {
+                return Some(self.tree.nodes[child]);
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +261,9 @@ mod tests {
         // Walks of every subtree, whole and skipping the children of some
         // nodes, match tree-sitter's.
         for node in &all {
+            let ours: Vec<usize> = tree.named_children(*node).map(|n| n.id()).collect();
+            let theirs: Vec<usize> = node.named_children(&mut node.walk()).map(|n| n.id()).collect();
+            assert_eq!(ours, theirs);
             let ours: Vec<usize> = tree.walk(*node).map(|(_, n)| n.id()).collect();
             let theirs: Vec<usize> = quarry_syntax::walk::Preorder::new(*node).map(|n| n.id()).collect();
             assert_eq!(ours, theirs);

@@ -60,9 +60,12 @@ impl Reachability {
         // first, visit every statement after the statements nested in it.
         let holders = std::iter::once(file.root()).chain(syntax.nodes(Kind::Block).iter().copied());
         let holders: Vec<Node<'_>> = holders.collect();
+        let mut items: Vec<Node<'_>> = Vec::new();
         for holder in holders.iter().rev() {
-            for node in statements(*holder).iter().rev() {
-                let value = reach.compute(*node, file);
+            items.clear();
+            items.extend(statements_in(parents, *holder));
+            for node in items.iter().rev() {
+                let value = reach.compute(*node, file, parents);
                 reach.completes.insert(node.id(), value);
             }
         }
@@ -81,6 +84,12 @@ impl Reachability {
         statements(block).iter().all(|s| self.completes(*s))
     }
 
+    /// [`Reachability::block_completes`], the statements read from the
+    /// file's node arrays.
+    fn block_completes_in(&self, tree: &NodeTree<'_>, block: Node<'_>) -> bool {
+        statements_in(tree, block).all(|s| self.completes(s))
+    }
+
     /// Whether the loop statement has a `break` that leaves it.
     pub fn has_break(&self, loop_statement: Node<'_>) -> bool {
         self.loops_with_break.contains(&loop_statement.id())
@@ -96,7 +105,7 @@ impl Reachability {
         // The module, then every block, in pre-order.
         let holders = std::iter::once(file.root()).chain(syntax.nodes(Kind::Block).iter().copied());
         for node in holders {
-            let items = statements(node);
+            let items: Vec<Node<'f>> = statements_in(parents, node).collect();
             if let Some(stop) = items.iter().position(|s| !self.completes(*s)) {
                 if let Some(first) = items.get(stop + 1) {
                     firsts.push(*first);
@@ -106,7 +115,7 @@ impl Reachability {
             // Branches that a constant condition rules out.
             if let Some(dead_first) = self.dead_branch(file, node, parents) {
                 firsts.push(dead_first);
-                dead.extend(statements(node).iter().map(|s| s.id()));
+                dead.extend(statements_in(parents, node).map(|s| s.id()));
                 if dead_first.py_kind() == Kind::ElifClause {
                     dead.insert(dead_first.id());
                 }
@@ -162,7 +171,7 @@ impl Reachability {
     /// dead node: its first statement, or the `elif` clause itself.
     fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>, parents: &NodeTree<'t>) -> Option<Node<'t>> {
         let owner = parents.parent(block)?;
-        let first = statements(block).first().copied();
+        let first = statements_in(parents, block).next();
         match owner.py_kind() {
             Kind::IfStatement | Kind::ElifClause | Kind::WhileStatement => {
                 let is_body = owner
@@ -188,11 +197,11 @@ impl Reachability {
         }
     }
 
-    fn compute(&self, node: Node<'_>, file: &ParsedFile) -> bool {
+    fn compute(&self, node: Node<'_>, file: &ParsedFile, tree: &NodeTree<'_>) -> bool {
         match node.py_kind() {
             k if JUMPS.contains(&k) => false,
             Kind::IfStatement => {
-                let consequence = node.field(Field::Consequence).is_none_or(|b| self.block_completes(b));
+                let consequence = node.field(Field::Consequence).is_none_or(|b| self.block_completes_in(tree, b));
                 match constant_condition(file, node) {
                     Some(true) => return consequence,
                     Some(false) => {
@@ -203,7 +212,7 @@ impl Reachability {
                         if alternatives.peek().is_none() {
                             return true;
                         }
-                        return alternatives.any(|c| clause_block(c).is_none_or(|b| self.block_completes(b)))
+                        return alternatives.any(|c| clause_block(c).is_none_or(|b| self.block_completes_in(tree, b)))
                             || !named_children(node).iter().any(|c| c.py_kind() == Kind::ElseClause);
                     }
                     None => {}
@@ -213,11 +222,11 @@ impl Reachability {
                 for clause in named_children(node) {
                     match clause.py_kind() {
                         Kind::ElifClause => {
-                            any |= clause.field(Field::Consequence).is_none_or(|b| self.block_completes(b));
+                            any |= clause.field(Field::Consequence).is_none_or(|b| self.block_completes_in(tree, b));
                         }
                         Kind::ElseClause => {
                             has_else = true;
-                            any |= clause_block(clause).is_none_or(|b| self.block_completes(b));
+                            any |= clause_block(clause).is_none_or(|b| self.block_completes_in(tree, b));
                         }
                         _ => {}
                     }
@@ -233,16 +242,16 @@ impl Reachability {
                     return false;
                 }
                 match else_clause(node).and_then(clause_block) {
-                    Some(block) => self.block_completes(block),
+                    Some(block) => self.block_completes_in(tree, block),
                     None => true,
                 }
             }
             Kind::TryStatement => {
-                let mut body = node.field(Field::Body).is_none_or(|b| self.block_completes(b));
+                let mut body = node.field(Field::Body).is_none_or(|b| self.block_completes_in(tree, b));
                 let mut handler = false;
                 let mut finally = true;
                 for clause in named_children(node) {
-                    let completes = clause_block(clause).is_none_or(|b| self.block_completes(b));
+                    let completes = clause_block(clause).is_none_or(|b| self.block_completes_in(tree, b));
                     match clause.py_kind() {
                         Kind::ExceptClause => {
                             handler |= completes && !self.silent_tries.contains(&node.id());
@@ -270,11 +279,17 @@ impl Reachability {
                         .is_some_and(|p| p.py_kind() == Kind::CasePattern && file.node_text(p).trim() == "_")
                         && c.field(Field::Guard).is_none()
                 });
-                !wildcard || cases.iter().any(|c| clause_block(*c).is_none_or(|b| self.block_completes(b)))
+                !wildcard || cases.iter().any(|c| clause_block(*c).is_none_or(|b| self.block_completes_in(tree, b)))
             }
             _ => true,
         }
     }
+}
+
+/// The statements of a block or module (its named children but comments),
+/// read from the file's node arrays, as [`statements`] lists them.
+fn statements_in<'a, 't>(tree: &'a NodeTree<'t>, block: Node<'_>) -> impl Iterator<Item = Node<'t>> + use<'a, 't> {
+    tree.named_children(block).filter(|c| c.py_kind() != Kind::Comment)
 }
 
 /// The literal truth value of an `if`, `elif` or `while` condition that is
