@@ -196,7 +196,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = cx.syntax().method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
-        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(file, class));
+        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(cx.syntax(), class));
         if !body.is_class_attribute(cx.syntax(), function) {
             continue;
         }
