@@ -161,18 +161,25 @@ pub fn contains(outer: Node<'_>, inner: Node<'_>) -> bool {
 /// it. Literals, and operators, tuples, lists, dicts and subscripts built
 /// only from literals, are constant.
 pub fn is_constant_expression(expression: Node<'_>) -> bool {
+    // The attribute names of the attributes met so far (an attribute comes
+    // before its name in pre-order), so that no name looks for its parent.
+    let mut attribute_names: Vec<usize> = Vec::new();
     for node in quarry_syntax::walk::Preorder::new(expression) {
         if !node.is_named() {
             continue;
         }
         match node.py_kind() {
+            Kind::Attribute => attribute_names.extend(node.field(Field::Attribute).map(|a| a.id())),
             Kind::Identifier => {
                 // The attribute name of `"a".upper` is not a name read.
-                let is_attribute_name = node
-                    .parent()
-                    .filter(|p| p.py_kind() == Kind::Attribute)
-                    .and_then(|p| p.field(Field::Attribute))
-                    .is_some_and(|a| a.id() == node.id());
+                let is_attribute_name = if node.id() == expression.id() {
+                    node.parent()
+                        .filter(|p| p.py_kind() == Kind::Attribute)
+                        .and_then(|p| p.field(Field::Attribute))
+                        .is_some_and(|a| a.id() == node.id())
+                } else {
+                    attribute_names.contains(&node.id())
+                };
                 if !is_attribute_name {
                     return false;
                 }

@@ -11,10 +11,10 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::ast::{decorators, decorators_under, named_children};
+use crate::ast::{decorators_under, named_children};
 use crate::builtins;
 use crate::class_syntax::{class_header, class_members, Member, MemberKind};
-use crate::parameters::parameter_names;
+use crate::file_syntax::FileSyntax;
 use crate::project::{
     BaseSummary, ClassSummary, ExternalClass, MemberSummary, ModuleId, Project, ProjectFile, Resolved,
 };
@@ -133,11 +133,12 @@ impl<'f> Classes<'f> {
     /// imported from other modules of the project resolve to their classes
     /// through the file's module-level imports.
     pub fn build(
-        file: &'f ParsedFile,
+        syntax: &FileSyntax<'f>,
         class_nodes: &[Node<'f>],
         scopes: &Scopes,
         project: Option<&ProjectFile<'_>>,
     ) -> Classes<'f> {
+        let file = syntax.file();
         let module_bindings = &scopes.get(0).bindings;
         let mut classes: Vec<ClassInfo<'f>> = Vec::with_capacity(class_nodes.len());
         for &node in class_nodes {
@@ -161,8 +162,8 @@ impl<'f> Classes<'f> {
                 }
             }
             let members = class_members(file, node);
-            let self_stores = self_stores(file, &members);
-            let decorators = decorators(file, node).into_iter().map(str::to_string).collect();
+            let self_stores = self_stores(syntax, &members);
+            let decorators = syntax.decorators(node).into_iter().map(str::to_string).collect();
             classes.push(ClassInfo { node, name, bases, metaclass, decorators, members, self_stores });
         }
         let project = project.map(|p| p.view().project.clone());
@@ -407,19 +408,19 @@ fn resolve_base<'f>(
 
 /// Stores to attributes of the first parameter in each method's own scope
 /// (not in nested functions, lambdas or classes).
-fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'f>> {
+fn self_stores<'f>(syntax: &FileSyntax<'f>, members: &[Member<'f>]) -> Vec<SelfStore<'f>> {
+    let file = syntax.file();
     let mut stores = Vec::new();
     for member in members.iter().filter(|m| m.kind == MemberKind::Method) {
         let method = member.node;
         if decorators_under(file, member.decorated).iter().any(|d| *d == "staticmethod" || *d == "classmethod") {
             continue;
         }
-        let Some((receiver, _)) = parameter_names(file, method).into_iter().next() else { continue };
-        let Some(body) = method.field(Field::Body) else { continue };
-        let mut stack = vec![body];
-        while let Some(node) = stack.pop() {
+        let Some((receiver, _)) = syntax.parameter_names(method).first() else { continue };
+        // The method's own scope, in pre-order: its body without nested
+        // functions, lambdas and classes.
+        for &node in syntax.own_nodes(method) {
             match node.py_kind() {
-                Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda | Kind::DecoratedDefinition => continue,
                 Kind::Assignment | Kind::AugmentedAssignment | Kind::ForStatement | Kind::ForInClause => {
                     if let Some(left) = node.field(Field::Left) {
                         let mut targets = vec![left];
@@ -454,7 +455,6 @@ fn self_stores<'f>(file: &ParsedFile, members: &[Member<'f>]) -> Vec<SelfStore<'
                 }
                 _ => {}
             }
-            stack.extend(named_children(node).into_iter().rev());
         }
     }
     stores.sort_by_key(|s| s.attribute.start_byte());

@@ -82,7 +82,7 @@ impl<'f> FileContext<'f> {
 
     /// The scopes and bindings of the file (computed on first use).
     pub fn scopes(&self) -> &Scopes {
-        self.scopes.get_or_init(|| Scopes::build(self.file()))
+        self.scopes.get_or_init(|| Scopes::build(&self.syntax))
     }
 
     /// Which statements can complete normally (computed on first use).
@@ -124,7 +124,7 @@ impl<'f> FileContext<'f> {
     /// when the file is part of a project (computed on first use).
     pub fn classes(&self) -> &Classes<'f> {
         self.classes.get_or_init(|| {
-            Classes::build(self.file(), self.nodes(Kind::ClassDefinition), self.scopes(), self.project.as_ref())
+            Classes::build(&self.syntax, self.nodes(Kind::ClassDefinition), self.scopes(), self.project.as_ref())
         })
     }
 

@@ -7,17 +7,18 @@
 use std::cell::OnceCell;
 use std::collections::HashSet;
 
-use quarry_syntax::walk::{NodeIdMap, ParentIndex};
+use quarry_syntax::walk::NodeIdMap;
 use quarry_syntax::{ParsedFile, Span, SyntaxError};
 use tree_sitter::Node;
 
 use crate::ast::is_super_call;
+use crate::node_tree::NodeTree;
 use crate::syntax::{Field, Kind, SyntaxNode};
 
 /// What the one walk of a file's tree finds.
 struct Index<'f> {
     by_kind: Vec<Vec<Node<'f>>>,
-    parents: ParentIndex<'f>,
+    tree: NodeTree<'f>,
     /// The depth of the deepest node (the root is at 0) and its line.
     depth: (usize, usize),
 }
@@ -60,10 +61,10 @@ impl<'f> FileSyntax<'f> {
         self.parents().parent(node)
     }
 
-    /// The file's parent index, built on first use by the walk that also
-    /// indexes the nodes by kind.
-    pub fn parents(&self) -> &ParentIndex<'f> {
-        &self.index().parents
+    /// The file's parent index (every node in flat arrays), built on first
+    /// use by the walk that also indexes the nodes by kind.
+    pub fn parents(&self) -> &NodeTree<'f> {
+        &self.index().tree
     }
 
     /// Refuses a tree deeper than `limit` ([`SyntaxError::TooDeep`], naming
@@ -90,16 +91,9 @@ impl<'f> FileSyntax<'f> {
     fn index(&self) -> &Index<'f> {
         self.index.get_or_init(|| {
             let mut by_kind: Vec<Vec<Node<'f>>> = vec![Vec::new(); Kind::ALL.len()];
-            let mut deepest = (0, self.file.root());
-            let parents = ParentIndex::build_visiting(self.file.root(), |node, depth| {
-                if node.is_named() {
-                    by_kind[node.py_kind() as usize].push(node);
-                }
-                if depth > deepest.0 {
-                    deepest = (depth, node);
-                }
-            });
-            Index { by_kind, parents, depth: (deepest.0, deepest.1.start_position().row) }
+            let tree = NodeTree::build_visiting(self.file.root(), |node, kind| by_kind[kind as usize].push(node));
+            let deepest = tree.deepest();
+            Index { by_kind, tree, depth: (deepest.0, deepest.1.start_position().row) }
         })
     }
 
@@ -175,35 +169,53 @@ impl<'f> FileSyntax<'f> {
     /// Every function's own nodes, by the function's node id (one walk).
     fn own_nodes_index(&self) -> &NodeIdMap<Vec<Node<'f>>> {
         self.own_nodes.get_or_init(|| {
-            // Each function gets a slot when its body is reached; the walk
-            // carries the slot, so no node needs a hash lookup.
-            let mut lists: Vec<(usize, Vec<Node<'f>>)> = Vec::new();
-            let mut stack: Vec<(Node<'f>, Option<usize>)> = vec![(self.file.root(), None)];
-            let mut children: Vec<Node<'f>> = Vec::new();
-            let mut cursor = self.file.root().walk();
-            while let Some((node, owner)) = stack.pop() {
-                let kind = node.py_kind();
-                let boundary = matches!(
+            // The walk of the named nodes from the root, over the flat
+            // arrays in pre-order: each function gets a slot when its body
+            // is reached, and every node takes its owner from its parent.
+            let tree = self.parents();
+            let boundary = |kind: Kind| {
+                matches!(
                     kind,
                     Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda | Kind::DecoratedDefinition
-                );
-                if let (Some(owner), false) = (owner, boundary) {
-                    lists[owner].1.push(node);
+                )
+            };
+            const NOT_REACHED: u32 = u32::MAX;
+            const NO_OWNER: u32 = u32::MAX - 1;
+            // The owner slot of every node the walk reaches.
+            let mut owners: Vec<u32> = vec![NOT_REACHED; tree.len()];
+            let mut lists: Vec<(usize, Vec<Node<'f>>)> = Vec::new();
+            // The body of the function definition at each position, found
+            // when the definition is reached (before its children).
+            let mut bodies: NodeIdMap<Option<usize>> = NodeIdMap::default();
+            if !tree.is_empty() {
+                owners[0] = NO_OWNER;
+            }
+            for position in 1..tree.len() {
+                let Some(parent) = tree.parent_position(position) else { continue };
+                if owners[parent] == NOT_REACHED || !tree.is_named(position) {
+                    continue;
                 }
-                children.clear();
-                children.extend(node.named_children(&mut cursor));
-                if boundary {
-                    let body = (kind == Kind::FunctionDefinition).then(|| node.field(Field::Body)).flatten();
-                    for &child in children.iter().rev() {
-                        let owns = body.is_some_and(|b| b.id() == child.id());
-                        let slot = owns.then(|| {
-                            lists.push((node.id(), Vec::new()));
-                            lists.len() - 1
-                        });
-                        stack.push((child, slot));
+                let node = tree.node(position);
+                let parent_kind = tree.kind(parent);
+                let owner = if boundary(parent_kind) {
+                    let owns = parent_kind == Kind::FunctionDefinition
+                        && bodies.get(&parent).copied().flatten() == Some(node.id());
+                    if owns {
+                        lists.push((tree.node(parent).id(), Vec::new()));
+                        (lists.len() - 1) as u32
+                    } else {
+                        NO_OWNER
                     }
                 } else {
-                    stack.extend(children.iter().rev().map(|&child| (child, owner)));
+                    owners[parent]
+                };
+                owners[position] = owner;
+                let kind = tree.kind(position);
+                if kind == Kind::FunctionDefinition {
+                    bodies.insert(position, node.field(Field::Body).map(|b| b.id()));
+                }
+                if owner != NO_OWNER && !boundary(kind) {
+                    lists[owner as usize].1.push(node);
                 }
             }
             let mut index: NodeIdMap<Vec<Node<'f>>> = Default::default();

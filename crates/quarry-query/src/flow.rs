@@ -17,14 +17,14 @@
 //! (the namespace is exported); `del x` counts as a use. Built without
 //! recursion.
 
+use crate::node_tree::NodeTree;
 use crate::syntax::{Field, Kind, SyntaxNode};
-use quarry_syntax::walk::ParentIndex;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
 
-use crate::ast::{named_children, statements};
+use crate::ast::named_children;
 use crate::file_syntax::FileSyntax;
 use crate::reachability::{clause_block, constant_condition, loop_of_jump};
 use crate::scopes::{BindingKind, ScopeId, ScopeKind, Scopes};
@@ -99,19 +99,22 @@ pub fn analyse_file<'f>(syntax: &FileSyntax<'f>, scopes: &Scopes) -> Vec<ScopeFl
     }
     let root = syntax.file().root();
     by_id.insert(root.id(), root);
-    let identifiers: NodeIdMap<Node<'f>> = syntax.nodes(Kind::Identifier).iter().map(|n| (n.id(), *n)).collect();
     let mut result = Vec::new();
     for (id, scope) in scopes.all().iter().enumerate() {
         if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
             continue;
         }
         let Some(node) = by_id.get(&scope.node_id) else { continue };
-        result.push(analyse_scope(syntax, scopes, id, *node, &identifiers));
+        result.push(analyse_scope(syntax, scopes, id, *node));
     }
     result
 }
 
 const EXIT: usize = usize::MAX;
+
+/// The multiplicative hash of node-id maps, for the short names the flow
+/// keys its events by (their order never matters: names are sorted).
+type FastHash = std::hash::BuildHasherDefault<quarry_syntax::walk::NodeIdHasher>;
 
 /// A read (`None`) or a write (the definition) of a name, at a position
 /// of a basic block: `(block, position, definition)`.
@@ -123,7 +126,7 @@ struct Graph<'t, 'p> {
     body: Node<'t>,
     file: &'t ParsedFile,
     /// The file's parent index (tree-sitter's `Node::parent` scans from the root).
-    parents: &'p ParentIndex<'t>,
+    parents: &'p NodeTree<'t>,
     /// For every named statement of a block or module walked here (comments
     /// aside), the next one, as `next_named_sibling` past comments finds it
     /// (tree-sitter's own finds the parent from the root).
@@ -135,7 +138,6 @@ fn analyse_scope<'f>(
     scopes: &Scopes,
     scope_id: ScopeId,
     scope_node: Node<'f>,
-    identifiers: &NodeIdMap<Node<'f>>,
 ) -> ScopeFlow<'f> {
     let scope = scopes.get(scope_id);
     let body = if scope_node.py_kind() == Kind::Module { Some(scope_node) } else { scope_node.field(Field::Body) };
@@ -161,7 +163,8 @@ fn analyse_scope<'f>(
     };
     for binding in &scope.bindings {
         let Some(kind) = binding.kind else { continue };
-        let Some(ident) = identifiers.get(&binding.node_id) else { continue };
+        let ident = syntax.parents().node_of_id(binding.node_id).filter(|n| n.py_kind() == Kind::Identifier);
+        let Some(ident) = ident.as_ref() else { continue };
         let at = if kind == BindingKind::Parameter { Some(entry_node) } else { locate(binding.start_byte) };
         let Some(at) = at else { continue };
         if kind == BindingKind::Delete {
@@ -207,10 +210,10 @@ fn analyse_scope<'f>(
     let blocks = BasicBlocks::new(&succ, &exc, entry_node, exit_slot);
     // Reads and writes of each name, in block order: (block, position, def or
     // `None` for a read). Within a node reads come before writes.
-    let mut events: HashMap<&str, Vec<Event>> = HashMap::new();
+    let mut events: HashMap<&str, Vec<Event>, FastHash> = HashMap::default();
     // Reads of names never defined here need no events (a set: one lookup per read, not a
     // scan of every definition).
-    let defined: HashSet<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    let defined: HashSet<&str, FastHash> = defs.iter().map(|d| d.name.as_str()).collect();
     for node in 0..=entry_node {
         let (block, position) = (blocks.block_of[node], blocks.position[node]);
         for &name in &reads[node] {
@@ -233,14 +236,21 @@ fn analyse_scope<'f>(
     let mut states: Vec<Vec<usize>> = vec![Vec::new(); block_count];
     let mut touched: Vec<usize> = Vec::new();
     let mut queued = vec![false; block_count];
+    // The range of each block's events in the list of the name at hand
+    // (`NO_EVENTS` for a block with none), reset after each name.
+    const NO_EVENTS: (usize, usize) = (usize::MAX, usize::MAX);
+    let mut ranges: Vec<(usize, usize)> = vec![NO_EVENTS; block_count];
     let mut names: Vec<&str> = events.keys().copied().collect();
     names.sort_unstable();
     for name in names {
         let mut list = events.remove(name).unwrap_or_default();
         list.sort_by_key(|&(block, position, def)| (block, position, def.is_some()));
-        let mut ranges: HashMap<usize, (usize, usize)> = HashMap::new();
         for (i, &(block, _, _)) in list.iter().enumerate() {
-            ranges.entry(block).and_modify(|r| r.1 = i + 1).or_insert((i, i + 1));
+            if ranges[block] == NO_EVENTS {
+                ranges[block] = (i, i + 1);
+            } else {
+                ranges[block].1 = i + 1;
+            }
         }
         let mut worklist: Vec<usize> = Vec::new();
         for &(block, _, def) in &list {
@@ -252,9 +262,11 @@ fn analyse_scope<'f>(
         }
         while let Some(current) = worklist.pop() {
             queued[current] = false;
-            let before = states[current].clone();
-            let mut state = before.clone();
-            if let Some(&(from, to)) = ranges.get(&current) {
+            // The state before the block, which its exceptional successors
+            // receive (kept only when it has some).
+            let before = if blocks.exc[current].is_empty() { Vec::new() } else { states[current].clone() };
+            let mut state = states[current].clone();
+            if let Some(&(from, to)) = Some(&ranges[current]).filter(|r| **r != NO_EVENTS) {
                 for &(_, _, def) in &list[from..to] {
                     match def {
                         None => state.iter().for_each(|&d| used[d] = true),
@@ -296,6 +308,9 @@ fn analyse_scope<'f>(
         }
         for t in touched.drain(..) {
             states[t].clear();
+        }
+        for &(block, _, _) in &list {
+            ranges[block] = NO_EVENTS;
         }
     }
     for (i, def) in defs.iter_mut().enumerate() {
@@ -443,18 +458,18 @@ const SIMPLE_STATEMENTS: &[Kind] = &[
 ];
 
 impl<'t, 'p> Graph<'t, 'p> {
-    fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p ParentIndex<'t>) -> Graph<'t, 'p> {
+    fn build(body: Node<'t>, file: &'t ParsedFile, parents: &'p NodeTree<'t>) -> Graph<'t, 'p> {
         let mut nodes = Vec::new();
         let mut next_in_block: NodeIdMap<Option<Node<'t>>> = NodeIdMap::default();
         // The last named statement seen in each block (the walk visits every
         // child of a block it enters, in order).
         let mut last_in_block: NodeIdMap<Node<'t>> = NodeIdMap::default();
-        let mut walk = quarry_syntax::walk::Preorder::new(body);
-        while let Some(node) = walk.next() {
+        let mut walk = parents.walk(body);
+        while let Some((position, node)) = walk.next() {
             if node.id() == body.id() {
                 continue;
             }
-            let parent = parents.parent(node);
+            let parent = parents.parent_at(position);
             let is_clause = matches!(node.py_kind(), Kind::ElifClause | Kind::ExceptClause | Kind::CaseClause);
             if is_clause || crate::reachability::is_statement_in(node, parent) {
                 nodes.push(node);
@@ -514,7 +529,8 @@ impl<'t, 'p> Graph<'t, 'p> {
     }
 
     fn entry_of_block(&self, block: Node<'_>) -> Option<usize> {
-        statements(block).first().map(|s| self.entry_idx(*s))
+        let first = self.parents.named_children(block).find(|c| c.py_kind() != Kind::Comment);
+        first.map(|s| self.entry_idx(s))
     }
 
     fn entry_or_follow(&self, block: Option<Node<'_>>, owner: Node<'_>) -> usize {
@@ -522,8 +538,8 @@ impl<'t, 'p> Graph<'t, 'p> {
     }
 
     fn finally_entry(&self, try_statement: Node<'_>) -> Option<usize> {
-        named_children(try_statement)
-            .into_iter()
+        self.parents
+            .named_children(try_statement)
             .find(|c| c.py_kind() == Kind::FinallyClause)
             .and_then(clause_block)
             .and_then(|b| self.entry_of_block(b))
@@ -604,7 +620,7 @@ impl<'t, 'p> Graph<'t, 'p> {
     /// the first alternative when `after` is the `if` itself.
     fn next_alternative(&self, if_statement: Node<'_>, after: Option<Node<'_>>) -> usize {
         let mut seen = after.is_none();
-        for clause in named_children(if_statement) {
+        for clause in self.parents.named_children(if_statement) {
             if !seen {
                 seen = Some(clause.id()) == after.map(|a| a.id());
                 continue;
@@ -694,7 +710,7 @@ impl<'t, 'p> Graph<'t, 'p> {
             // Most statements sit in no `try` or `with`: their handlers are
             // found first, so that only those that have some walk their code.
             let handlers = self.handlers_of(node);
-            exceptional.push(if !handlers.is_empty() && may_raise(node) { handlers } else { Vec::new() });
+            exceptional.push(if !handlers.is_empty() && may_raise(node, self.parents) { handlers } else { Vec::new() });
         }
         (normal, exceptional)
     }
@@ -711,7 +727,7 @@ impl<'t, 'p> Graph<'t, 'p> {
                 break;
             }
             if n.py_kind() == Kind::TryStatement && n.field(Field::Body).is_some_and(|b| b.id() == child.id()) {
-                for clause in named_children(n) {
+                for clause in self.parents.named_children(n) {
                     if matches!(clause.py_kind(), Kind::ExceptClause) {
                         targets.push(self.idx(clause));
                     }
@@ -754,9 +770,9 @@ fn first_block(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// Whether evaluating the node's own code (not its nested blocks) may raise.
-fn may_raise(node: Node<'_>) -> bool {
-    let mut walk = quarry_syntax::walk::Preorder::new(node);
-    while let Some(n) = walk.next() {
+fn may_raise(node: Node<'_>, tree: &NodeTree<'_>) -> bool {
+    let mut walk = tree.walk(node);
+    while let Some((_, n)) = walk.next() {
         if n.id() != node.id() && (n.py_kind() == Kind::Block || n.py_kind() == Kind::Lambda) {
             walk.skip_children();
             continue;

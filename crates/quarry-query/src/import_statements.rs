@@ -11,19 +11,30 @@ use tree_sitter::Node;
 
 /// Whether the statement is in no function or class.
 pub(crate) fn at_module_level(node: Node<'_>) -> bool {
-    let mut current = node.parent();
+    at_module_level_by(node, |n| n.parent())
+}
+
+/// [`at_module_level`], with the parents given by `parent` (a parent
+/// index: tree-sitter's `Node::parent` searches from the root).
+pub(crate) fn at_module_level_by<'t>(node: Node<'t>, parent: impl Fn(Node<'t>) -> Option<Node<'t>>) -> bool {
+    let mut current = parent(node);
     while let Some(n) = current {
         if matches!(n.py_kind(), Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda) {
             return false;
         }
-        current = n.parent();
+        current = parent(n);
     }
     true
 }
 
 /// Whether the statement sits under `if False:` or `if 0:`.
 pub fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
-    let mut current = node.parent();
+    never_executed_by(file, node, |n| n.parent())
+}
+
+/// [`never_executed`], with the parents given by `parent` (a parent index).
+pub fn never_executed_by<'t>(file: &ParsedFile, node: Node<'t>, parent: impl Fn(Node<'t>) -> Option<Node<'t>>) -> bool {
+    let mut current = parent(node);
     while let Some(n) = current {
         if n.py_kind() == Kind::IfStatement {
             let condition = n.field(Field::Condition).map(|c| file.node_text(c).trim());
@@ -34,7 +45,7 @@ pub fn never_executed(file: &ParsedFile, node: Node<'_>) -> bool {
                 return true;
             }
         }
-        current = n.parent();
+        current = parent(n);
     }
     false
 }

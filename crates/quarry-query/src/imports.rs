@@ -10,7 +10,8 @@ use tree_sitter::Node;
 
 use crate::ast::named_children;
 use crate::file_syntax::FileSyntax;
-use crate::import_statements::{all_names, at_module_level, import_bindings, never_executed, AllNames};
+use crate::import_statements::{all_names, at_module_level_by, import_bindings, never_executed_by, AllNames};
+use crate::node_tree::NodeTree;
 use crate::scopes::{BindingKind, ScopeKind, Scopes};
 
 /// One name bound by a module-level import statement.
@@ -45,7 +46,8 @@ impl<'f> Imports<'f> {
         let mut names = Vec::new();
         for kind in [Kind::ImportStatement, Kind::ImportFromStatement] {
             for &statement in nodes(kind) {
-                if !at_module_level(statement) || never_executed(file, statement) {
+                let parent = |n: Node<'f>| syntax.parent(n);
+                if !at_module_level_by(statement, parent) || never_executed_by(file, statement, parent) {
                     continue;
                 }
                 for name in bound_names(file, statement) {
@@ -61,7 +63,7 @@ impl<'f> Imports<'f> {
             names,
             all: all_names(file, nodes(Kind::Assignment), nodes(Kind::AugmentedAssignment), nodes(Kind::Call)),
             global_uses: global_uses(scopes),
-            docstrings: docstrings(file, &nodes),
+            docstrings: docstrings(file, syntax.parents(), &nodes),
             type_comments,
             string_annotations: string_annotations(file, &nodes),
             comments,
@@ -157,12 +159,16 @@ fn global_uses(scopes: &Scopes) -> Vec<(String, Span)> {
 /// of the expression statement that comes first (comments aside) in a
 /// module, class or function body. Found from the bodies down, so no
 /// string looks for its parent.
-fn docstrings<'n, 'f: 'n>(file: &ParsedFile, nodes: &impl Fn(Kind) -> &'n [Node<'f>]) -> Vec<String> {
+fn docstrings<'n, 'f: 'n>(
+    file: &ParsedFile,
+    tree: &NodeTree<'f>,
+    nodes: &impl Fn(Kind) -> &'n [Node<'f>],
+) -> Vec<String> {
     let mut docstrings: Vec<Node<'f>> = Vec::new();
     for &body in nodes(Kind::Module).iter().chain(nodes(Kind::Block)) {
-        let first = named_children(body).into_iter().find(|c| c.py_kind() != Kind::Comment);
+        let first = tree.named_children(body).find(|c| c.py_kind() != Kind::Comment);
         if let Some(statement) = first.filter(|f| f.py_kind() == Kind::ExpressionStatement) {
-            docstrings.extend(named_children(statement).into_iter().filter(|c| c.py_kind() == Kind::String));
+            docstrings.extend(tree.named_children(statement).filter(|c| c.py_kind() == Kind::String));
         }
     }
     docstrings.sort_by_key(|s| s.start_byte());

@@ -27,6 +27,7 @@ pub mod flow;
 pub mod import_statements;
 pub mod imports;
 pub mod methods;
+pub mod node_tree;
 pub mod output;
 pub mod parameters;
 pub mod project;

@@ -8,6 +8,7 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{comparison_pairs, named_children, statements, CmpOp};
+use crate::file_syntax::FileSyntax;
 use crate::parameters::parameter_names;
 use quarry_syntax::ParsedFile;
 
@@ -159,7 +160,8 @@ pub struct ClassBody<'f> {
 
 impl<'f> ClassBody<'f> {
     /// Reads the body of `class`.
-    pub fn of(file: &'f ParsedFile, class: Node<'_>) -> ClassBody<'f> {
+    pub fn of(syntax: &FileSyntax<'f>, class: Node<'_>) -> ClassBody<'f> {
+        let file = syntax.file();
         let mut facts = ClassBody { bindings: Vec::new(), used: std::collections::HashSet::new() };
         let Some(body) = class.field(Field::Body) else { return facts };
         for statement in statements(body) {
@@ -184,10 +186,15 @@ impl<'f> ClassBody<'f> {
         }
         let identifier =
             |node: Option<Node<'_>>| node.filter(|n| n.py_kind() == Kind::Identifier).map(|n| file.node_text(n));
-        let mut stack = vec![body];
-        while let Some(node) = stack.pop() {
+        // The body's named nodes but those of its functions, classes and
+        // lambdas, from the file's node arrays (the order does not matter).
+        let mut walk = syntax.parents().walk(body);
+        while let Some((_, node)) = walk.next() {
+            if !node.is_named() {
+                continue;
+            }
             match node.py_kind() {
-                Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => continue,
+                Kind::FunctionDefinition | Kind::ClassDefinition | Kind::Lambda => walk.skip_children(),
                 Kind::Call => facts.used.extend(identifier(node.field(Field::Function))),
                 Kind::Decorator => {
                     let expression = node.named_child(0);
@@ -197,7 +204,6 @@ impl<'f> ClassBody<'f> {
                 }
                 _ => {}
             }
-            stack.extend(named_children(node));
         }
         facts
     }
@@ -209,11 +215,11 @@ impl<'f> ClassBody<'f> {
     /// statement of the body binds the name again (`f = staticmethod(f)`,
     /// `__del__ = __del__()`, a second `def f`). A method nested in an `if`
     /// of the body is judged by the body's own later statements.
-    pub fn is_class_attribute(&self, file: &ParsedFile, function: Node<'_>) -> bool {
-        if function.parent().is_some_and(|p| p.py_kind() == Kind::DecoratedDefinition) {
+    pub fn is_class_attribute(&self, syntax: &FileSyntax<'_>, function: Node<'_>) -> bool {
+        if syntax.parents().parent_of_id(function.id()).is_some_and(|p| p.py_kind() == Kind::DecoratedDefinition) {
             return false;
         }
-        let Some(name) = function.field(Field::Name).map(|n| file.node_text(n)) else { return false };
+        let Some(name) = function.field(Field::Name).map(|n| syntax.text(n)) else { return false };
         !self.bindings.iter().any(|&(bound, at)| bound == name && at > function.start_byte())
     }
 
@@ -271,9 +277,10 @@ mod tests {
         let (file, starts) = functions(text);
         let f: Vec<Node<'_>> = starts.iter().map(|s| function_at(&file, *s)).collect();
         let class = file.root().named_child(0).unwrap();
-        let body = ClassBody::of(&file, class);
+        let body = ClassBody::of(&FileSyntax::new(&file), class);
         assert!(body.uses("helper") && !body.uses("plain") && !body.uses("staticmethod_not_called"));
-        assert!(body.is_class_attribute(&file, f[0]) && !body.is_class_attribute(&file, f[1]));
-        assert!(!body.is_class_attribute(&file, f[2]) && body.is_class_attribute(&file, f[3]));
+        let syntax = FileSyntax::new(&file);
+        assert!(body.is_class_attribute(&syntax, f[0]) && !body.is_class_attribute(&syntax, f[1]));
+        assert!(!body.is_class_attribute(&syntax, f[2]) && body.is_class_attribute(&syntax, f[3]));
     }
 }

@@ -16,7 +16,8 @@ use crate::builtins::{is_builtin_in, PythonVersion};
 use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::HashSet;
 
-use quarry_syntax::walk::{NodeIdMap, ParentIndex};
+use crate::node_tree::NodeTree;
+use quarry_syntax::walk::NodeIdMap;
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
@@ -59,9 +60,12 @@ impl Reachability {
         // first, visit every statement after the statements nested in it.
         let holders = std::iter::once(file.root()).chain(syntax.nodes(Kind::Block).iter().copied());
         let holders: Vec<Node<'_>> = holders.collect();
+        let mut items: Vec<Node<'_>> = Vec::new();
         for holder in holders.iter().rev() {
-            for node in statements(*holder).iter().rev() {
-                let value = reach.compute(*node, file);
+            items.clear();
+            items.extend(statements_in(parents, *holder));
+            for node in items.iter().rev() {
+                let value = reach.compute(*node, file, parents);
                 reach.completes.insert(node.id(), value);
             }
         }
@@ -80,6 +84,12 @@ impl Reachability {
         statements(block).iter().all(|s| self.completes(*s))
     }
 
+    /// [`Reachability::block_completes`], the statements read from the
+    /// file's node arrays.
+    fn block_completes_in(&self, tree: &NodeTree<'_>, block: Node<'_>) -> bool {
+        statements_in(tree, block).all(|s| self.completes(s))
+    }
+
     /// Whether the loop statement has a `break` that leaves it.
     pub fn has_break(&self, loop_statement: Node<'_>) -> bool {
         self.loops_with_break.contains(&loop_statement.id())
@@ -95,7 +105,7 @@ impl Reachability {
         // The module, then every block, in pre-order.
         let holders = std::iter::once(file.root()).chain(syntax.nodes(Kind::Block).iter().copied());
         for node in holders {
-            let items = statements(node);
+            let items: Vec<Node<'f>> = statements_in(parents, node).collect();
             if let Some(stop) = items.iter().position(|s| !self.completes(*s)) {
                 if let Some(first) = items.get(stop + 1) {
                     firsts.push(*first);
@@ -105,7 +115,7 @@ impl Reachability {
             // Branches that a constant condition rules out.
             if let Some(dead_first) = self.dead_branch(file, node, parents) {
                 firsts.push(dead_first);
-                dead.extend(statements(node).iter().map(|s| s.id()));
+                dead.extend(statements_in(parents, node).map(|s| s.id()));
                 if dead_first.py_kind() == Kind::ElifClause {
                     dead.insert(dead_first.id());
                 }
@@ -159,9 +169,9 @@ impl Reachability {
     /// For a block that a constant condition rules out (`if False:` body,
     /// `while 0:` body, the `else` or `elif` after `if True:`), the first
     /// dead node: its first statement, or the `elif` clause itself.
-    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>, parents: &ParentIndex<'t>) -> Option<Node<'t>> {
+    fn dead_branch<'t>(&self, file: &ParsedFile, block: Node<'t>, parents: &NodeTree<'t>) -> Option<Node<'t>> {
         let owner = parents.parent(block)?;
-        let first = statements(block).first().copied();
+        let first = statements_in(parents, block).next();
         match owner.py_kind() {
             Kind::IfStatement | Kind::ElifClause | Kind::WhileStatement => {
                 let is_body = owner
@@ -187,11 +197,11 @@ impl Reachability {
         }
     }
 
-    fn compute(&self, node: Node<'_>, file: &ParsedFile) -> bool {
+    fn compute(&self, node: Node<'_>, file: &ParsedFile, tree: &NodeTree<'_>) -> bool {
         match node.py_kind() {
             k if JUMPS.contains(&k) => false,
             Kind::IfStatement => {
-                let consequence = node.field(Field::Consequence).is_none_or(|b| self.block_completes(b));
+                let consequence = node.field(Field::Consequence).is_none_or(|b| self.block_completes_in(tree, b));
                 match constant_condition(file, node) {
                     Some(true) => return consequence,
                     Some(false) => {
@@ -202,7 +212,7 @@ impl Reachability {
                         if alternatives.peek().is_none() {
                             return true;
                         }
-                        return alternatives.any(|c| clause_block(c).is_none_or(|b| self.block_completes(b)))
+                        return alternatives.any(|c| clause_block(c).is_none_or(|b| self.block_completes_in(tree, b)))
                             || !named_children(node).iter().any(|c| c.py_kind() == Kind::ElseClause);
                     }
                     None => {}
@@ -212,11 +222,11 @@ impl Reachability {
                 for clause in named_children(node) {
                     match clause.py_kind() {
                         Kind::ElifClause => {
-                            any |= clause.field(Field::Consequence).is_none_or(|b| self.block_completes(b));
+                            any |= clause.field(Field::Consequence).is_none_or(|b| self.block_completes_in(tree, b));
                         }
                         Kind::ElseClause => {
                             has_else = true;
-                            any |= clause_block(clause).is_none_or(|b| self.block_completes(b));
+                            any |= clause_block(clause).is_none_or(|b| self.block_completes_in(tree, b));
                         }
                         _ => {}
                     }
@@ -232,16 +242,16 @@ impl Reachability {
                     return false;
                 }
                 match else_clause(node).and_then(clause_block) {
-                    Some(block) => self.block_completes(block),
+                    Some(block) => self.block_completes_in(tree, block),
                     None => true,
                 }
             }
             Kind::TryStatement => {
-                let mut body = node.field(Field::Body).is_none_or(|b| self.block_completes(b));
+                let mut body = node.field(Field::Body).is_none_or(|b| self.block_completes_in(tree, b));
                 let mut handler = false;
                 let mut finally = true;
                 for clause in named_children(node) {
-                    let completes = clause_block(clause).is_none_or(|b| self.block_completes(b));
+                    let completes = clause_block(clause).is_none_or(|b| self.block_completes_in(tree, b));
                     match clause.py_kind() {
                         Kind::ExceptClause => {
                             handler |= completes && !self.silent_tries.contains(&node.id());
@@ -269,11 +279,17 @@ impl Reachability {
                         .is_some_and(|p| p.py_kind() == Kind::CasePattern && file.node_text(p).trim() == "_")
                         && c.field(Field::Guard).is_none()
                 });
-                !wildcard || cases.iter().any(|c| clause_block(*c).is_none_or(|b| self.block_completes(b)))
+                !wildcard || cases.iter().any(|c| clause_block(*c).is_none_or(|b| self.block_completes_in(tree, b)))
             }
             _ => true,
         }
     }
+}
+
+/// The statements of a block or module (its named children but comments),
+/// read from the file's node arrays, as [`statements`] lists them.
+fn statements_in<'a, 't>(tree: &'a NodeTree<'t>, block: Node<'_>) -> impl Iterator<Item = Node<'t>> + use<'a, 't> {
+    tree.named_children(block).filter(|c| c.py_kind() != Kind::Comment)
 }
 
 /// The literal truth value of an `if`, `elif` or `while` condition that is
@@ -317,7 +333,7 @@ pub fn is_statement_in(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
 
 /// Names bound somewhere in the file (assigned, defined, imported, loop or
 /// `with` targets, parameters, declared global).
-fn bound_names<'f, 't>(file: &'f ParsedFile, nodes: &[Node<'t>], parents: &ParentIndex<'t>) -> HashSet<&'f str> {
+fn bound_names<'f, 't>(file: &'f ParsedFile, nodes: &[Node<'t>], parents: &NodeTree<'t>) -> HashSet<&'f str> {
     nodes
         .iter()
         .filter(|n| n.py_kind() == Kind::Identifier)
@@ -353,7 +369,7 @@ fn bound_names<'f, 't>(file: &'f ParsedFile, nodes: &[Node<'t>], parents: &Paren
 /// assignments of literals or builtins to plain names, and loads of Python 3
 /// builtins that the file does not rebind (CodeQL's flow graph has
 /// exceptional edges only from nodes that may raise).
-fn cannot_raise<'t>(file: &ParsedFile, body: Node<'t>, bound: &HashSet<&str>, parents: &ParentIndex<'t>) -> bool {
+fn cannot_raise<'t>(file: &ParsedFile, body: Node<'t>, bound: &HashSet<&str>, parents: &NodeTree<'t>) -> bool {
     for node in quarry_syntax::walk::Preorder::new(body) {
         if !node.is_named() {
             continue;
@@ -416,7 +432,7 @@ pub fn is_infinite_while(file: &ParsedFile, node: Node<'_>) -> bool {
 
 /// The loop a `break` or `continue` belongs to: the nearest enclosing `for`
 /// or `while` whose body (or else clause) holds it, within the same function.
-pub fn loop_of_jump<'t>(jump: Node<'t>, parents: &ParentIndex<'t>) -> Option<Node<'t>> {
+pub fn loop_of_jump<'t>(jump: Node<'t>, parents: &NodeTree<'t>) -> Option<Node<'t>> {
     let mut child = jump;
     let mut current = parents.parent(jump);
     while let Some(n) = current {

@@ -8,7 +8,8 @@ use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
 
-use crate::ast::named_children;
+use crate::file_syntax::FileSyntax;
+use crate::node_tree::NodeTree;
 
 /// Index of a scope in [`Scopes`].
 pub type ScopeId = usize;
@@ -163,8 +164,8 @@ pub struct Scopes {
 
 impl Scopes {
     /// Analyses a parsed Python file.
-    pub fn build(file: &ParsedFile) -> Scopes {
-        Builder::new(file).run()
+    pub fn build(syntax: &FileSyntax<'_>) -> Scopes {
+        Builder { file: syntax.file(), tree: syntax.parents(), scopes: Vec::new() }.run()
     }
 
     /// Every scope, the module first.
@@ -271,8 +272,10 @@ impl Scopes {
     }
 }
 
-struct Builder<'f> {
+struct Builder<'a, 'f> {
     file: &'f ParsedFile,
+    /// The file's nodes in flat arrays: children and parents are read there.
+    tree: &'a NodeTree<'f>,
     scopes: Vec<Scope>,
 }
 
@@ -289,11 +292,7 @@ const PATTERN_CONTAINERS: &[Kind] = &[
     Kind::ListSplat,
 ];
 
-impl<'f> Builder<'f> {
-    fn new(file: &'f ParsedFile) -> Self {
-        Builder { file, scopes: Vec::new() }
-    }
-
+impl<'a, 'f> Builder<'a, 'f> {
     fn new_scope(&mut self, kind: ScopeKind, parent: Option<ScopeId>, node: Node<'_>) -> ScopeId {
         let id = self.scopes.len();
         self.scopes.push(Scope {
@@ -317,11 +316,10 @@ impl<'f> Builder<'f> {
     fn run(mut self) -> Scopes {
         let root = self.file.root();
         let module = self.new_scope(ScopeKind::Module, None, root);
-        let mut stack: Vec<(Node<'_>, ScopeId)> = vec![(root, module)];
-        // Reused for every node: the children to visit next, and the cursor
-        // that lists them.
-        let mut push: Vec<(Node<'_>, ScopeId)> = Vec::new();
-        let mut cursor = root.walk();
+        let mut stack: Vec<(Node<'f>, ScopeId)> = vec![(root, module)];
+        // Reused for every node: the children to visit next.
+        let mut push: Vec<(Node<'f>, ScopeId)> = Vec::new();
+        let tree = self.tree;
         while let Some((node, scope)) = stack.pop() {
             push.clear();
             match node.py_kind() {
@@ -332,7 +330,7 @@ impl<'f> Builder<'f> {
                         self.bind(scope, name, BindingKind::Definition, node);
                     }
                     if let Some(parameters) = node.field(Field::Parameters) {
-                        for p in named_children(parameters) {
+                        for p in tree.named_children(parameters) {
                             self.parameter(p, scope, inner, &mut push);
                         }
                     }
@@ -363,7 +361,7 @@ impl<'f> Builder<'f> {
                 | Kind::GeneratorExpression => {
                     let inner = self.new_scope(ScopeKind::Comprehension, Some(scope), node);
                     let mut first_clause = true;
-                    for child in named_children(node) {
+                    for child in tree.named_children(node) {
                         if child.py_kind() == Kind::ForInClause {
                             if let Some(left) = child.field(Field::Left) {
                                 self.targets(left, inner, BindingKind::LoopTarget, child, &mut push);
@@ -378,7 +376,7 @@ impl<'f> Builder<'f> {
                     }
                 }
                 Kind::GlobalStatement | Kind::NonlocalStatement => {
-                    for id in named_children(node).into_iter().filter(|c| c.py_kind() == Kind::Identifier) {
+                    for id in tree.named_children(node).filter(|c| c.py_kind() == Kind::Identifier) {
                         let name = self.file.node_text(id).to_string();
                         if node.py_kind() == Kind::GlobalStatement {
                             self.scopes[scope].globals.push(name);
@@ -420,7 +418,7 @@ impl<'f> Builder<'f> {
                     if let Some(left) = node.field(Field::Left) {
                         self.targets(left, scope, BindingKind::LoopTarget, node, &mut push);
                     }
-                    for child in named_children(node) {
+                    for child in tree.named_children(node) {
                         if Some(child.id()) != node.field(Field::Left).map(|l| l.id()) {
                             push.push((child, scope));
                         }
@@ -435,13 +433,13 @@ impl<'f> Builder<'f> {
                     }
                 }
                 Kind::AsPattern => {
-                    let binder = node.parent().map(|p| p.py_kind());
+                    let binder = tree.parent(node).map(|p| p.py_kind());
                     let kind = if binder == Some(Kind::ExceptClause) {
                         BindingKind::ExceptTarget
                     } else {
                         BindingKind::WithTarget
                     };
-                    for child in named_children(node) {
+                    for child in tree.named_children(node) {
                         if child.py_kind() == Kind::AsPatternTarget {
                             self.targets(child, scope, kind, node, &mut push);
                         } else {
@@ -451,7 +449,7 @@ impl<'f> Builder<'f> {
                 }
                 Kind::ExceptClause if self.python2_except_target(node).is_some() => {
                     let target = self.python2_except_target(node).expect("checked");
-                    for child in named_children(node) {
+                    for child in tree.named_children(node) {
                         if child.id() == target.id() {
                             self.bind(scope, child, BindingKind::ExceptTarget, node);
                         } else {
@@ -463,9 +461,9 @@ impl<'f> Builder<'f> {
                     self.import(node, scope)
                 }
                 Kind::DeleteStatement => {
-                    for target in named_children(node) {
+                    for target in tree.named_children(node) {
                         let targets = if target.py_kind() == Kind::ExpressionList {
-                            named_children(target)
+                            tree.named_children(target).collect()
                         } else {
                             vec![target]
                         };
@@ -489,7 +487,7 @@ impl<'f> Builder<'f> {
                         push.push((value, scope));
                     }
                 }
-                _ => push.extend(node.named_children(&mut cursor).map(|c| (c, scope))),
+                _ => push.extend(tree.named_children(node).map(|c| (c, scope))),
             }
             stack.extend(push.drain(..).rev());
         }
@@ -511,7 +509,7 @@ impl<'f> Builder<'f> {
         children.get(comma + 1).copied().filter(|n| n.py_kind() == Kind::Identifier)
     }
 
-    fn parameter<'t>(&mut self, p: Node<'t>, outer: ScopeId, inner: ScopeId, push: &mut Vec<(Node<'t>, ScopeId)>) {
+    fn parameter(&mut self, p: Node<'f>, outer: ScopeId, inner: ScopeId, push: &mut Vec<(Node<'f>, ScopeId)>) {
         if let Some(id) = crate::parameters::parameter_identifier(p) {
             self.bind(inner, id, BindingKind::Parameter, p);
         } else if p.py_kind() == Kind::TuplePattern {
@@ -531,20 +529,22 @@ impl<'f> Builder<'f> {
 
     /// Binds every identifier in a store target; other parts (subscripts,
     /// attributes) are walked as uses.
-    fn targets<'t>(
+    fn targets(
         &mut self,
-        target: Node<'t>,
+        target: Node<'f>,
         scope: ScopeId,
         kind: BindingKind,
-        binder: Node<'t>,
-        push: &mut Vec<(Node<'t>, ScopeId)>,
+        binder: Node<'f>,
+        push: &mut Vec<(Node<'f>, ScopeId)>,
     ) {
         let mut stack = vec![target];
         while let Some(node) = stack.pop() {
             if node.py_kind() == Kind::Identifier {
                 self.bind(scope, node, kind, binder);
             } else if PATTERN_CONTAINERS.contains(&node.py_kind()) || node.py_kind() == Kind::AsPatternTarget {
-                stack.extend(named_children(node).into_iter().rev());
+                let first = stack.len();
+                stack.extend(self.tree.named_children(node));
+                stack[first..].reverse();
             } else {
                 push.push((node, scope));
             }
@@ -607,7 +607,7 @@ mod tests {
     /// (`None` for builtins and unresolved names).
     fn resolved_lines(source: &str, name: &str) -> Vec<Option<usize>> {
         let file = ParsedFile::parse(SourceFile::from_text("t.py", source), Language::Python).unwrap();
-        let scopes = Scopes::build(&file);
+        let scopes = Scopes::build(&FileSyntax::new(&file));
         quarry_syntax::walk::Preorder::new(file.root())
             .filter(|n| n.py_kind() == Kind::Identifier && file.node_text(*n) == name)
             .filter_map(|n| scopes.resolution(n.id()))

@@ -78,9 +78,8 @@ pub trait SyntaxNode<'t>: Copy {
 
 impl<'t> SyntaxNode<'t> for Node<'t> {
     fn py_kind(self) -> Kind {
-        if self.is_error() {
-            return Kind::Error;
-        }
+        // `ERROR` nodes have the symbol `u16::MAX`, which `kind_of_id` maps to
+        // `Kind::Error` (tree-sitter's `is_error` reads the same symbol).
         kind_of_id(self.kind_id())
     }
 

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "syntax_kinds",
     "syntax",
+    "node_tree",
     "builtins",
     "ast",
     "parameters",

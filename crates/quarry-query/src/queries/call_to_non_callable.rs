@@ -85,7 +85,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// `if callable(callee):`.
 fn guarded(cx: &FileContext<'_>, call: Node<'_>, callee: Node<'_>) -> bool {
     let name = cx.text(callee);
-    let mut current = call.parent();
+    let parents = cx.syntax().parents();
+    let mut current = parents.parent_of_id(call.id());
     while let Some(node) = current {
         if node.py_kind() == Kind::IfStatement {
             let condition: String =
@@ -99,7 +100,7 @@ fn guarded(cx: &FileContext<'_>, call: Node<'_>, callee: Node<'_>) -> bool {
                 return true;
             }
         }
-        current = node.parent();
+        current = parents.parent_of_id(node.id());
     }
     false
 }
@@ -115,7 +116,11 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
     }
     let name = cx.text(callee);
     if name == "NotImplemented" && !cx.scopes().get(0).binds(name) {
-        let in_raise = callee.parent().and_then(|c| c.parent()).is_some_and(|p| p.py_kind() == Kind::RaiseStatement);
+        let parents = cx.syntax().parents();
+        let in_raise = parents
+            .parent_of_id(callee.id())
+            .and_then(|c| parents.parent(c))
+            .is_some_and(|p| p.py_kind() == Kind::RaiseStatement);
         return (!in_raise).then_some(Origin::Literal(callee));
     }
     let scopes = cx.scopes();

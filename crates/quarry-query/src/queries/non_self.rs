@@ -58,8 +58,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         if IMPLICIT_CLASS_METHODS.contains(&name) {
             continue;
         }
-        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(file, class));
-        if !body.is_class_attribute(file, function) || body.uses(name) {
+        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(cx.syntax(), class));
+        if !body.is_class_attribute(cx.syntax(), function) || body.uses(name) {
             continue;
         }
         let bases = field_text(file, class, Field::Superclasses).unwrap_or_default();

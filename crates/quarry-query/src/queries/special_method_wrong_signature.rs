@@ -196,8 +196,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for &function in cx.nodes(Kind::FunctionDefinition) {
         let Some(class) = cx.syntax().method_class(function) else { continue };
         let name = field_text(file, function, Field::Name).unwrap_or_default();
-        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(file, class));
-        if !body.is_class_attribute(file, function) {
+        let body = bodies.entry(class.id()).or_insert_with(|| ClassBody::of(cx.syntax(), class));
+        if !body.is_class_attribute(cx.syntax(), function) {
             continue;
         }
         check(cx, polarity, name, function, class, &mut findings);
@@ -236,7 +236,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// The undecorated function of that name defined at module level.
 fn module_function<'t>(cx: &FileContext<'t>, name: &str) -> Option<Node<'t>> {
     cx.nodes(Kind::FunctionDefinition).iter().copied().find(|f| {
-        f.parent().is_some_and(|p| p.py_kind() == Kind::Module) && field_text(cx.file(), *f, Field::Name) == Some(name)
+        cx.syntax().parent(*f).is_some_and(|p| p.py_kind() == Kind::Module)
+            && field_text(cx.file(), *f, Field::Name) == Some(name)
     })
 }
 

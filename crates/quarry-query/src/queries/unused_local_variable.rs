@@ -23,6 +23,7 @@
 
 use crate::syntax::{Field, Kind, SyntaxNode};
 use std::collections::HashSet;
+use tree_sitter::Node;
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -45,11 +46,14 @@ pub static QUERY: Query = Query {
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
+    // The file's annotations without a value (`x: int`), found once.
+    let annotation_only: Vec<Node<'_>> =
+        cx.nodes(Kind::Assignment).iter().copied().filter(|a| a.field(Field::Right).is_none()).collect();
     for flow in cx.flows() {
         if cx.scopes().get(flow.scope).kind != ScopeKind::Function {
             continue;
         }
-        let annotated = annotation_only_names(cx, flow);
+        let annotated = annotation_only_names(cx, flow, &annotation_only);
         let candidate = |def: &FlowDef<'_>| {
             is_relevant(def) && !name_acceptable_for_unused(&def.name) && !annotated.contains(def.name.as_str())
         };
@@ -75,13 +79,17 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     findings
 }
 
-/// Names declared by an annotation without a value (`x: int`) in the scope.
-fn annotation_only_names<'a>(cx: &'a FileContext<'_>, flow: &ScopeFlow<'_>) -> HashSet<&'a str> {
+/// Names declared by an annotation without a value (`x: int`) in the
+/// scope, among the file's `annotation_only` assignments.
+fn annotation_only_names<'a, 'f>(
+    cx: &'a FileContext<'f>,
+    flow: &ScopeFlow<'_>,
+    annotation_only: &[Node<'f>],
+) -> HashSet<&'a str> {
     let span = cx.scopes().get(flow.scope).span;
-    cx.nodes(Kind::Assignment)
+    annotation_only
         .iter()
         .filter(|a| a.start_byte() >= span.start_byte && a.end_byte() <= span.end_byte)
-        .filter(|a| a.field(Field::Right).is_none())
         .filter(|a| cx.enclosing_function(**a).is_some_and(|f| f.start_byte() == span.start_byte))
         .filter_map(|a| a.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier))
         .map(|l| cx.text(l))

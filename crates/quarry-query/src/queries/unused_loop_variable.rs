@@ -51,12 +51,16 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         let accesses = accesses_in(cx, body, name);
         let used = accesses.iter().any(|(_, deleted)| !deleted);
         let deleted = accesses.iter().any(|(_, deleted)| *deleted);
-        let excluded = name_acceptable_for_unused(name)
-            || for_statement.field(Field::Right).is_some_and(|r| is_range_call(cx, r))
-            || empty_loop(body)
-            || one_item_only(body)
-            || counting_loop(cx, body)
-            || implicit_repeat(cx, for_statement, body);
+        // Only the positive form of an unused variable asks (the checks
+        // are pure, so skipping them elsewhere changes no answer).
+        let excluded = polarity == Polarity::Positive
+            && !used
+            && (name_acceptable_for_unused(name)
+                || for_statement.field(Field::Right).is_some_and(|r| is_range_call(cx, r))
+                || empty_loop(body)
+                || one_item_only(cx, body)
+                || counting_loop(cx, body)
+                || implicit_repeat(cx, for_statement, body));
         match polarity {
             Polarity::Positive if !used && !deleted && !excluded => findings.push(RawFinding::answer(
                 cx.location(for_statement),
@@ -79,13 +83,14 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// Occurrences of `name` as a variable in `body` (reads, writes and
 /// deletions; attribute names and keyword names do not count), with
 /// whether each is the target of a `del`.
-fn accesses_in<'t>(cx: &FileContext<'_>, body: Node<'t>, name: &str) -> Vec<(Node<'t>, bool)> {
+fn accesses_in<'t>(cx: &FileContext<'t>, body: Node<'t>, name: &str) -> Vec<(Node<'t>, bool)> {
     let mut found = Vec::new();
-    for node in quarry_syntax::walk::Preorder::new(body) {
+    let tree = cx.syntax().parents();
+    for (position, node) in tree.walk(body) {
         if node.py_kind() != Kind::Identifier || cx.text(node) != name {
             continue;
         }
-        let Some(parent) = node.parent() else { continue };
+        let Some(parent) = tree.parent_at(position) else { continue };
         let is_attribute_name =
             parent.py_kind() == Kind::Attribute && parent.field(Field::Attribute).is_some_and(|a| a.id() == node.id());
         let is_keyword =
@@ -95,7 +100,7 @@ fn accesses_in<'t>(cx: &FileContext<'_>, body: Node<'t>, name: &str) -> Vec<(Nod
         }
         let deleted = parent.py_kind() == Kind::DeleteStatement
             || (parent.py_kind() == Kind::ExpressionList
-                && parent.parent().is_some_and(|p| p.py_kind() == Kind::DeleteStatement));
+                && tree.parent_of_id(parent.id()).is_some_and(|p| p.py_kind() == Kind::DeleteStatement));
         found.push((node, deleted));
     }
     found
@@ -125,8 +130,8 @@ fn empty_loop(body: Node<'_>) -> bool {
     items.len() == 1 && items[0].py_kind() == Kind::PassStatement
 }
 
-fn one_item_only(body: Node<'_>) -> bool {
-    let has_continue = quarry_syntax::walk::Preorder::new(body).any(|n| n.py_kind() == Kind::ContinueStatement);
+fn one_item_only(cx: &FileContext<'_>, body: Node<'_>) -> bool {
+    let has_continue = cx.syntax().parents().walk(body).any(|(_, n)| n.py_kind() == Kind::ContinueStatement);
     !has_continue
         && statements(body).last().is_some_and(|s| matches!(s.py_kind(), Kind::ReturnStatement | Kind::BreakStatement))
 }
@@ -165,7 +170,8 @@ fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>
     if items.len() != 1 {
         return false;
     }
-    let literal = quarry_syntax::walk::Preorder::new(items[0]).any(|n| {
+    let tree = cx.syntax().parents();
+    let literal = tree.walk(items[0]).any(|(_, n)| {
         matches!(n.py_kind(), Kind::Integer | Kind::Float | Kind::String | Kind::None | Kind::True | Kind::False)
     });
     if !literal {
@@ -189,5 +195,5 @@ fn implicit_repeat(cx: &FileContext<'_>, for_statement: Node<'_>, body: Node<'_>
         bindings.len() > 1
             || bindings.iter().any(|b| loops.iter().any(|&(start, end)| start <= b.start_byte && b.start_byte < end))
     };
-    !quarry_syntax::walk::Preorder::new(body).any(|n| n.py_kind() == Kind::Identifier && varying(cx.text(n)))
+    !tree.walk(body).any(|(_, n)| n.py_kind() == Kind::Identifier && varying(cx.text(n)))
 }
