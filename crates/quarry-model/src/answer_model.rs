@@ -16,9 +16,9 @@ use crate::data::pad_ids;
 use crate::decoder::{Decoder, DecoderConfig};
 use crate::error::{ModelError, Result};
 use crate::head_config::HeadConfig;
-use crate::heads::cross_entropy;
 use crate::layers::Linear;
 use crate::loading::LoadedModel;
+use crate::output_loss::tied_output_loss;
 use crate::train::{Trainable, Validation};
 
 pub use crate::head_config::{AnswerConfig, DEFAULT_DECODER_FFN, DEFAULT_DECODER_LAYERS};
@@ -259,16 +259,18 @@ impl AnswerModel {
         for (r, e) in batch.iter().enumerate() {
             for (i, &id) in e.target.iter().enumerate().skip(1) {
                 rows.push((r * (t - 1) + i - 1) as u32);
-                labels.push(id as i64);
+                labels.push(id);
             }
         }
         let count = labels.len();
         let h = states.dim(D::Minus1)?;
         let rows = Tensor::from_vec(rows, count, dev)?;
         let picked = states.reshape(((), h))?.index_select(&rows, 0)?;
-        let logits = self.project(&picked, train)?;
-        let labels = Tensor::from_vec(labels, count, dev)?;
-        let loss = cross_entropy(&logits, &labels, None)?;
+        // The tied output layer and the token cross-entropy as one operation (the logits
+        // are never a graph node of their own).
+        let hidden = self.dense.forward(&picked, train)?.tanh()?;
+        let emb = self.model.encoder.word_embeddings(train && !self.config.freeze_embeddings);
+        let loss = tied_output_loss(&hidden, emb, &labels)?;
         Ok((loss, count))
     }
 
@@ -399,6 +401,10 @@ mod tests {
     use candle_core::Device;
 
     fn tiny(seed: u64) -> AnswerModel {
+        tiny_with(seed, 0.0)
+    }
+
+    fn tiny_with(seed: u64, dropout: f64) -> AnswerModel {
         let temp = tempfile::tempdir().unwrap();
         let dir = temp.path();
         std::fs::write(dir.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nwhat\ndoes\nf\nreturn\nx\ny\n?\ndef\n")
@@ -408,7 +414,7 @@ mod tests {
         let config = AnswerConfig {
             decoder_layers: 1,
             decoder_ffn: 32,
-            dropout: 0.0,
+            dropout,
             max_source_len: 12,
             max_target_len: 6,
             freeze_encoder: false,
@@ -434,6 +440,36 @@ mod tests {
         let (src, ids) =
             (vec![vec![2, 4, 5, 3]], DecodeOptions { beam_size: 2, max_len: Some(4), ..Default::default() });
         assert_eq!(again.generate_ids(&src, &ids).unwrap(), frozen.generate_ids(&src, &ids).unwrap());
+    }
+
+    #[test]
+    fn training_steps_are_a_function_of_the_seed() {
+        let train = |seed: u64| {
+            let m = tiny_with(seed, 0.2);
+            let examples = [
+                m.encode("what does f return ?", "def f x return x", Some("x")).unwrap(),
+                m.encode("what does f do ?", "def f y return y", Some("y does x")).unwrap(),
+            ];
+            let batch: Vec<&EncodedAnswer> = examples.iter().collect();
+            let vars = crate::params::sorted_vars(m.model.store.vars());
+            let mut opt = crate::optim::AdamW::new(vars.clone(), crate::optim::AdamWConfig::default()).unwrap();
+            let mut losses = Vec::new();
+            for _ in 0..3 {
+                let loss = m.batch_loss(&batch, true).unwrap();
+                losses.push(loss.to_scalar::<f32>().unwrap());
+                let grads = loss.backward().unwrap();
+                let map: HashMap<String, Tensor> =
+                    vars.iter().filter_map(|(n, v)| grads.get(v.as_tensor()).map(|g| (n.clone(), g.clone()))).collect();
+                opt.step(&map, 1e-3).unwrap();
+            }
+            let weights: Vec<Vec<f32>> =
+                vars.iter().map(|(_, v)| v.as_tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap()).collect();
+            (losses, weights)
+        };
+        let (a, b, c) = (train(7), train(7), train(8));
+        assert_eq!(a, b, "same seed, same losses and weights");
+        assert_ne!(a.1, c.1);
+        assert!(a.0[2] < a.0[0], "the loss falls: {:?}", a.0);
     }
 
     #[test]
