@@ -18,7 +18,7 @@ use crate::error::{ModelError, Result};
 use crate::head_config::HeadConfig;
 use crate::layers::Linear;
 use crate::loading::LoadedModel;
-use crate::output_loss::tied_output_loss;
+use crate::output_loss::{tied_output_loss_into, tied_rows, TiedGradient};
 use crate::train::{Trainable, Validation};
 
 pub use crate::head_config::{AnswerConfig, DEFAULT_DECODER_FFN, DEFAULT_DECODER_LAYERS};
@@ -249,7 +249,13 @@ impl AnswerModel {
         let t = tgt.dim(1)?;
         let memory = self.memory(&sources, &src, &src_mask, train)?;
         let inputs = tgt.i((.., ..t - 1))?;
-        let embedded = self.model.encoder.embed(&inputs, 0, train && !self.config.freeze_embeddings)?;
+        let train_words = train && !self.config.freeze_embeddings;
+        let emb = self.model.encoder.word_embeddings(train_words);
+        // The output layer's gradient for the shared word table and the target lookup's are
+        // gathered in one buffer (one table-sized gradient instead of one per use).
+        let gathered = TiedGradient::default();
+        let words = tied_rows(emb, &inputs, &gathered)?;
+        let embedded = self.model.encoder.embed_words(&words, &inputs, 0, train_words)?;
         let states = self.decoder.forward(&embedded, &memory, &src_mask, train)?;
         // Position i predicts token i + 1; padding takes no part, so only the positions with
         // a label go through the output layer (the same mean loss as masking them out, for
@@ -269,8 +275,7 @@ impl AnswerModel {
         // The tied output layer and the token cross-entropy as one operation (the logits
         // are never a graph node of their own).
         let hidden = self.dense.forward(&picked, train)?.tanh()?;
-        let emb = self.model.encoder.word_embeddings(train && !self.config.freeze_embeddings);
-        let loss = tied_output_loss(&hidden, emb, &labels)?;
+        let loss = tied_output_loss_into(&hidden, emb, &labels, Some(&gathered))?;
         Ok((loss, count))
     }
 

@@ -71,9 +71,14 @@ impl Embeddings {
     }
 
     fn forward(&self, input_ids: &Tensor, start: usize, train: bool) -> candle_core::Result<Tensor> {
+        self.forward_words(&self.word.forward(input_ids, train)?, input_ids, start, train)
+    }
+
+    /// The embedding of `input_ids` from its word vectors `x` `(batch, seq, hidden)`, already
+    /// looked up: position and token-type vectors added, layer norm, dropout.
+    fn forward_words(&self, x: &Tensor, input_ids: &Tensor, start: usize, train: bool) -> candle_core::Result<Tensor> {
         let positions = self.position_ids(input_ids, start)?;
         let types = input_ids.zeros_like()?;
-        let x = self.word.forward(input_ids, train)?;
         let x = x.add(&self.position.forward(&positions, train)?)?;
         let x = x.add(&self.token_type.forward(&types, train)?)?;
         let x = self.norm.forward(&x, train)?;
@@ -284,6 +289,21 @@ impl Encoder {
             )));
         }
         Ok(self.embeddings.forward(&input_ids.to_dtype(DType::U32)?, start, train)?)
+    }
+
+    /// [`Encoder::embed`] with the word vectors `words` `(batch, seq, hidden)` of `input_ids`
+    /// given (looked up by the caller, as a decoder whose output layer shares the table does
+    /// to gather its gradients in one place); the same checks and result.
+    pub fn embed_words(&self, words: &Tensor, input_ids: &Tensor, start: usize, train: bool) -> Result<Tensor> {
+        let (_, s) = input_ids.dims2()?;
+        if start + s > self.config.max_input_len() {
+            return Err(ModelError::Data(format!(
+                "position {} exceeds the model's maximum of {}",
+                start + s,
+                self.config.max_input_len()
+            )));
+        }
+        Ok(self.embeddings.forward_words(words, &input_ids.to_dtype(DType::U32)?, start, train)?)
     }
 
     /// The word embedding matrix `(vocab, hidden)` (tracked when `train`), for output layers

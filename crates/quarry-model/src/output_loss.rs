@@ -10,9 +10,9 @@
 //! gradient in place and writes both input gradients with two products, the embedding's in
 //! its own `(vocab, hidden)` layout.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use candle_core::{bail, CpuStorage, CustomOp2, DType, Device, Layout, Result, Shape, Storage, Tensor};
+use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Result, Shape, Storage, Tensor};
 use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
@@ -83,6 +83,8 @@ widest_simd! {
 /// loss of `labels` (one per row).
 struct TiedOutputLoss {
     labels: Vec<u32>,
+    /// Where the weight's gradient goes instead of back through the graph, when given.
+    deposit: Option<TiedGradient>,
     /// The softmax `(rows, vocab)` of the last forward pass, taken by the backward pass.
     probs: Mutex<Option<Vec<f32>>>,
 }
@@ -137,7 +139,7 @@ impl CustomOp2 for TiedOutputLoss {
         _res: &Tensor,
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>)> {
-        let (need_hidden, need_weight) = (hidden.track_op(), weight.track_op());
+        let (need_hidden, need_weight) = (hidden.track_op(), weight.track_op() || self.deposit.is_some());
         let g = grad.to_dtype(DType::F32)?.to_scalar::<f32>()?;
         let hidden = hidden.detach().contiguous()?;
         let weight = weight.detach().contiguous()?;
@@ -146,7 +148,7 @@ impl CustomOp2 for TiedOutputLoss {
             Some(p) => p,
             None => {
                 // A second backward pass over the same graph: recompute the softmax.
-                let again = TiedOutputLoss { labels: self.labels.clone(), probs: Mutex::new(None) };
+                let again = TiedOutputLoss { labels: self.labels.clone(), deposit: None, probs: Mutex::new(None) };
                 hidden.apply_op2_no_bwd(&weight, &again)?;
                 let p = again.stash()?.take();
                 p.ok_or_else(|| candle_core::Error::Msg("tied-output-loss: no softmax kept".into()))?
@@ -181,7 +183,13 @@ impl CustomOp2 for TiedOutputLoss {
                     product((vocab, h, rows), out.as_mut_ptr(), h, (dlogits.as_ptr(), 1, vocab), (x.as_ptr(), h, 1))
                 }
             })?;
-            Some(Tensor::from_vec(out, (vocab, h), &Device::Cpu)?)
+            match &self.deposit {
+                Some(d) => {
+                    d.add(out)?;
+                    None
+                }
+                None => Some(Tensor::from_vec(out, (vocab, h), &Device::Cpu)?),
+            }
         } else {
             None
         };
@@ -207,12 +215,127 @@ fn with_cpu_f32(t: &Tensor, f: impl FnOnce(&[f32])) -> Result<()> {
     }
 }
 
-/// The mean token cross-entropy of the output layer tied to `weight` `(vocab, h)` (the word
-/// embeddings) over the decoder states `hidden` `(rows, h)`, with one label per row:
-/// `mean_r(-log softmax(hidden_r weight^T)[label_r])`, a scalar. One fused operation for f32
-/// on the CPU (gradients reach `hidden` and, when it is tracked, `weight`); the product and
-/// [`crate::heads::cross_entropy`] elsewhere.
-pub fn tied_output_loss(hidden: &Tensor, weight: &Tensor, labels: &[u32]) -> crate::error::Result<Tensor> {
+/// The gradient of a word-embedding table gathered from its uses in one buffer, so that the
+/// table gets one gradient `(vocab, hidden)` instead of one per use added together (each a
+/// zero-filled or copied table-sized buffer in candle's backward pass). The output layer
+/// ([`tied_output_loss_into`]) deposits its gradient here; the word lookup of the decoder's
+/// input ([`tied_rows`]), whose backward pass necessarily runs later (the loss depends on
+/// its output), adds its rows to it and hands the sum to the graph.
+#[derive(Clone, Default)]
+pub struct TiedGradient(Arc<Mutex<Option<Vec<f32>>>>);
+
+impl TiedGradient {
+    fn slot(&self) -> Result<std::sync::MutexGuard<'_, Option<Vec<f32>>>> {
+        self.0.lock().map_err(|_| candle_core::Error::Msg("tied gradient store poisoned".into()))
+    }
+
+    /// Adds `g` to the gathered gradient.
+    fn add(&self, g: Vec<f32>) -> Result<()> {
+        let mut slot = self.slot()?;
+        match slot.as_mut() {
+            Some(acc) if acc.len() == g.len() => acc.iter_mut().zip(&g).for_each(|(a, b)| *a += b),
+            Some(_) => bail!("tied gradient: buffers of different sizes"),
+            None => *slot = Some(g),
+        }
+        Ok(())
+    }
+
+    /// Takes the gathered gradient, leaving none.
+    fn take(&self) -> Result<Option<Vec<f32>>> {
+        Ok(self.slot()?.take())
+    }
+}
+
+/// Rows of the table `weight` `(vocab, h)` at `ids` (u32, any shape), shape `ids.dims() + (h,)`,
+/// whose backward pass returns the table's gradient gathered in `gathered` plus its own rows.
+struct TiedRows {
+    ids: Vec<u32>,
+    gathered: TiedGradient,
+}
+
+impl CustomOp1 for TiedRows {
+    fn name(&self) -> &'static str {
+        "tied-rows"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+        let w = contiguous_f32(storage, layout, self.name())?;
+        let (vocab, h) = layout.shape().dims2()?;
+        let mut out = Vec::with_capacity(self.ids.len() * h);
+        for &id in &self.ids {
+            if id as usize >= vocab {
+                bail!("tied-rows: id {id} outside the vocabulary of {vocab}");
+            }
+            out.extend_from_slice(&w[id as usize * h..(id as usize + 1) * h]);
+        }
+        Ok((CpuStorage::F32(out), Shape::from((self.ids.len(), h))))
+    }
+
+    fn bwd(&self, arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        let (vocab, h) = arg.dims2()?;
+        let mut table = match self.gathered.take()? {
+            Some(t) if t.len() == vocab * h => t,
+            Some(_) => bail!("tied-rows: the gathered gradient does not fit the table"),
+            None => zeroed(vocab * h),
+        };
+        let grad = grad.contiguous()?;
+        with_cpu_f32(&grad, |g| {
+            // In row order: the sums do not depend on the thread count.
+            for (r, &id) in self.ids.iter().enumerate() {
+                let dst = &mut table[id as usize * h..(id as usize + 1) * h];
+                dst.iter_mut().zip(&g[r * h..(r + 1) * h]).for_each(|(d, &x)| *d += x);
+            }
+        })?;
+        Ok(Some(Tensor::from_vec(table, (vocab, h), &Device::Cpu)?))
+    }
+}
+
+/// The word vectors of `ids` `(batch, seq)` from the table `weight` `(vocab, h)`, shape
+/// `(batch, seq, h)`. On the CPU in f32 with a tracked table, the lookup's backward pass
+/// returns the table's gradient with what `gathered` holds added ([`TiedGradient`]);
+/// elsewhere it is an ordinary lookup and `gathered` stays unused.
+pub fn tied_rows(weight: &Tensor, ids: &Tensor, gathered: &TiedGradient) -> crate::error::Result<Tensor> {
+    let (b, s) = ids.dims2()?;
+    let (vocab, h) = weight.dims2()?;
+    let flat = ids.to_dtype(DType::U32)?.flatten_all()?;
+    let list = flat.to_vec1::<u32>()?;
+    if let Some(&bad) = list.iter().find(|&&l| l as usize >= vocab) {
+        return Err(crate::error::ModelError::Data(format!("token id {bad} outside the vocabulary of {vocab}")));
+    }
+    if weight.device().is_cpu() && weight.dtype() == DType::F32 && weight.track_op() {
+        let op = TiedRows { ids: list, gathered: gathered.clone() };
+        return Ok(weight.contiguous()?.apply_op1(op)?.reshape((b, s, h))?);
+    }
+    Ok(weight.index_select(&flat, 0)?.reshape((b, s, h))?)
+}
+
+/// Whether [`tied_output_loss_into`] and [`tied_rows`] gather the table's gradient for this
+/// table: f32 on the CPU, tracked.
+pub fn gathers(weight: &Tensor) -> bool {
+    weight.device().is_cpu() && weight.dtype() == DType::F32 && weight.track_op()
+}
+
+/// [`tied_output_loss`] whose gradient for `weight`, when `gather` is given and the fused
+/// operation applies ([`gathers`]), goes into `gather` instead of back through the graph:
+/// the word lookup that reads the same table ([`tied_rows`] with the same `gather`) must
+/// then be part of the graph that reaches the loss, and hands the sum to the table.
+pub fn tied_output_loss_into(
+    hidden: &Tensor,
+    weight: &Tensor,
+    labels: &[u32],
+    gather: Option<&TiedGradient>,
+) -> crate::error::Result<Tensor> {
+    match gather {
+        Some(g) if gathers(weight) && hidden.device().is_cpu() && hidden.dtype() == DType::F32 => {
+            check_labels(hidden, weight, labels)?;
+            let op = TiedOutputLoss { labels: labels.to_vec(), deposit: Some(g.clone()), probs: Mutex::new(None) };
+            Ok(hidden.contiguous()?.apply_op2(&weight.detach(), op)?)
+        }
+        _ => tied_output_loss(hidden, weight, labels),
+    }
+}
+
+fn check_labels(hidden: &Tensor, weight: &Tensor, labels: &[u32]) -> crate::error::Result<()> {
     let (rows, _) = hidden.dims2()?;
     let vocab = weight.dim(0)?;
     if labels.len() != rows {
@@ -221,9 +344,20 @@ pub fn tied_output_loss(hidden: &Tensor, weight: &Tensor, labels: &[u32]) -> cra
     if let Some(&bad) = labels.iter().find(|&&l| l as usize >= vocab) {
         return Err(crate::error::ModelError::Data(format!("label {bad} outside the vocabulary of {vocab}")));
     }
+    Ok(())
+}
+
+/// The mean token cross-entropy of the output layer tied to `weight` `(vocab, h)` (the word
+/// embeddings) over the decoder states `hidden` `(rows, h)`, with one label per row:
+/// `mean_r(-log softmax(hidden_r weight^T)[label_r])`, a scalar. One fused operation for f32
+/// on the CPU (gradients reach `hidden` and, when it is tracked, `weight`); the product and
+/// [`crate::heads::cross_entropy`] elsewhere.
+pub fn tied_output_loss(hidden: &Tensor, weight: &Tensor, labels: &[u32]) -> crate::error::Result<Tensor> {
+    check_labels(hidden, weight, labels)?;
+    let rows = labels.len();
     let f32s = hidden.dtype() == DType::F32 && weight.dtype() == DType::F32;
     if hidden.device().is_cpu() && f32s {
-        let op = TiedOutputLoss { labels: labels.to_vec(), probs: Mutex::new(None) };
+        let op = TiedOutputLoss { labels: labels.to_vec(), deposit: None, probs: Mutex::new(None) };
         return Ok(hidden.contiguous()?.apply_op2(&weight.contiguous()?, op)?);
     }
     let logits = hidden.matmul(&weight.t()?)?;
@@ -265,6 +399,41 @@ mod tests {
             let d = max_diff(a, b);
             assert!(d < 1e-5, "gradient difference {d}");
         }
+    }
+
+    #[test]
+    fn a_gathered_table_gradient_equals_the_sum_of_its_uses() {
+        let weight = sample(&[40, 6], 7, 1.0);
+        let other = sample(&[6, 6], 8, 1.0);
+        let ids = Tensor::new(&[[3u32, 5, 3], [39, 0, 5]], &Device::Cpu).unwrap();
+        let labels = [1u32, 2, 3, 5, 39, 0];
+        let run = |gathered: bool| {
+            let g = TiedGradient::default();
+            let rows = if gathered {
+                tied_rows(weight.as_tensor(), &ids, &g).unwrap()
+            } else {
+                weight.as_tensor().index_select(&ids.flatten_all().unwrap(), 0).unwrap().reshape((2, 3, 6)).unwrap()
+            };
+            let hidden = rows.reshape((6, 6)).unwrap().matmul(other.as_tensor()).unwrap().tanh().unwrap();
+            let loss = if gathered {
+                tied_output_loss_into(&hidden, weight.as_tensor(), &labels, Some(&g)).unwrap()
+            } else {
+                tied_output_loss(&hidden, weight.as_tensor(), &labels).unwrap()
+            };
+            let grads = loss.backward().unwrap();
+            (loss, grads.get(weight.as_tensor()).unwrap().clone(), grads.get(other.as_tensor()).unwrap().clone())
+        };
+        let (l1, w1, o1) = run(true);
+        let (l2, w2, o2) = run(false);
+        assert!(max_diff(&l1, &l2) == 0.0);
+        assert!(max_diff(&w1, &w2) < 1e-6, "{}", max_diff(&w1, &w2));
+        assert!(max_diff(&o1, &o2) < 1e-6);
+        assert!(tied_rows(
+            weight.as_tensor(),
+            &Tensor::new(&[[40u32]], &Device::Cpu).unwrap(),
+            &TiedGradient::default()
+        )
+        .is_err());
     }
 
     #[test]
