@@ -174,6 +174,19 @@ impl AnswerModel {
     /// cache when every source is in it (padding rows zero, which the mask hides), else
     /// computed.
     fn memory(&self, sources: &[&[u32]], src: &Tensor, src_mask: &Tensor, train: bool) -> Result<Tensor> {
+        self.memory_gathered(sources, src, src_mask, train, None)
+    }
+
+    /// [`AnswerModel::memory`]; when the encoder trains and `gathered` is given, the source's
+    /// word lookup adds its gradient for the shared table to `gathered` ([`TiedGradient`]).
+    fn memory_gathered(
+        &self,
+        sources: &[&[u32]],
+        src: &Tensor,
+        src_mask: &Tensor,
+        train: bool,
+        gathered: Option<&TiedGradient>,
+    ) -> Result<Tensor> {
         if self.encoder_is_fixed() {
             let cache = self.memories.read().map_err(|_| ModelError::Data("encoder output cache poisoned".into()))?;
             if let Some(rows) = sources.iter().map(|s| cache.get(*s)).collect::<Option<Vec<_>>>() {
@@ -183,7 +196,12 @@ impl AnswerModel {
                 return Ok(Tensor::stack(&padded, 0)?);
             }
         }
-        Ok(self.model.encoder.forward(src, src_mask, train && !self.config.freeze_encoder)?.last)
+        let train_encoder = train && !self.config.freeze_encoder;
+        if let (true, Some(g)) = (train_encoder, gathered) {
+            let words = tied_rows(self.model.encoder.word_embeddings(true), src, g)?;
+            return Ok(self.model.encoder.forward_with_words(Some(&words), src, src_mask, true)?.last);
+        }
+        Ok(self.model.encoder.forward(src, src_mask, train_encoder)?.last)
     }
 
     /// Encodes an example as `run.py` does: question tokens, `[SEP]`, code tokens, cut to
@@ -247,13 +265,14 @@ impl AnswerModel {
         let (src, src_mask) = pad_ids(&sources, pad, dev)?;
         let (tgt, _) = pad_ids(&targets, pad, dev)?;
         let t = tgt.dim(1)?;
-        let memory = self.memory(&sources, &src, &src_mask, train)?;
+        // The gradients of the shared word table from the output layer and from the source's
+        // and the target's word lookups are gathered in one buffer (one table-sized gradient
+        // instead of one per use).
+        let gathered = TiedGradient::default();
+        let memory = self.memory_gathered(&sources, &src, &src_mask, train, Some(&gathered))?;
         let inputs = tgt.i((.., ..t - 1))?;
         let train_words = train && !self.config.freeze_embeddings;
         let emb = self.model.encoder.word_embeddings(train_words);
-        // The output layer's gradient for the shared word table and the target lookup's are
-        // gathered in one buffer (one table-sized gradient instead of one per use).
-        let gathered = TiedGradient::default();
         let words = tied_rows(emb, &inputs, &gathered)?;
         let embedded = self.model.encoder.embed_words(&words, &inputs, 0, train_words)?;
         let states = self.decoder.forward(&embedded, &memory, &src_mask, train)?;

@@ -241,7 +241,28 @@ impl Encoder {
     /// parameter. Without it the pass is pure inference: no dropout and no graph, so
     /// intermediate tensors are freed at once (call `backward` only on training outputs).
     pub fn forward(&self, input_ids: &Tensor, attention_mask: &Tensor, train: bool) -> Result<EncoderOutput> {
+        self.forward_with_words(None, input_ids, attention_mask, train)
+    }
+
+    /// [`Encoder::forward`] with the word vectors `(batch, seq, hidden)` of `input_ids` given
+    /// when `words` is (looked up by the caller, see [`Encoder::embed_words`]).
+    pub fn forward_with_words(
+        &self,
+        words: Option<&Tensor>,
+        input_ids: &Tensor,
+        attention_mask: &Tensor,
+        train: bool,
+    ) -> Result<EncoderOutput> {
         let (b, s) = input_ids.dims2()?;
+        if let Some(w) = words {
+            if w.dims() != [b, s, self.config.hidden_size] {
+                return Err(ModelError::Data(format!(
+                    "word vectors of shape {:?} do not fit input ids {:?}",
+                    w.dims(),
+                    input_ids.dims()
+                )));
+            }
+        }
         if attention_mask.dims() != [b, s] {
             return Err(ModelError::Data(format!(
                 "attention mask has shape {:?}, input ids have {:?}",
@@ -265,7 +286,10 @@ impl Encoder {
         }
         let mask = attention_mask.to_dtype(DType::F32)?;
         let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?;
-        let mut x = self.embeddings.forward(&ids, 0, train)?;
+        let mut x = match words {
+            Some(w) => self.embeddings.forward_words(w, &ids, 0, train)?,
+            None => self.embeddings.forward(&ids, 0, train)?,
+        };
         let mut hidden_states = Vec::with_capacity(self.layers.len() + 1);
         hidden_states.push(x.clone());
         for layer in &self.layers {

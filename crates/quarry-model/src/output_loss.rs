@@ -218,31 +218,46 @@ fn with_cpu_f32(t: &Tensor, f: impl FnOnce(&[f32])) -> Result<()> {
 /// The gradient of a word-embedding table gathered from its uses in one buffer, so that the
 /// table gets one gradient `(vocab, hidden)` instead of one per use added together (each a
 /// zero-filled or copied table-sized buffer in candle's backward pass). The output layer
-/// ([`tied_output_loss_into`]) deposits its gradient here; the word lookup of the decoder's
-/// input ([`tied_rows`]), whose backward pass necessarily runs later (the loss depends on
-/// its output), adds its rows to it and hands the sum to the graph.
+/// ([`tied_output_loss_into`]) deposits its gradient here; every word lookup made with it
+/// ([`tied_rows`]) adds its rows, and the last of them to run its backward pass hands the
+/// sum to the graph. The loss's backward pass runs before the lookups' (the loss depends on
+/// their outputs); every lookup made with one `TiedGradient` must be part of the graph that
+/// reaches the loss, or the table's gradient is never handed over.
 #[derive(Clone, Default)]
-pub struct TiedGradient(Arc<Mutex<Option<Vec<f32>>>>);
+pub struct TiedGradient(Arc<Mutex<Gathered>>);
+
+/// What a [`TiedGradient`] holds.
+#[derive(Default)]
+struct Gathered {
+    sum: Option<Vec<f32>>,
+    /// Lookups made with it.
+    lookups: usize,
+    /// Lookups whose backward pass has not run yet (in this backward pass).
+    waiting: usize,
+}
 
 impl TiedGradient {
-    fn slot(&self) -> Result<std::sync::MutexGuard<'_, Option<Vec<f32>>>> {
+    fn state(&self) -> Result<std::sync::MutexGuard<'_, Gathered>> {
         self.0.lock().map_err(|_| candle_core::Error::Msg("tied gradient store poisoned".into()))
     }
 
     /// Adds `g` to the gathered gradient.
     fn add(&self, g: Vec<f32>) -> Result<()> {
-        let mut slot = self.slot()?;
-        match slot.as_mut() {
+        let mut state = self.state()?;
+        match state.sum.as_mut() {
             Some(acc) if acc.len() == g.len() => acc.iter_mut().zip(&g).for_each(|(a, b)| *a += b),
             Some(_) => bail!("tied gradient: buffers of different sizes"),
-            None => *slot = Some(g),
+            None => state.sum = Some(g),
         }
         Ok(())
     }
 
-    /// Takes the gathered gradient, leaving none.
-    fn take(&self) -> Result<Option<Vec<f32>>> {
-        Ok(self.slot()?.take())
+    /// Counts one more lookup.
+    fn register(&self) -> Result<()> {
+        let mut state = self.state()?;
+        state.lookups += 1;
+        state.waiting += 1;
+        Ok(())
     }
 }
 
@@ -273,12 +288,13 @@ impl CustomOp1 for TiedRows {
 
     fn bwd(&self, arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let (vocab, h) = arg.dims2()?;
-        let mut table = match self.gathered.take()? {
+        let grad = grad.contiguous()?;
+        let mut state = self.gathered.state()?;
+        let mut table = match state.sum.take() {
             Some(t) if t.len() == vocab * h => t,
             Some(_) => bail!("tied-rows: the gathered gradient does not fit the table"),
             None => zeroed(vocab * h),
         };
-        let grad = grad.contiguous()?;
         with_cpu_f32(&grad, |g| {
             // In row order: the sums do not depend on the thread count.
             for (r, &id) in self.ids.iter().enumerate() {
@@ -286,14 +302,22 @@ impl CustomOp1 for TiedRows {
                 dst.iter_mut().zip(&g[r * h..(r + 1) * h]).for_each(|(d, &x)| *d += x);
             }
         })?;
+        state.waiting = state.waiting.saturating_sub(1);
+        if state.waiting > 0 {
+            state.sum = Some(table);
+            return Ok(None);
+        }
+        // The last lookup: the sum goes to the table, and a further backward pass over the
+        // same graph starts counting again.
+        state.waiting = state.lookups;
         Ok(Some(Tensor::from_vec(table, (vocab, h), &Device::Cpu)?))
     }
 }
 
 /// The word vectors of `ids` `(batch, seq)` from the table `weight` `(vocab, h)`, shape
-/// `(batch, seq, h)`. On the CPU in f32 with a tracked table, the lookup's backward pass
-/// returns the table's gradient with what `gathered` holds added ([`TiedGradient`]);
-/// elsewhere it is an ordinary lookup and `gathered` stays unused.
+/// `(batch, seq, h)`. On the CPU in f32 with a tracked table, the lookup's gradient goes into
+/// `gathered`, and the last lookup made with it to run its backward pass returns the sum
+/// ([`TiedGradient`]); elsewhere it is an ordinary lookup and `gathered` stays unused.
 pub fn tied_rows(weight: &Tensor, ids: &Tensor, gathered: &TiedGradient) -> crate::error::Result<Tensor> {
     let (b, s) = ids.dims2()?;
     let (vocab, h) = weight.dims2()?;
@@ -303,6 +327,7 @@ pub fn tied_rows(weight: &Tensor, ids: &Tensor, gathered: &TiedGradient) -> crat
         return Err(crate::error::ModelError::Data(format!("token id {bad} outside the vocabulary of {vocab}")));
     }
     if weight.device().is_cpu() && weight.dtype() == DType::F32 && weight.track_op() {
+        gathered.register()?;
         let op = TiedRows { ids: list, gathered: gathered.clone() };
         return Ok(weight.contiguous()?.apply_op1(op)?.reshape((b, s, h))?);
     }
@@ -406,14 +431,19 @@ mod tests {
         let weight = sample(&[40, 6], 7, 1.0);
         let other = sample(&[6, 6], 8, 1.0);
         let ids = Tensor::new(&[[3u32, 5, 3], [39, 0, 5]], &Device::Cpu).unwrap();
+        let ids2 = Tensor::new(&[[5u32, 1, 2], [3, 3, 38]], &Device::Cpu).unwrap();
         let labels = [1u32, 2, 3, 5, 39, 0];
         let run = |gathered: bool| {
             let g = TiedGradient::default();
-            let rows = if gathered {
-                tied_rows(weight.as_tensor(), &ids, &g).unwrap()
-            } else {
-                weight.as_tensor().index_select(&ids.flatten_all().unwrap(), 0).unwrap().reshape((2, 3, 6)).unwrap()
+            // Two lookups (a source and a target) and the output layer share the table.
+            let lookup = |ids: &Tensor| {
+                if gathered {
+                    tied_rows(weight.as_tensor(), ids, &g).unwrap()
+                } else {
+                    weight.as_tensor().index_select(&ids.flatten_all().unwrap(), 0).unwrap().reshape((2, 3, 6)).unwrap()
+                }
             };
+            let rows = (lookup(&ids) + lookup(&ids2).sqr().unwrap()).unwrap();
             let hidden = rows.reshape((6, 6)).unwrap().matmul(other.as_tensor()).unwrap().tanh().unwrap();
             let loss = if gathered {
                 tied_output_loss_into(&hidden, weight.as_tensor(), &labels, Some(&g)).unwrap()
@@ -425,6 +455,13 @@ mod tests {
         };
         let (l1, w1, o1) = run(true);
         let (l2, w2, o2) = run(false);
+        // A second backward pass over a gathered graph hands over the same gradient.
+        let g = TiedGradient::default();
+        let rows = (tied_rows(weight.as_tensor(), &ids, &g).unwrap() * 2.0).unwrap();
+        let loss =
+            tied_output_loss_into(&rows.reshape((6, 6)).unwrap(), weight.as_tensor(), &labels, Some(&g)).unwrap();
+        let (a, b) = (loss.backward().unwrap(), loss.backward().unwrap());
+        assert!(max_diff(a.get(weight.as_tensor()).unwrap(), b.get(weight.as_tensor()).unwrap()) == 0.0);
         assert!(max_diff(&l1, &l2) == 0.0);
         assert!(max_diff(&w1, &w2) < 1e-6, "{}", max_diff(&w1, &w2));
         assert!(max_diff(&o1, &o2) < 1e-6);
