@@ -142,32 +142,43 @@ impl Masks {
         Ok(Blocks { batch, seq, heads: self.heads, head_dim: width / (3 * self.heads) })
     }
 
-    /// Runs `run` for every (sequence, head) task of `g` in parallel, with the task's own
-    /// `seq x seq` block of the dropout mask (drawn inside the task) when there is one, and
-    /// `buffers` scratch blocks of `seq x seq` (the thread's own, reused from task to task,
-    /// their contents undefined: every task overwrites what it reads).
+    /// Runs `run` for every (sequence, head) task of `g` in parallel ([`for_each_block_task`]
+    /// with `seq x seq` blocks).
     fn for_each_task(&self, g: Blocks, buffers: usize, run: impl Fn(usize, Option<&[f32]>, &mut [f32]) + Sync) {
-        let block = g.seq * g.seq;
-        (0..g.tasks()).into_par_iter().for_each(|t| {
-            SCRATCH.with(|cell| {
-                // A task runs no parallel work of its own, so no other task of this thread can
-                // start while it holds the scratch.
-                let mut scratch = cell.borrow_mut();
-                if scratch.len() < (buffers + 1) * block {
-                    scratch.resize((buffers + 1) * block, 0.0);
-                }
-                let (mask, rest) = scratch.split_at_mut(block);
-                let rest = &mut rest[..buffers * block];
-                match self.dropout {
-                    Some(key) => {
-                        key.fill(t * block, mask);
-                        run(t, Some(mask), rest)
-                    }
-                    None => run(t, None, rest),
-                }
-            })
-        });
+        for_each_block_task(g.tasks(), g.seq * g.seq, buffers, self.dropout, run)
     }
+}
+
+/// Runs `run` for tasks `0..tasks` in parallel, each with its own `block`-sized piece of the
+/// dropout mask (task `t` holds elements `t * block ..`, drawn inside the task) when there is
+/// one, and `buffers` scratch blocks of `block` (the thread's own, reused from task to task,
+/// their contents undefined: every task overwrites what it reads).
+pub(crate) fn for_each_block_task(
+    tasks: usize,
+    block: usize,
+    buffers: usize,
+    dropout: Option<DropoutKey>,
+    run: impl Fn(usize, Option<&[f32]>, &mut [f32]) + Sync,
+) {
+    (0..tasks).into_par_iter().for_each(|t| {
+        SCRATCH.with(|cell| {
+            // A task runs no parallel work of its own, so no other task of this thread can
+            // start while it holds the scratch.
+            let mut scratch = cell.borrow_mut();
+            if scratch.len() < (buffers + 1) * block {
+                scratch.resize((buffers + 1) * block, 0.0);
+            }
+            let (mask, rest) = scratch.split_at_mut(block);
+            let rest = &mut rest[..buffers * block];
+            match dropout {
+                Some(key) => {
+                    key.fill(t * block, mask);
+                    run(t, Some(mask), rest)
+                }
+                None => run(t, None, rest),
+            }
+        })
+    });
 }
 
 thread_local! {

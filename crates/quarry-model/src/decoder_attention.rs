@@ -15,9 +15,8 @@
 //! of later positions.
 
 use candle_core::{bail, CpuStorage, CustomOp2, CustomOp3, Layout, Result, Shape, Tensor};
-use rayon::prelude::*;
 
-use crate::attention::{product, softmax_rows, with_cpu_f32, SharedMut};
+use crate::attention::{for_each_block_task, product, softmax_rows, with_cpu_f32, SharedMut};
 use crate::dropout::DropoutKey;
 use crate::ops::{contiguous_f32, contiguous_f32_3, zeroed};
 
@@ -80,30 +79,10 @@ impl Spec {
         Ok(Geometry { batch, t, s, heads: self.heads, head_dim: hidden / self.heads })
     }
 
-    /// Runs `run` for every (sequence, head) task in parallel with the task's `t x s` block
-    /// of the dropout mask when there is one, and `buffers` scratch blocks of `t x s` (the
-    /// thread's own, contents undefined).
+    /// Runs `run` for every (sequence, head) task in parallel with `t x s` blocks
+    /// ([`for_each_block_task`]).
     fn for_each_task(&self, g: Geometry, buffers: usize, run: impl Fn(usize, Option<&[f32]>, &mut [f32]) + Sync) {
-        let block = g.t * g.s;
-        (0..g.tasks()).into_par_iter().for_each(|k| {
-            SCRATCH.with(|cell| {
-                // A task runs no parallel work of its own, so no other task of this thread can
-                // start while it holds the scratch.
-                let mut scratch = cell.borrow_mut();
-                if scratch.len() < (buffers + 1) * block {
-                    scratch.resize((buffers + 1) * block, 0.0);
-                }
-                let (mask, rest) = scratch.split_at_mut(block);
-                let rest = &mut rest[..buffers * block];
-                match self.dropout {
-                    Some(key) => {
-                        key.fill(k * block, mask);
-                        run(k, Some(mask), rest)
-                    }
-                    None => run(k, None, rest),
-                }
-            })
-        });
+        for_each_block_task(g.tasks(), g.t * g.s, buffers, self.dropout, run)
     }
 
     /// `probs (t x s) = softmax(scale q k^T + causal + bias)` of task `k`.
@@ -125,11 +104,6 @@ impl Spec {
         let b = k / g.heads;
         softmax_rows(probs, &bias[b * s..(b + 1) * s]);
     }
-}
-
-thread_local! {
-    /// Per-thread scratch of the tasks: a dropout mask block and probability blocks.
-    static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 struct Attention {

@@ -12,10 +12,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Result, Shape, Storage, Tensor};
+use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Result, Shape, Tensor};
 use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
+use crate::attention::with_cpu_f32;
 use crate::fast_math::{exp_fast, lanes, widest_simd};
 use crate::ops::{contiguous_f32, zeroed};
 
@@ -164,11 +165,12 @@ impl CustomOp2 for TiedOutputLoss {
         });
         let dhidden = if need_hidden {
             let mut out = zeroed(rows * h);
-            with_cpu_f32(&weight, |w| {
+            with_cpu_f32(&weight, "tied-output-loss", |w| {
                 // SAFETY: `dlogits` is `rows x vocab`, `w` is `vocab x h`, `out` is `rows x h`.
                 unsafe {
                     product((rows, h, vocab), out.as_mut_ptr(), h, (dlogits.as_ptr(), vocab, 1), (w.as_ptr(), h, 1))
                 }
+                Ok(())
             })?;
             Some(Tensor::from_vec(out, (rows, h), &Device::Cpu)?)
         } else {
@@ -176,12 +178,13 @@ impl CustomOp2 for TiedOutputLoss {
         };
         let dweight = if need_weight {
             let mut out = zeroed(vocab * h);
-            with_cpu_f32(&hidden, |x| {
+            with_cpu_f32(&hidden, "tied-output-loss", |x| {
                 // SAFETY: `dlogits` read as its transpose `vocab x rows`, `x` is `rows x h`,
                 // `out` is `vocab x h`.
                 unsafe {
                     product((vocab, h, rows), out.as_mut_ptr(), h, (dlogits.as_ptr(), 1, vocab), (x.as_ptr(), h, 1))
                 }
+                Ok(())
             })?;
             match &self.deposit {
                 Some(d) => {
@@ -200,18 +203,6 @@ impl CustomOp2 for TiedOutputLoss {
 impl TiedOutputLoss {
     fn stash(&self) -> Result<std::sync::MutexGuard<'_, Option<Vec<f32>>>> {
         self.probs.lock().map_err(|_| candle_core::Error::Msg("tied-output-loss: softmax store poisoned".into()))
-    }
-}
-
-/// Runs `f` on the contiguous f32 data of a CPU tensor.
-fn with_cpu_f32(t: &Tensor, f: impl FnOnce(&[f32])) -> Result<()> {
-    let (storage, layout) = t.storage_and_layout();
-    match &*storage {
-        Storage::Cpu(s) => {
-            f(contiguous_f32(s, layout, "tied-output-loss")?);
-            Ok(())
-        }
-        _ => bail!("tied-output-loss: tensors must be on the CPU"),
     }
 }
 
@@ -295,12 +286,13 @@ impl CustomOp1 for TiedRows {
             Some(_) => bail!("tied-rows: the gathered gradient does not fit the table"),
             None => zeroed(vocab * h),
         };
-        with_cpu_f32(&grad, |g| {
+        with_cpu_f32(&grad, "tied-rows", |g| {
             // In row order: the sums do not depend on the thread count.
             for (r, &id) in self.ids.iter().enumerate() {
                 let dst = &mut table[id as usize * h..(id as usize + 1) * h];
                 dst.iter_mut().zip(&g[r * h..(r + 1) * h]).for_each(|(d, &x)| *d += x);
             }
+            Ok(())
         })?;
         state.waiting = state.waiting.saturating_sub(1);
         if state.waiting > 0 {
