@@ -16,9 +16,9 @@ use crate::data::pad_ids;
 use crate::decoder::{Decoder, DecoderConfig};
 use crate::error::{ModelError, Result};
 use crate::head_config::HeadConfig;
-use crate::heads::cross_entropy;
 use crate::layers::Linear;
 use crate::loading::LoadedModel;
+use crate::output_loss::{tied_output_loss_into, tied_rows, TiedGradient};
 use crate::train::{Trainable, Validation};
 
 pub use crate::head_config::{AnswerConfig, DecoderInit, DEFAULT_DECODER_FFN, DEFAULT_DECODER_LAYERS};
@@ -223,6 +223,19 @@ impl AnswerModel {
     /// cache when every source is in it (padding rows zero, which the mask hides), else
     /// computed.
     fn memory(&self, sources: &[&[u32]], src: &Tensor, src_mask: &Tensor, train: bool) -> Result<Tensor> {
+        self.memory_gathered(sources, src, src_mask, train, None)
+    }
+
+    /// [`AnswerModel::memory`]; when the encoder trains and `gathered` is given, the source's
+    /// word lookup adds its gradient for the shared table to `gathered` ([`TiedGradient`]).
+    fn memory_gathered(
+        &self,
+        sources: &[&[u32]],
+        src: &Tensor,
+        src_mask: &Tensor,
+        train: bool,
+        gathered: Option<&TiedGradient>,
+    ) -> Result<Tensor> {
         if self.encoder_is_fixed() {
             let cache = self.memories.read().map_err(|_| ModelError::Data("encoder output cache poisoned".into()))?;
             if let Some(rows) = sources.iter().map(|s| cache.get(*s)).collect::<Option<Vec<_>>>() {
@@ -232,7 +245,12 @@ impl AnswerModel {
                 return Ok(Tensor::stack(&padded, 0)?);
             }
         }
-        Ok(self.model.encoder.forward(src, src_mask, train && !self.config.freeze_encoder)?.last)
+        let train_encoder = train && !self.config.freeze_encoder;
+        if let (true, Some(g)) = (train_encoder, gathered) {
+            let words = tied_rows(self.model.encoder.word_embeddings(true), src, g)?;
+            return Ok(self.model.encoder.forward_with_words(Some(&words), src, src_mask, true)?.last);
+        }
+        Ok(self.model.encoder.forward(src, src_mask, train_encoder)?.last)
     }
 
     /// Encodes an example as `run.py` does: question tokens, `[SEP]`, code tokens, cut to
@@ -296,9 +314,16 @@ impl AnswerModel {
         let (src, src_mask) = pad_ids(&sources, pad, dev)?;
         let (tgt, _) = pad_ids(&targets, pad, dev)?;
         let t = tgt.dim(1)?;
-        let memory = self.memory(&sources, &src, &src_mask, train)?;
+        // The gradients of the shared word table from the output layer and from the source's
+        // and the target's word lookups are gathered in one buffer (one table-sized gradient
+        // instead of one per use).
+        let gathered = TiedGradient::default();
+        let memory = self.memory_gathered(&sources, &src, &src_mask, train, Some(&gathered))?;
         let inputs = tgt.i((.., ..t - 1))?;
-        let embedded = self.model.encoder.embed(&inputs, 0, train && !self.config.freeze_embeddings)?;
+        let train_words = train && !self.config.freeze_embeddings;
+        let emb = self.model.encoder.word_embeddings(train_words);
+        let words = tied_rows(emb, &inputs, &gathered)?;
+        let embedded = self.model.encoder.embed_words(&words, &inputs, 0, train_words)?;
         let states = self.decoder.forward(&embedded, &memory, &src_mask, train)?;
         // Position i predicts token i + 1; padding takes no part, so only the positions with
         // a label go through the output layer (the same mean loss as masking them out, for
@@ -308,16 +333,17 @@ impl AnswerModel {
         for (r, e) in batch.iter().enumerate() {
             for (i, &id) in e.target.iter().enumerate().skip(1) {
                 rows.push((r * (t - 1) + i - 1) as u32);
-                labels.push(id as i64);
+                labels.push(id);
             }
         }
         let count = labels.len();
         let h = states.dim(D::Minus1)?;
         let rows = Tensor::from_vec(rows, count, dev)?;
         let picked = states.reshape(((), h))?.index_select(&rows, 0)?;
-        let logits = self.project(&picked, train)?;
-        let labels = Tensor::from_vec(labels, count, dev)?;
-        let loss = cross_entropy(&logits, &labels, None)?;
+        // The tied output layer and the token cross-entropy as one operation (the logits
+        // are never a graph node of their own).
+        let hidden = self.dense.forward(&picked, train)?.tanh()?;
+        let loss = tied_output_loss_into(&hidden, emb, &labels, Some(&gathered))?;
         Ok((loss, count))
     }
 
@@ -458,11 +484,15 @@ mod tests {
     }
 
     fn tiny(seed: u64) -> AnswerModel {
+        tiny_with(seed, 0.0)
+    }
+
+    fn tiny_with(seed: u64, dropout: f64) -> AnswerModel {
         let model = tiny_encoder(seed);
         let config = AnswerConfig {
             decoder_layers: 1,
             decoder_ffn: 32,
-            dropout: 0.0,
+            dropout,
             max_source_len: 12,
             max_target_len: 6,
             ..AnswerConfig::default()
@@ -514,6 +544,36 @@ mod tests {
         let deep = AnswerConfig { decoder_layers: 2, ..asked };
         assert!(AnswerModel::new(pretrained(), deep).is_err());
         assert!(AnswerModel::new(tiny_encoder(7), asked).is_err());
+    }
+
+    #[test]
+    fn training_steps_are_a_function_of_the_seed() {
+        let train = |seed: u64| {
+            let m = tiny_with(seed, 0.2);
+            let examples = [
+                m.encode("what does f return ?", "def f x return x", Some("x")).unwrap(),
+                m.encode("what does f do ?", "def f y return y", Some("y does x")).unwrap(),
+            ];
+            let batch: Vec<&EncodedAnswer> = examples.iter().collect();
+            let vars = crate::params::sorted_vars(m.model.store.vars());
+            let mut opt = crate::optim::AdamW::new(vars.clone(), crate::optim::AdamWConfig::default()).unwrap();
+            let mut losses = Vec::new();
+            for _ in 0..3 {
+                let loss = m.batch_loss(&batch, true).unwrap();
+                losses.push(loss.to_scalar::<f32>().unwrap());
+                let grads = loss.backward().unwrap();
+                let map: HashMap<String, Tensor> =
+                    vars.iter().filter_map(|(n, v)| grads.get(v.as_tensor()).map(|g| (n.clone(), g.clone()))).collect();
+                opt.step(&map, 1e-3).unwrap();
+            }
+            let weights: Vec<Vec<f32>> =
+                vars.iter().map(|(_, v)| v.as_tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap()).collect();
+            (losses, weights)
+        };
+        let (a, b, c) = (train(7), train(7), train(8));
+        assert_eq!(a, b, "same seed, same losses and weights");
+        assert_ne!(a.1, c.1);
+        assert!(a.0[2] < a.0[0], "the loss falls: {:?}", a.0);
     }
 
     #[test]

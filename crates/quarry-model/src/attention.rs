@@ -18,16 +18,16 @@ use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
 use crate::dropout::DropoutKey;
-use crate::fast_math::exp_fast;
+use crate::fast_math::{exp_fast, lanes};
 use crate::ops::{contiguous_f32, zeroed};
 
 /// A raw pointer that tasks writing disjoint blocks of one buffer share.
 #[derive(Clone, Copy)]
-struct SharedMut(*mut f32);
+pub(crate) struct SharedMut(pub(crate) *mut f32);
 
 impl SharedMut {
     /// The pointer (a method, so that closures capture the whole `Sync` wrapper).
-    fn ptr(&self) -> *mut f32 {
+    pub(crate) fn ptr(&self) -> *mut f32 {
         self.0
     }
 }
@@ -80,7 +80,7 @@ impl Blocks {
 /// The pointers and strides must address valid `m x k`, `k x n` and `m x n` matrices, the
 /// destination not overlapping the operands nor any memory another thread uses.
 #[allow(clippy::too_many_arguments)]
-unsafe fn product(
+pub(crate) unsafe fn product(
     (m, n, k): (usize, usize, usize),
     dst: *mut f32,
     dst_rs: usize,
@@ -112,7 +112,7 @@ unsafe fn product(
 }
 
 /// Runs `f` on the contiguous f32 data of a CPU tensor.
-fn with_cpu_f32<R>(t: &Tensor, what: &str, f: impl FnOnce(&[f32]) -> Result<R>) -> Result<R> {
+pub(crate) fn with_cpu_f32<R>(t: &Tensor, what: &str, f: impl FnOnce(&[f32]) -> Result<R>) -> Result<R> {
     let (storage, layout) = t.storage_and_layout();
     match &*storage {
         Storage::Cpu(s) => f(contiguous_f32(s, layout, what)?),
@@ -142,32 +142,43 @@ impl Masks {
         Ok(Blocks { batch, seq, heads: self.heads, head_dim: width / (3 * self.heads) })
     }
 
-    /// Runs `run` for every (sequence, head) task of `g` in parallel, with the task's own
-    /// `seq x seq` block of the dropout mask (drawn inside the task) when there is one, and
-    /// `buffers` scratch blocks of `seq x seq` (the thread's own, reused from task to task,
-    /// their contents undefined: every task overwrites what it reads).
+    /// Runs `run` for every (sequence, head) task of `g` in parallel ([`for_each_block_task`]
+    /// with `seq x seq` blocks).
     fn for_each_task(&self, g: Blocks, buffers: usize, run: impl Fn(usize, Option<&[f32]>, &mut [f32]) + Sync) {
-        let block = g.seq * g.seq;
-        (0..g.tasks()).into_par_iter().for_each(|t| {
-            SCRATCH.with(|cell| {
-                // A task runs no parallel work of its own, so no other task of this thread can
-                // start while it holds the scratch.
-                let mut scratch = cell.borrow_mut();
-                if scratch.len() < (buffers + 1) * block {
-                    scratch.resize((buffers + 1) * block, 0.0);
-                }
-                let (mask, rest) = scratch.split_at_mut(block);
-                let rest = &mut rest[..buffers * block];
-                match self.dropout {
-                    Some(key) => {
-                        key.fill(t * block, mask);
-                        run(t, Some(mask), rest)
-                    }
-                    None => run(t, None, rest),
-                }
-            })
-        });
+        for_each_block_task(g.tasks(), g.seq * g.seq, buffers, self.dropout, run)
     }
+}
+
+/// Runs `run` for tasks `0..tasks` in parallel, each with its own `block`-sized piece of the
+/// dropout mask (task `t` holds elements `t * block ..`, drawn inside the task) when there is
+/// one, and `buffers` scratch blocks of `block` (the thread's own, reused from task to task,
+/// their contents undefined: every task overwrites what it reads).
+pub(crate) fn for_each_block_task(
+    tasks: usize,
+    block: usize,
+    buffers: usize,
+    dropout: Option<DropoutKey>,
+    run: impl Fn(usize, Option<&[f32]>, &mut [f32]) + Sync,
+) {
+    (0..tasks).into_par_iter().for_each(|t| {
+        SCRATCH.with(|cell| {
+            // A task runs no parallel work of its own, so no other task of this thread can
+            // start while it holds the scratch.
+            let mut scratch = cell.borrow_mut();
+            if scratch.len() < (buffers + 1) * block {
+                scratch.resize((buffers + 1) * block, 0.0);
+            }
+            let (mask, rest) = scratch.split_at_mut(block);
+            let rest = &mut rest[..buffers * block];
+            match dropout {
+                Some(key) => {
+                    key.fill(t * block, mask);
+                    run(t, Some(mask), rest)
+                }
+                None => run(t, None, rest),
+            }
+        })
+    });
 }
 
 thread_local! {
@@ -204,25 +215,9 @@ fn softmax_rows_body(probs: &mut [f32], bias: &[f32]) {
     }
 }
 
-/// Folds `xs` into 16 lanes, element `i` into lane `i % 16`.
-#[inline(always)]
-fn lanes(xs: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> [f32; 16] {
-    let mut acc = [init; 16];
-    let mut chunks = xs.chunks_exact(16);
-    for c in &mut chunks {
-        for i in 0..16 {
-            acc[i] = f(acc[i], c[i]);
-        }
-    }
-    for (a, &x) in acc.iter_mut().zip(chunks.remainder()) {
-        *a = f(*a, x);
-    }
-    acc
-}
-
 crate::fast_math::widest_simd! {
     /// [`softmax_rows_body`] for the widest vector instructions the CPU has.
-    fn softmax_rows(probs: &mut [f32], bias: &[f32]) => softmax_rows_body
+    pub(crate) fn softmax_rows(probs: &mut [f32], bias: &[f32]) => softmax_rows_body
 }
 
 struct Attention {

@@ -71,9 +71,14 @@ impl Embeddings {
     }
 
     fn forward(&self, input_ids: &Tensor, start: usize, train: bool) -> candle_core::Result<Tensor> {
+        self.forward_words(&self.word.forward(input_ids, train)?, input_ids, start, train)
+    }
+
+    /// The embedding of `input_ids` from its word vectors `x` `(batch, seq, hidden)`, already
+    /// looked up: position and token-type vectors added, layer norm, dropout.
+    fn forward_words(&self, x: &Tensor, input_ids: &Tensor, start: usize, train: bool) -> candle_core::Result<Tensor> {
         let positions = self.position_ids(input_ids, start)?;
         let types = input_ids.zeros_like()?;
-        let x = self.word.forward(input_ids, train)?;
         let x = x.add(&self.position.forward(&positions, train)?)?;
         let x = x.add(&self.token_type.forward(&types, train)?)?;
         let x = self.norm.forward(&x, train)?;
@@ -232,7 +237,28 @@ impl Encoder {
     /// parameter. Without it the pass is pure inference: no dropout and no graph, so
     /// intermediate tensors are freed at once (call `backward` only on training outputs).
     pub fn forward(&self, input_ids: &Tensor, attention_mask: &Tensor, train: bool) -> Result<EncoderOutput> {
+        self.forward_with_words(None, input_ids, attention_mask, train)
+    }
+
+    /// [`Encoder::forward`] with the word vectors `(batch, seq, hidden)` of `input_ids` given
+    /// when `words` is (looked up by the caller, see [`Encoder::embed_words`]).
+    pub fn forward_with_words(
+        &self,
+        words: Option<&Tensor>,
+        input_ids: &Tensor,
+        attention_mask: &Tensor,
+        train: bool,
+    ) -> Result<EncoderOutput> {
         let (b, s) = input_ids.dims2()?;
+        if let Some(w) = words {
+            if w.dims() != [b, s, self.config.hidden_size] {
+                return Err(ModelError::Data(format!(
+                    "word vectors of shape {:?} do not fit input ids {:?}",
+                    w.dims(),
+                    input_ids.dims()
+                )));
+            }
+        }
         if attention_mask.dims() != [b, s] {
             return Err(ModelError::Data(format!(
                 "attention mask has shape {:?}, input ids have {:?}",
@@ -256,7 +282,10 @@ impl Encoder {
         }
         let mask = attention_mask.to_dtype(DType::F32)?;
         let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?;
-        let mut x = self.embeddings.forward(&ids, 0, train)?;
+        let mut x = match words {
+            Some(w) => self.embeddings.forward_words(w, &ids, 0, train)?,
+            None => self.embeddings.forward(&ids, 0, train)?,
+        };
         let mut hidden_states = Vec::with_capacity(self.layers.len() + 1);
         hidden_states.push(x.clone());
         for layer in &self.layers {
@@ -280,6 +309,21 @@ impl Encoder {
             )));
         }
         Ok(self.embeddings.forward(&input_ids.to_dtype(DType::U32)?, start, train)?)
+    }
+
+    /// [`Encoder::embed`] with the word vectors `words` `(batch, seq, hidden)` of `input_ids`
+    /// given (looked up by the caller, as a decoder whose output layer shares the table does
+    /// to gather its gradients in one place); the same checks and result.
+    pub fn embed_words(&self, words: &Tensor, input_ids: &Tensor, start: usize, train: bool) -> Result<Tensor> {
+        let (_, s) = input_ids.dims2()?;
+        if start + s > self.config.max_input_len() {
+            return Err(ModelError::Data(format!(
+                "position {} exceeds the model's maximum of {}",
+                start + s,
+                self.config.max_input_len()
+            )));
+        }
+        Ok(self.embeddings.forward_words(words, &input_ids.to_dtype(DType::U32)?, start, train)?)
     }
 
     /// The word embedding matrix `(vocab, hidden)` (tracked when `train`), for output layers

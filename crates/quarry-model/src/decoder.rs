@@ -10,9 +10,10 @@ use candle_core::{DType, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::config::HiddenAct;
+use crate::decoder_attention;
 use crate::error::{ModelError, Result};
 use crate::layer_norm::LayerNorm;
-use crate::layers::{Dropout, Linear};
+use crate::layers::{affine, Dropout, Linear};
 use crate::params::{Init, ParamStore};
 
 /// PyTorch's default layer-norm epsilon in `nn.TransformerDecoderLayer`.
@@ -97,6 +98,30 @@ impl Attention {
         Ok((self.split(&self.k.forward(x, train)?)?, self.split(&self.v.forward(x, train)?)?))
     }
 
+    /// Keys and values of `x` `(b, s, hidden)` side by side, `(b, s, 2 hidden)`: one product
+    /// with the two projections' weights stacked, the layout [`decoder_attention::attention`]
+    /// reads.
+    fn keys_values_packed(&self, x: &Tensor, train: bool) -> candle_core::Result<Tensor> {
+        let w = Tensor::cat(&[self.k.weight(train), self.v.weight(train)], 0)?;
+        let b = Tensor::cat(&[self.k.bias(train), self.v.bias(train)], 0)?;
+        affine(x, &w, &b)
+    }
+
+    /// [`Attention::attend`] through the fused CPU kernel, over packed keys and values `kv`
+    /// `(b, keys, 2 hidden)`; `causal` masks later positions (queries and keys the same).
+    fn attend_fused(
+        &self,
+        x: &Tensor,
+        kv: &Tensor,
+        key_bias: &Tensor,
+        causal: bool,
+        train: bool,
+    ) -> candle_core::Result<Tensor> {
+        let q = self.q.forward(x, train)?;
+        let ctx = decoder_attention::attention(&q, kv, self.heads, key_bias, causal, self.dropout.key(train))?;
+        self.out.forward(&ctx, train)
+    }
+
     /// Attends from queries `x` `(b, t, hidden)` over `k`, `v`; `key_bias` `(b, keys)` is 0 for
     /// keys to use and a large negative for padding; `causal` `(t, keys)` is added to the
     /// scores when given.
@@ -135,6 +160,14 @@ struct DecoderLayer {
     dropout: Dropout,
 }
 
+/// The keys and values cross-attention reads: split into heads `(b, heads, s, head_dim)`
+/// each (the generation cache's layout), or side by side `(b, s, 2 hidden)` for the fused
+/// kernel.
+enum CrossKv<'a> {
+    Split(&'a Tensor, &'a Tensor),
+    Packed(&'a Tensor),
+}
+
 /// The cached keys and values of one layer: self-attention over the tokens so far, and
 /// cross-attention over the encoder output (computed once).
 #[derive(Debug, Clone)]
@@ -161,24 +194,30 @@ impl DecoderLayer {
         })
     }
 
-    /// Everything after self-attention: residual and norm, cross-attention, feed-forward.
+    /// Everything after self-attention: residual and norm, cross-attention over `cross`,
+    /// feed-forward.
     fn finish(
         &self,
         x: &Tensor,
         sa: &Tensor,
-        cross_k: &Tensor,
-        cross_v: &Tensor,
+        cross: CrossKv<'_>,
         memory_bias: &Tensor,
         train: bool,
     ) -> candle_core::Result<Tensor> {
         let x = self.norm1.forward_residual(sa, x, self.dropout.key(train), train)?;
-        let ca = self.cross_attn.attend(&x, cross_k, cross_v, memory_bias, None, train)?;
+        let ca = match cross {
+            CrossKv::Split(k, v) => self.cross_attn.attend(&x, k, v, memory_bias, None, train)?,
+            CrossKv::Packed(kv) => self.cross_attn.attend_fused(&x, kv, memory_bias, false, train)?,
+        };
         let x = self.norm2.forward_residual(&ca, &x, self.dropout.key(train), train)?;
         let ff = self.activation.apply(&self.linear1.forward(&x, train)?)?;
         let ff = self.linear2.forward(&self.dropout.forward(&ff, train)?, train)?;
         self.norm3.forward_residual(&ff, &x, self.dropout.key(train), train)
     }
 
+    /// The teacher-forced pass over a whole target `x` `(b, t, hidden)`. f32 on the CPU runs
+    /// both attentions through the fused kernel; elsewhere they are composed, and `causal`
+    /// `(t, t)` is added to the self-attention scores.
     fn forward(
         &self,
         x: &Tensor,
@@ -188,10 +227,16 @@ impl DecoderLayer {
         self_bias: &Tensor,
         train: bool,
     ) -> candle_core::Result<Tensor> {
+        if x.device().is_cpu() && x.dtype() == DType::F32 && memory.dtype() == DType::F32 {
+            let kv = self.self_attn.keys_values_packed(x, train)?;
+            let sa = self.self_attn.attend_fused(x, &kv, self_bias, true, train)?;
+            let cross = self.cross_attn.keys_values_packed(memory, train)?;
+            return self.finish(x, &sa, CrossKv::Packed(&cross), memory_bias, train);
+        }
         let (k, v) = self.self_attn.keys_values(x, train)?;
         let sa = self.self_attn.attend(x, &k, &v, self_bias, Some(causal), train)?;
         let (ck, cv) = self.cross_attn.keys_values(memory, train)?;
-        self.finish(x, &sa, &ck, &cv, memory_bias, train)
+        self.finish(x, &sa, CrossKv::Split(&ck, &cv), memory_bias, train)
     }
 
     /// One new position `x` `(b, 1, hidden)` against the cache, which it extends;
@@ -211,7 +256,7 @@ impl DecoderLayer {
         let sa = self.self_attn.attend(x, &k, &v, self_bias, None, false)?;
         cache.self_k = Some(k);
         cache.self_v = Some(v);
-        self.finish(x, &sa, &cache.cross_k, &cache.cross_v, memory_bias, false)
+        self.finish(x, &sa, CrossKv::Split(&cache.cross_k, &cache.cross_v), memory_bias, false)
     }
 }
 

@@ -29,6 +29,23 @@ pub(crate) fn exp_fast(x: f32) -> f32 {
     }
 }
 
+/// Folds `xs` into 16 lanes, element `i` into lane `i % 16`: a reduction whose 16 running
+/// values sit in vector registers instead of one serial chain of dependent operations.
+#[inline(always)]
+pub(crate) fn lanes(xs: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> [f32; 16] {
+    let mut acc = [init; 16];
+    let mut chunks = xs.chunks_exact(16);
+    for c in &mut chunks {
+        for i in 0..16 {
+            acc[i] = f(acc[i], c[i]);
+        }
+    }
+    for (a, &x) in acc.iter_mut().zip(chunks.remainder()) {
+        *a = f(*a, x);
+    }
+    acc
+}
+
 /// Runs `body` compiled for AVX-512 or AVX2 where the CPU has them (`body` must be
 /// `#[inline(always)]` for its loops to be compiled for those instructions). The arithmetic,
 /// and so the result, is the same on every path: only the vector width differs.
