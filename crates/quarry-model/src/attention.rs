@@ -14,11 +14,11 @@
 //! applied to the product as PyTorch's eager attention does.
 
 use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, Layout, Result, Shape, Storage, Tensor};
-use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
 use crate::dropout::DropoutKey;
 use crate::fast_math::{exp_fast, lanes};
+use crate::matrix_product::product;
 use crate::ops::{contiguous_f32, zeroed};
 
 /// A raw pointer that tasks writing disjoint blocks of one buffer share.
@@ -71,44 +71,6 @@ impl Blocks {
     fn tasks(&self) -> usize {
         self.batch * self.heads
     }
-}
-
-/// `dst (m x n) = scale * lhs (m x k) . rhs (k x n)`, each operand given by its pointer, row
-/// stride and column stride, on the calling thread.
-///
-/// # Safety
-/// The pointers and strides must address valid `m x k`, `k x n` and `m x n` matrices, the
-/// destination not overlapping the operands nor any memory another thread uses.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn product(
-    (m, n, k): (usize, usize, usize),
-    dst: *mut f32,
-    dst_rs: usize,
-    lhs: (*const f32, usize, usize),
-    rhs: (*const f32, usize, usize),
-    scale: f32,
-) {
-    gemm(
-        m,
-        n,
-        k,
-        dst,
-        1,
-        dst_rs as isize,
-        false,
-        lhs.0,
-        lhs.2 as isize,
-        lhs.1 as isize,
-        rhs.0,
-        rhs.2 as isize,
-        rhs.1 as isize,
-        0.0,
-        scale,
-        false,
-        false,
-        false,
-        Parallelism::None,
-    )
 }
 
 /// Runs `f` on the contiguous f32 data of a CPU tensor.

@@ -295,11 +295,9 @@ impl Encoder {
         Ok(EncoderOutput { hidden_states, last: x })
     }
 
-    /// The embedding layer's output (word, position and type embeddings, layer norm, dropout)
-    /// for `input_ids` `(batch, seq)` whose first column sits at position `start`: how a
-    /// decoder sharing the encoder's embeddings embeds its target tokens, `start` letting a
-    /// cached decoder embed one new token at a time.
-    pub fn embed(&self, input_ids: &Tensor, start: usize, train: bool) -> Result<Tensor> {
+    /// Refuses `input_ids` `(batch, seq)` starting at position `start` when they reach past
+    /// the model's last position.
+    fn check_positions(&self, input_ids: &Tensor, start: usize) -> Result<()> {
         let (_, s) = input_ids.dims2()?;
         if start + s > self.config.max_input_len() {
             return Err(ModelError::Data(format!(
@@ -308,6 +306,15 @@ impl Encoder {
                 self.config.max_input_len()
             )));
         }
+        Ok(())
+    }
+
+    /// The embedding layer's output (word, position and type embeddings, layer norm, dropout)
+    /// for `input_ids` `(batch, seq)` whose first column sits at position `start`: how a
+    /// decoder sharing the encoder's embeddings embeds its target tokens, `start` letting a
+    /// cached decoder embed one new token at a time.
+    pub fn embed(&self, input_ids: &Tensor, start: usize, train: bool) -> Result<Tensor> {
+        self.check_positions(input_ids, start)?;
         Ok(self.embeddings.forward(&input_ids.to_dtype(DType::U32)?, start, train)?)
     }
 
@@ -315,14 +322,7 @@ impl Encoder {
     /// given (looked up by the caller, as a decoder whose output layer shares the table does
     /// to gather its gradients in one place); the same checks and result.
     pub fn embed_words(&self, words: &Tensor, input_ids: &Tensor, start: usize, train: bool) -> Result<Tensor> {
-        let (_, s) = input_ids.dims2()?;
-        if start + s > self.config.max_input_len() {
-            return Err(ModelError::Data(format!(
-                "position {} exceeds the model's maximum of {}",
-                start + s,
-                self.config.max_input_len()
-            )));
-        }
+        self.check_positions(input_ids, start)?;
         Ok(self.embeddings.forward_words(words, &input_ids.to_dtype(DType::U32)?, start, train)?)
     }
 

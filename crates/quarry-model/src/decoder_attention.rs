@@ -16,8 +16,9 @@
 
 use candle_core::{bail, CpuStorage, CustomOp2, CustomOp3, Layout, Result, Shape, Tensor};
 
-use crate::attention::{for_each_block_task, product, softmax_rows, with_cpu_f32, SharedMut};
+use crate::attention::{for_each_block_task, softmax_rows, with_cpu_f32, SharedMut};
 use crate::dropout::DropoutKey;
+use crate::matrix_product::product;
 use crate::ops::{contiguous_f32, contiguous_f32_3, zeroed};
 
 /// run.py's causal mask value, added to the scores of keys after the query's position.

@@ -9,8 +9,9 @@
 //! its gradient, the column sums of the output gradient, is summed in one pass.
 
 use candle_core::{bail, CpuStorage, CustomOp1, CustomOp3, DType, Layout, Result, Shape, Tensor};
-use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
+
+use crate::matrix_product::{candle_parallelism, product_into};
 
 use crate::ops::{contiguous_f32, contiguous_f32_3, zeroed};
 
@@ -43,31 +44,19 @@ impl CustomOp3 for FusedLinear {
         if out_dim > 0 {
             out.par_chunks_mut(out_dim * 64).for_each(|c| c.chunks_mut(out_dim).for_each(|r| r.copy_from_slice(b)));
         }
-        let threads = candle_core::utils::get_num_threads();
-        let parallelism = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+        let parallelism = candle_parallelism();
         if rows > 0 && out_dim > 0 && in_dim > 0 {
             // SAFETY: `x` is `rows x in`, `w` is `out x in` (read as its transpose `in x out`
             // through the strides) and `out` is `rows x out`, all row-major and unaliased.
             unsafe {
-                gemm(
-                    rows,
-                    out_dim,
-                    in_dim,
+                product_into(
+                    (rows, out_dim, in_dim),
                     out.as_mut_ptr(),
-                    1,
-                    out_dim as isize,
+                    out_dim,
+                    (x.as_ptr(), in_dim, 1),
+                    (w.as_ptr(), 1, in_dim),
+                    1.0,
                     true,
-                    x.as_ptr(),
-                    1,
-                    in_dim as isize,
-                    w.as_ptr(),
-                    in_dim as isize,
-                    1,
-                    1.0,
-                    1.0,
-                    false,
-                    false,
-                    false,
                     parallelism,
                 )
             }
@@ -125,53 +114,30 @@ impl CustomOp3 for LinearGrad {
             bail!("{}: shapes {:?}, {:?}, {:?} do not fit", self.name(), l1.shape(), l2.shape(), l3.shape());
         }
         let mut out = zeroed((rows + out_dim) * in_dim);
-        let threads = candle_core::utils::get_num_threads();
-        let parallelism = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+        let parallelism = candle_parallelism();
         if rows > 0 && out_dim > 0 && in_dim > 0 {
             let (dx, dw) = out.split_at_mut(rows * in_dim);
             // SAFETY: `g` is `rows x out`, `w` is `out x in`, `x` is `rows x in` (`g^T` is read
             // through the strides), `dx` is `rows x in` and `dw` is `out x in`, all row-major,
             // the destinations disjoint from each other and from the operands.
             unsafe {
-                gemm(
-                    rows,
-                    in_dim,
-                    out_dim,
+                product_into(
+                    (rows, in_dim, out_dim),
                     dx.as_mut_ptr(),
-                    1,
-                    in_dim as isize,
-                    false,
-                    g.as_ptr(),
-                    1,
-                    out_dim as isize,
-                    w.as_ptr(),
-                    1,
-                    in_dim as isize,
-                    0.0,
+                    in_dim,
+                    (g.as_ptr(), out_dim, 1),
+                    (w.as_ptr(), in_dim, 1),
                     1.0,
-                    false,
-                    false,
                     false,
                     parallelism,
                 );
-                gemm(
-                    out_dim,
-                    in_dim,
-                    rows,
+                product_into(
+                    (out_dim, in_dim, rows),
                     dw.as_mut_ptr(),
-                    1,
-                    in_dim as isize,
-                    false,
-                    g.as_ptr(),
-                    out_dim as isize,
-                    1,
-                    x.as_ptr(),
-                    1,
-                    in_dim as isize,
-                    0.0,
+                    in_dim,
+                    (g.as_ptr(), 1, out_dim),
+                    (x.as_ptr(), in_dim, 1),
                     1.0,
-                    false,
-                    false,
                     false,
                     parallelism,
                 );

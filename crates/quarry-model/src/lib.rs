@@ -28,6 +28,7 @@ pub mod heads;
 pub mod layer_norm;
 pub mod layers;
 pub mod loading;
+mod matrix_product;
 pub mod ops;
 pub mod optim;
 pub mod output_loss;

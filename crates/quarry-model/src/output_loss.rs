@@ -13,48 +13,19 @@
 use std::sync::{Arc, Mutex};
 
 use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Result, Shape, Tensor};
-use gemm::{gemm, Parallelism};
 use rayon::prelude::*;
 
 use crate::attention::with_cpu_f32;
 use crate::fast_math::{exp_fast, lanes, widest_simd};
+use crate::matrix_product::{candle_parallelism, product_into, Operand};
 use crate::ops::{contiguous_f32, zeroed};
 
-/// A row-major matrix operand: pointer, row stride, column stride.
-type Operand = (*const f32, usize, usize);
-
-/// `dst (m x n, row stride dst_rs) = lhs (m x k) . rhs (k x n)` on candle's threads.
+/// `dst = lhs . rhs` on candle's threads.
 ///
 /// # Safety
-/// The pointers and strides must address valid `m x k`, `k x n` and `m x n` matrices, the
-/// destination not overlapping the operands.
-unsafe fn product((m, n, k): (usize, usize, usize), dst: *mut f32, dst_rs: usize, lhs: Operand, rhs: Operand) {
-    if m == 0 || n == 0 || k == 0 {
-        return;
-    }
-    let threads = candle_core::utils::get_num_threads();
-    let parallelism = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
-    gemm(
-        m,
-        n,
-        k,
-        dst,
-        1,
-        dst_rs as isize,
-        false,
-        lhs.0,
-        lhs.2 as isize,
-        lhs.1 as isize,
-        rhs.0,
-        rhs.2 as isize,
-        rhs.1 as isize,
-        0.0,
-        1.0,
-        false,
-        false,
-        false,
-        parallelism,
-    )
+/// As [`product_into`].
+unsafe fn product(dims: (usize, usize, usize), dst: *mut f32, dst_rs: usize, lhs: Operand, rhs: Operand) {
+    product_into(dims, dst, dst_rs, lhs, rhs, 1.0, false, candle_parallelism())
 }
 
 /// Softmax of one row of logits in place; returns the row's log-sum-exp.
