@@ -65,7 +65,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(&model.head_config()),
     )?;
     let sources: Vec<Vec<u32>> = encoded.iter().take(gen_n).map(|e| e.source.clone()).collect();
-    let options = DecodeOptions { beam_size: beam, max_len: None, length_penalty: 0.0, batch_size: gen_batch };
+    let options = DecodeOptions {
+        beam_size: beam,
+        max_len: None,
+        length_penalty: 0.0,
+        batch_size: gen_batch,
+        ..Default::default()
+    };
     let start = Instant::now();
     let answers = model.generate_ids(&sources, &options)?;
     let gen = start.elapsed().as_secs_f64();

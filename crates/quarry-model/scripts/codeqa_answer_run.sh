@@ -13,7 +13,10 @@
 # INIT (start training from this model directory instead of MINILM_DIR: a checkpoint of an
 # earlier run, e.g. a decoder trained over the frozen encoder, fine-tuned further; the
 # checkpoint keeps its decoder shape and lengths, the freeze settings come from this run)
-# DECODER_INIT (random, or encoder: decoder layer i starts as a copy of encoder layer i).
+# DECODER_INIT (random, or encoder: decoder layer i starts as a copy of encoder layer i)
+# SELECT (best: the beam's most probable answer; expected-f1: minimum Bayes risk over the
+# beam's candidates) SELECT_TEMPERATURE (of expected-f1, 4). A RUN_DIR that already holds
+# model/best skips training: the same model answers again with other decoding settings.
 set -euo pipefail
 minilm=${1:?MINILM_DIR}; data=${2:?CODEQA_PYTHON_DIR}; run=${3:?RUN_DIR}
 EPOCHS=${EPOCHS:-2}; BATCH=${BATCH:-16}; LR=${LR:-5e-5}; WARMUP=${WARMUP:-0}; NICE=${NICE:-10}
@@ -21,10 +24,11 @@ MAX_SOURCE=${MAX_SOURCE:-128}; MAX_TARGET=${MAX_TARGET:-24}
 DECODER_LAYERS=${DECODER_LAYERS:-6}; DECODER_FFN=${DECODER_FFN:-2048}
 VALID=${VALID:-200}; BEAM=${BEAM:-4}; FREEZE_ENCODER=${FREEZE_ENCODER:-0}
 TRAIN_LIMIT=${TRAIN_LIMIT:-0}; TEST_LIMIT=${TEST_LIMIT:-0}; INIT=${INIT:-$minilm}; DECODER_INIT=${DECODER_INIT:-random}
+SELECT=${SELECT:-best}; SELECT_TEMPERATURE=${SELECT_TEMPERATURE:-4}
 QUARRY=${QUARRY:-target/debug/quarry}
 mkdir -p "$run"
 exec > >(tee -a "$run/log.txt") 2>&1
-echo "== $(date -u +%FT%TZ) codeqa answer run: epochs $EPOCHS batch $BATCH lr $LR warmup $WARMUP source $MAX_SOURCE target $MAX_TARGET decoder ${DECODER_LAYERS}x$DECODER_FFN freeze $FREEZE_ENCODER valid $VALID train-limit $TRAIN_LIMIT test-limit $TEST_LIMIT beam $BEAM init $INIT decoder-init $DECODER_INIT; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(date -u +%FT%TZ) codeqa answer run: epochs $EPOCHS batch $BATCH lr $LR warmup $WARMUP source $MAX_SOURCE target $MAX_TARGET decoder ${DECODER_LAYERS}x$DECODER_FFN freeze $FREEZE_ENCODER valid $VALID train-limit $TRAIN_LIMIT test-limit $TEST_LIMIT beam $BEAM select $SELECT temperature $SELECT_TEMPERATURE init $INIT decoder-init $DECODER_INIT; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Dev split: all but the last VALID pairs train, the last VALID validate (best by loss).
 n=$(awk 'END{print NR}' "$data/dev.code")
@@ -52,7 +56,7 @@ fi
 
 # Words are written in their usual form in the training answers (an uncased model says "yes").
 time nice -n "$NICE" "$QUARRY" generate answer --model "$run/model/best" --data "$run/test" --beam "$BEAM" \
-  --case-from "$run/train.answer" --out "$run/test.hyp"
+  --select "$SELECT" --select-temperature "$SELECT_TEMPERATURE" --case-from "$run/train.answer" --out "$run/test.hyp"
 
 # Floors from the same training pairs the model saw, on the same test questions.
 if [ -n "${FLOORS:-}" ]; then "$FLOORS" "$run/train" "$run/test" "$run"

@@ -10,7 +10,8 @@ use std::sync::RwLock;
 
 use candle_core::{IndexOp, Tensor, D};
 
-use crate::beam::Beam;
+use crate::answer_selection::{AnswerSelection, Candidate};
+use crate::beam::{Beam, Hypothesis};
 use crate::checkpoint::read_head_config;
 use crate::data::pad_ids;
 use crate::decoder::{Decoder, DecoderConfig};
@@ -44,11 +45,19 @@ pub struct DecodeOptions {
     pub length_penalty: f64,
     /// Inputs decoded together.
     pub batch_size: usize,
+    /// Which of a beam's candidates is the answer.
+    pub selection: AnswerSelection,
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions { beam_size: 10, max_len: None, length_penalty: 0.0, batch_size: 32 }
+        DecodeOptions {
+            beam_size: 10,
+            max_len: None,
+            length_penalty: 0.0,
+            batch_size: 32,
+            selection: AnswerSelection::Best,
+        }
     }
 }
 
@@ -348,8 +357,15 @@ impl AnswerModel {
     }
 
     /// Generates an answer's ids for every source (in input order), without the start and
-    /// end tokens.
+    /// end tokens: the best hypothesis of each beam.
     pub fn generate_ids(&self, sources: &[Vec<u32>], options: &DecodeOptions) -> Result<Vec<Vec<u32>>> {
+        let ranked = self.generate_ranked_ids(sources, options)?;
+        Ok(ranked.into_iter().map(|r| r.into_iter().next().map(|(ids, _)| ids).unwrap_or_default()).collect())
+    }
+
+    /// Every hypothesis of every source's beam (in input order), ranked best first as
+    /// [`Beam::ranked`] ranks them, with its log probability.
+    pub fn generate_ranked_ids(&self, sources: &[Vec<u32>], options: &DecodeOptions) -> Result<Vec<Vec<Hypothesis>>> {
         if options.beam_size == 0 || options.batch_size == 0 {
             return Err(ModelError::Data("beam size and batch size must be positive".into()));
         }
@@ -379,7 +395,13 @@ impl AnswerModel {
 
     /// Beam search over one batch: every input's `beam` rows decode together; rows of
     /// inputs whose beam is done leave the batch.
-    fn generate_batch(&self, sources: &[&[u32]], beam: usize, max_len: usize, alpha: f64) -> Result<Vec<Vec<u32>>> {
+    fn generate_batch(
+        &self,
+        sources: &[&[u32]],
+        beam: usize,
+        max_len: usize,
+        alpha: f64,
+    ) -> Result<Vec<Vec<Hypothesis>>> {
         let dev = self.model.encoder.device();
         let pad = self.model.tokenizer.pad_id();
         let (src, src_mask) = pad_ids(sources, pad, dev)?;
@@ -425,12 +447,29 @@ impl AnswerModel {
                 cache.select_rows(&rows, memory_rows.as_ref())?;
             }
         }
-        Ok(beams.iter().map(|b| b.best(alpha).into_iter().next().unwrap_or_default()).collect())
+        Ok(beams.iter().map(|b| b.ranked(alpha)).collect())
     }
 
-    /// Generates the answer text of every source, in input order.
+    /// Generates the answer text of every source, in input order: each beam's best
+    /// hypothesis, or the one `options.selection` picks among its candidates.
     pub fn generate(&self, sources: &[Vec<u32>], options: &DecodeOptions) -> Result<Vec<String>> {
-        self.generate_ids(sources, options)?.iter().map(|ids| self.decode_text(ids)).collect()
+        Ok(self.generate_candidates(sources, options)?.iter().map(|c| options.selection.pick(c)).collect())
+    }
+
+    /// The candidate answers of every source, in input order: the texts of its beam's
+    /// hypotheses ([`AnswerModel::generate_ranked_ids`]) best first, each text once (with
+    /// the probability of all its hypotheses summed).
+    pub fn generate_candidates(&self, sources: &[Vec<u32>], options: &DecodeOptions) -> Result<Vec<Vec<Candidate>>> {
+        self.generate_ranked_ids(sources, options)?
+            .iter()
+            .map(|ranked| {
+                let texts = ranked
+                    .iter()
+                    .map(|(ids, log_prob)| Ok((self.decode_text(ids)?, *log_prob)))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Candidate::merge(texts))
+            })
+            .collect()
     }
 }
 
@@ -593,7 +632,13 @@ mod tests {
         let m = tiny(2);
         let sources: Vec<Vec<u32>> = vec![vec![2, 4, 5, 3], vec![2, 6, 7, 8, 9, 3, 11], vec![2, 9, 3]];
         for beam in [1, 3] {
-            let opts = DecodeOptions { beam_size: beam, max_len: Some(5), length_penalty: 0.0, batch_size: 8 };
+            let opts = DecodeOptions {
+                beam_size: beam,
+                max_len: Some(5),
+                length_penalty: 0.0,
+                batch_size: 8,
+                ..Default::default()
+            };
             let all = m.generate_ids(&sources, &opts).unwrap();
             let single = DecodeOptions { batch_size: 1, ..opts };
             assert_eq!(m.generate_ids(&sources, &single).unwrap(), all, "beam {beam}");
@@ -602,5 +647,28 @@ mod tests {
         assert!(m.generate_ids(&[vec![]], &DecodeOptions::default()).is_err());
         let zero = DecodeOptions { beam_size: 0, ..DecodeOptions::default() };
         assert!(m.generate_ids(&sources, &zero).is_err());
+    }
+
+    #[test]
+    fn candidates_rank_the_beam_and_selection_picks_among_them() {
+        let m = tiny(2);
+        let sources: Vec<Vec<u32>> = vec![vec![2, 4, 5, 3], vec![2, 6, 7, 8, 9, 3, 11]];
+        let opts = DecodeOptions { beam_size: 3, max_len: Some(5), ..Default::default() };
+        let best = m.generate(&sources, &opts).unwrap();
+        let ranked = m.generate_ranked_ids(&sources, &opts).unwrap();
+        let candidates = m.generate_candidates(&sources, &opts).unwrap();
+        for ((b, r), c) in best.iter().zip(&ranked).zip(&candidates) {
+            assert!(r.len() >= 3, "at least a beam's worth of hypotheses");
+            assert_eq!(&c[0].text, b, "the first candidate is the best hypothesis");
+            assert!(c.iter().all(|x| x.log_prob <= 0.0 && x.log_prob.is_finite()));
+            let texts: std::collections::HashSet<&str> = c.iter().map(|x| x.text.as_str()).collect();
+            assert_eq!(texts.len(), c.len(), "each text once");
+        }
+        let mbr = DecodeOptions { selection: AnswerSelection::ExpectedF1 { temperature: 4.0 }, ..opts };
+        let picked = m.generate(&sources, &mbr).unwrap();
+        for (p, c) in picked.iter().zip(&candidates) {
+            let chosen = crate::answer_selection::expected_f1_choice(c, 4.0).unwrap();
+            assert_eq!(p, &c[chosen].text);
+        }
     }
 }

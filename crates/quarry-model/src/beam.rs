@@ -9,6 +9,10 @@
 //! reference behaviour) ranks them by `score / length^alpha` instead, `length` counting the
 //! generated tokens and the end token.
 
+/// A hypothesis's tokens (without the start and end tokens) and its score, the sum of its
+/// token log probabilities.
+pub type Hypothesis = (Vec<u32>, f32);
+
 /// The state of one beam.
 #[derive(Debug, Clone)]
 pub struct Beam {
@@ -107,6 +111,16 @@ impl Beam {
     /// The best hypotheses, best first (`size` at most): finished ones ranked by score (with
     /// the length penalty `alpha`), then unfinished rows by score.
     pub fn best(&self, alpha: f64) -> Vec<Vec<u32>> {
+        let mut ranked = self.ranked(alpha);
+        ranked.truncate(self.size);
+        ranked.into_iter().map(|(tokens, _)| tokens).collect()
+    }
+
+    /// Every finished hypothesis, ranked as [`Beam::best`] ranks them, topped up with the
+    /// best unfinished rows to at least `size`, each with its score (the sum of its token
+    /// log probabilities, end token included). The first `size` are [`Beam::best`]'s; the
+    /// rest are the hypotheses that finished early and fell out of the beam.
+    pub fn ranked(&self, alpha: f64) -> Vec<Hypothesis> {
         let step = self.next.len() - 1;
         let mut finished = self.finished.clone();
         if finished.is_empty() {
@@ -121,7 +135,7 @@ impl Beam {
         };
         // A stable sort, as Python's `list.sort`.
         finished.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
-        if finished.len() != self.size {
+        if finished.len() < self.size {
             let mut unfinished: Vec<(f32, usize, usize)> = self
                 .current()
                 .iter()
@@ -130,11 +144,10 @@ impl Beam {
                 .map(|(i, _)| (self.scores[i], step, i))
                 .collect();
             unfinished.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let missing = self.size.saturating_sub(finished.len());
+            let missing = self.size - finished.len();
             finished.extend(unfinished.into_iter().take(missing));
         }
-        finished.truncate(self.size);
-        finished.iter().map(|&(_, t, r)| self.hypothesis(t, r)).collect()
+        finished.iter().map(|&(s, t, r)| (self.hypothesis(t, r), s)).collect()
     }
 }
 
@@ -191,5 +204,29 @@ mod tests {
         greedy.advance(&log(&[1e-9, 1e-9, 1e-9, 0.6, 0.4]), vocab);
         greedy.advance(&log(&[1e-9, 1e-9, 0.3, 0.35, 0.35]), vocab);
         assert_eq!(greedy.current(), &[3]);
+    }
+
+    #[test]
+    fn ranked_keeps_the_hypotheses_that_fell_out_of_the_beam() {
+        // Vocabulary: 0 pad, 1 start, 2 end, 3 "a", 4 "b". "a end" finishes at step 2 but
+        // is not the top row; "b a end" finishes at step 3, "b a a end" at step 4 on top.
+        let vocab = 5;
+        let row = |end: f32, a: f32, b: f32| log(&[1e-9, 1e-9, end, a, b]);
+        let mut beam = Beam::new(2, 1, 2, 0);
+        beam.advance(&[row(1e-9, 0.6, 0.4), row(1e-9, 0.6, 0.4)].concat(), vocab);
+        beam.advance(&[row(0.5, 0.5, 1e-9), row(0.1, 0.9, 1e-9)].concat(), vocab);
+        assert_eq!(beam.current(), &[3, 2], "rows \"b a\" and \"a end\"");
+        beam.advance(&[row(0.3, 0.7, 1e-9), row(0.5, 0.5, 1e-9)].concat(), vocab);
+        assert!(!beam.done());
+        beam.advance(&[row(0.9, 0.1, 1e-9), row(0.5, 0.5, 1e-9)].concat(), vocab);
+        assert!(beam.done());
+        let ranked = beam.ranked(0.0);
+        let tokens: Vec<&Vec<u32>> = ranked.iter().map(|(t, _)| t).collect();
+        assert_eq!(tokens, [&vec![3], &vec![4, 3, 3], &vec![4, 3]]);
+        let probs: Vec<f32> = ranked.iter().map(|(_, s)| s.exp()).collect();
+        for (p, want) in probs.iter().zip([0.3, 0.4 * 0.9 * 0.7 * 0.9, 0.4 * 0.9 * 0.3]) {
+            assert!((p - want).abs() < 1e-5, "{probs:?}");
+        }
+        assert_eq!(beam.best(0.0), vec![vec![3], vec![4, 3, 3]], "best keeps the beam's size");
     }
 }

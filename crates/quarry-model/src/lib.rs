@@ -6,6 +6,7 @@
 
 pub mod adamw_cpu;
 pub mod answer_model;
+pub mod answer_selection;
 pub mod answer_text;
 pub mod attention;
 pub mod beam;
@@ -45,6 +46,7 @@ pub mod train;
 pub mod weights;
 
 pub use answer_model::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};
+pub use answer_selection::{AnswerSelection, Candidate};
 pub use bert::{Encoder, EncoderOutput};
 pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
 pub use error::{ModelError, Result};

@@ -60,7 +60,8 @@ fn training_on_real_pairs_lowers_the_loss_and_recalls_answers() {
     // Greedy answers of the trained pairs decode to words of the answers (a one-layer
     // scratch encoder barely tells the questions apart, so they are not all recalled).
     let sources: Vec<Vec<u32>> = encoded.iter().map(|e| e.source.clone()).collect();
-    let options = DecodeOptions { beam_size: 1, max_len: None, length_penalty: 0.0, batch_size: 8 };
+    let options =
+        DecodeOptions { beam_size: 1, max_len: None, length_penalty: 0.0, batch_size: 8, ..Default::default() };
     let answers = model.generate(&sources, &options).unwrap();
     let exact = answers
         .iter()
