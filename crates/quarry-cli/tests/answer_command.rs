@@ -3,9 +3,11 @@
 //! candidates file, the two ways of choosing among a beam's candidates, and a bad
 //! temperature refused before anything is written.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+#[path = "../../quarry-model/tests/common/mod.rs"]
+mod common;
 
 fn quarry(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_quarry")).env("RAYON_NUM_THREADS", "1").args(args).output().expect("run quarry")
@@ -25,39 +27,22 @@ fn s(p: &Path) -> String {
 }
 
 /// A WordPiece vocabulary of the fixture's lower-cased words and punctuation marks.
-fn write_vocab(dir: &Path) {
-    let mut words = BTreeSet::new();
-    for suffix in ["code", "question", "answer"] {
-        let text = std::fs::read_to_string(format!("{}.{suffix}", s(&pairs()))).unwrap().to_lowercase();
-        let mut word = String::new();
-        for c in text.chars() {
-            if c.is_alphanumeric() {
-                word.push(c);
-                continue;
-            }
-            if !word.is_empty() {
-                words.insert(std::mem::take(&mut word));
-            }
-            if !c.is_whitespace() {
-                words.insert(c.to_string());
-            }
-        }
-        words.insert(word);
-    }
-    words.remove("");
-    let specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"].map(String::from);
-    let vocab: Vec<String> = specials.into_iter().chain(words).collect();
-    std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
+fn vocab_dir() -> PathBuf {
+    let text: Vec<String> = ["code", "question", "answer"]
+        .iter()
+        .map(|suffix| std::fs::read_to_string(format!("{}.{suffix}", s(&pairs()))).unwrap())
+        .collect();
+    common::word_vocab_dir("cli-answer-command", &text.join("\n"), char::is_alphanumeric)
 }
 
 #[test]
 fn generated_answers_come_from_the_written_candidates() {
     let dir = tempfile::tempdir().unwrap();
-    write_vocab(dir.path());
+    let vocab = vocab_dir();
     let (data, model) = (s(&pairs()), dir.path().join("model"));
     let train = ["train", "answer", "--train", &data, "--valid", &data, "--model", "scratch:1x16x2"];
     let shape = ["--decoder-layers", "1", "--decoder-ffn", "32", "--max-len", "48", "--max-target-len", "12"];
-    let run = ["--tokenizer", &s(dir.path()), "--out", &s(&model), "--epochs", "2", "--lr", "1e-2"];
+    let run = ["--tokenizer", &s(&vocab), "--out", &s(&model), "--epochs", "2", "--lr", "1e-2"];
     ok(quarry(&[&train[..], &shape[..], &run[..]].concat()));
 
     let best_model = s(&model.join("best"));
