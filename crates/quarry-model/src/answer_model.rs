@@ -453,7 +453,7 @@ impl AnswerModel {
     /// Generates the answer text of every source, in input order: each beam's best
     /// hypothesis, or the one `options.selection` picks among its candidates.
     pub fn generate(&self, sources: &[Vec<u32>], options: &DecodeOptions) -> Result<Vec<String>> {
-        Ok(self.generate_candidates(sources, options)?.iter().map(|c| options.selection.pick(c)).collect())
+        Ok(options.selection.pick_each(&self.generate_candidates(sources, options)?))
     }
 
     /// The candidate answers of every source, in input order: the texts of its beam's

@@ -71,6 +71,11 @@ impl AnswerSelection {
         };
         candidates.get(index).map(|c| c.text.clone()).unwrap_or_default()
     }
+
+    /// The chosen text of every input's candidates, in order.
+    pub fn pick_each(&self, candidates: &[Vec<Candidate>]) -> Vec<String> {
+        candidates.iter().map(|c| self.pick(c)).collect()
+    }
 }
 
 /// The index of the candidate `c` that maximizes `sum_j p_j * F1(c, j)`, where

@@ -127,7 +127,7 @@ fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
     };
     let start = Instant::now();
     let candidates = model.generate_candidates(&sources, &options)?;
-    let mut answers: Vec<String> = candidates.iter().map(|c| options.selection.pick(c)).collect();
+    let mut answers = options.selection.pick_each(&candidates);
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.candidates {
         write_candidates(path, &candidates)?;
