@@ -1,6 +1,24 @@
 //! The `quarry` binary: parses arguments, calls the library crates, prints.
 
+// `std`'s printing macros panic on a closed or full stream; these, seen by every module
+// below, go through `stdio` instead (see its documentation).
+macro_rules! println {
+    () => { $crate::stdio::print_out(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::stdio::print_out(format_args!("{}\n", format_args!($($arg)*))) };
+}
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::stdio::print_out(format_args!($($arg)*)) };
+}
+macro_rules! eprintln {
+    () => { $crate::stdio::print_err(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::stdio::print_err(format_args!("{}\n", format_args!($($arg)*))) };
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => { $crate::stdio::print_err(format_args!($($arg)*)) };
+}
+
 mod commands;
+mod stdio;
 
 use clap::Parser;
 
@@ -23,5 +41,7 @@ fn main() {
     unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
     quarry_query::allocator::keep_freed_memory();
     let cli = Cli::parse_from(commands::query::rewrite_legacy_args(std::env::args_os().collect()));
-    std::process::exit(commands::run(cli.command));
+    let code = commands::run(cli.command);
+    stdio::flush_out();
+    std::process::exit(code);
 }

@@ -6,7 +6,6 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::EvalError;
-use quarry_stdx::io_error::IoResultExt;
 
 /// Where Debian's `wordnet-base` package installs the database.
 pub const DEFAULT_DIR: &str = "/usr/share/wordnet";
@@ -54,7 +53,7 @@ pub struct WordNet {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, EvalError> {
-    std::fs::read(path).with_path(path).map_err(EvalError::Io)
+    quarry_stdx::read::read_bytes(path, quarry_stdx::read::MAX_DATA_FILE_BYTES).map_err(EvalError::Io)
 }
 
 fn format_err(path: &Path, line: usize, message: &str) -> EvalError {

@@ -27,7 +27,7 @@ impl Stages {
     /// The recorded result of stage `name`, if it finished (a record that no longer parses
     /// counts as unfinished).
     pub fn done<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
-        let text = std::fs::read_to_string(self.path(name)).ok()?;
+        let text = quarry_stdx::read::read_text(&self.path(name), quarry_stdx::read::MAX_TEXT_FILE_BYTES).ok()?;
         serde_json::from_str(&text).ok()
     }
 

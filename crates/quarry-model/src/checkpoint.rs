@@ -75,6 +75,7 @@ pub fn read_head_config(dir: &Path) -> Result<Option<HeadConfig>> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| ModelError::io(&path, e))?;
+    let text = quarry_stdx::read::read_text(&path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| ModelError::io(&path, e.source))?;
     serde_json::from_str(&text).map(Some).map_err(|e| ModelError::Json { path, message: e.to_string() })
 }

@@ -107,7 +107,8 @@ pub struct EncoderConfig {
 impl EncoderConfig {
     /// Parses and validates a `config.json` file.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| ModelError::io(path, e))?;
+        let text = quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
+            .map_err(|e| ModelError::io(path, e.source))?;
         let config: EncoderConfig = serde_json::from_str(&text)
             .map_err(|e| ModelError::Json { path: path.to_path_buf(), message: e.to_string() })?;
         config.validate()?;

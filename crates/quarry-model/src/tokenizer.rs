@@ -274,7 +274,7 @@ impl Tokenizer {
 }
 
 fn lowercase_setting(dir: &Path) -> bool {
-    std::fs::read_to_string(dir.join("tokenizer_config.json"))
+    quarry_stdx::read::read_text(&dir.join("tokenizer_config.json"), quarry_stdx::read::MAX_TEXT_FILE_BYTES)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v.get("do_lower_case").and_then(|b| b.as_bool()))

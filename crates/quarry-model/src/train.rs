@@ -206,7 +206,8 @@ pub fn read_state(out_dir: &Path) -> Result<Option<TrainerState>> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| ModelError::io(&path, e))?;
+    let text = quarry_stdx::read::read_text(&path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| ModelError::io(&path, e.source))?;
     serde_json::from_str(&text).map(Some).map_err(|e| ModelError::Json { path, message: e.to_string() })
 }
 

@@ -6,14 +6,15 @@ use std::path::{Path, PathBuf};
 use rmpv::Value;
 
 use crate::NlpError;
-use quarry_stdx::io_error::IoError;
 
 /// Reads a whole file, naming it in the error.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, NlpError> {
-    match std::fs::read(path) {
+    match quarry_stdx::read::read_bytes(path, quarry_stdx::read::MAX_DATA_FILE_BYTES) {
         Ok(b) => Ok(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(NlpError::Missing { path: path.to_path_buf() }),
-        Err(source) => Err(NlpError::Io(IoError::new(path, source))),
+        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
+            Err(NlpError::Missing { path: path.to_path_buf() })
+        }
+        Err(e) => Err(NlpError::Io(e)),
     }
 }
 

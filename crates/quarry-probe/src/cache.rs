@@ -145,14 +145,16 @@ impl FeatureCache {
     /// Reads the header of one layer.
     pub fn read_header(&self, layer: usize) -> Result<LayerHeader> {
         let path = self.layer_path(layer);
-        let bytes = std::fs::read(&path).map_err(|e| ProbeError::io(&path, e))?;
+        let bytes = quarry_stdx::read::read_bytes(&path, quarry_stdx::read::MAX_DATA_FILE_BYTES)
+            .map_err(|e| ProbeError::io(&path, e.source))?;
         Ok(parse_layer(&path, &bytes)?.0)
     }
 
     /// Reads one layer.
     pub fn read_layer(&self, layer: usize) -> Result<Matrix> {
         let path = self.layer_path(layer);
-        let bytes = std::fs::read(&path).map_err(|e| ProbeError::io(&path, e))?;
+        let bytes = quarry_stdx::read::read_bytes(&path, quarry_stdx::read::MAX_DATA_FILE_BYTES)
+            .map_err(|e| ProbeError::io(&path, e.source))?;
         let (header, offset) = parse_layer(&path, &bytes)?;
         let data = bytes[offset..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         Ok(Matrix { rows: header.rows, dim: header.dim, data })

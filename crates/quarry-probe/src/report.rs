@@ -124,10 +124,10 @@ pub fn rows_of(experiment: &Experiment) -> Vec<ResultRow> {
 
 /// Reads a results CSV (missing file: no rows).
 pub fn read_results(path: &Path) -> Result<Vec<ResultRow>> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(ProbeError::io(path, e)),
+        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(ProbeError::io(path, e.source)),
     };
     let bad = |line: usize, what: &str| ProbeError::BadFeatures {
         path: path.to_path_buf(),

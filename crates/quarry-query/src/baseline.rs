@@ -8,11 +8,10 @@
 //! its line: code moving up or down keeps its baseline entry. Each entry
 //! stands for a count of identical findings; a match uses one of them.
 //!
-//! The file is JSON, sorted, one entry per line group, written to a
-//! temporary file that is then renamed over the old one.
+//! The file is JSON, sorted, one entry per line group, written through the
+//! one output writer (`quarry_stdx::atomic`).
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -81,8 +80,8 @@ impl Baseline {
 
     /// Reads a baseline file.
     pub fn load(path: &Path) -> Result<Baseline, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read baseline: {e}", path.display()))?;
+        let text = quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
+            .map_err(|e| format!("cannot read the baseline: {e}"))?;
         let document: Document =
             serde_json::from_str(&text).map_err(|e| format!("{}: not a quarry baseline: {e}", path.display()))?;
         if document.version != FORMAT_VERSION {
@@ -148,7 +147,7 @@ impl BaselineWriter {
         self.entries.is_empty()
     }
 
-    /// Writes the file: to a temporary file in the same folder, then renamed.
+    /// Writes the file through the one output writer (`quarry_stdx::atomic`).
     pub fn write(&self) -> Result<(), String> {
         let findings = self
             .entries
@@ -162,13 +161,10 @@ impl BaselineWriter {
             })
             .collect();
         let document = Document { version: FORMAT_VERSION, findings };
-        let fail = |e: &dyn std::fmt::Display| format!("{}: cannot write baseline: {e}", self.path.display());
-        let folder = if self.folder.as_os_str().is_empty() { Path::new(".") } else { &self.folder };
-        let mut file = tempfile::NamedTempFile::new_in(folder).map_err(|e| fail(&e))?;
-        serde_json::to_writer_pretty(&mut file, &document).map_err(|e| fail(&e))?;
-        file.write_all(b"\n").map_err(|e| fail(&e))?;
-        file.persist(&self.path).map_err(|e| fail(&e.error))?;
-        Ok(())
+        let mut text = serde_json::to_vec_pretty(&document)
+            .map_err(|e| format!("{}: cannot write baseline: {e}", self.path.display()))?;
+        text.push(b'\n');
+        quarry_stdx::write_atomically(&self.path, &text).map_err(|e| format!("cannot write baseline: {e}"))
     }
 }
 

@@ -113,7 +113,8 @@ struct Tools {
 /// Reads a configuration file: `pyproject.toml` (its `[tool.quarry]`
 /// table; `None` when it has none) or any other name as a quarry file.
 pub fn load(path: &Path) -> Result<Option<ConfigFile>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| format!("cannot read the configuration: {e}"))?;
     let invalid = |e: &dyn std::fmt::Display| format!("{}: invalid configuration: {e}", path.display());
     let settings: Settings = if path.file_name().is_some_and(|n| n == "pyproject.toml") {
         let pyproject: Pyproject = toml::from_str(&text).map_err(|e| invalid(&e))?;

@@ -1,8 +1,15 @@
-//! Atomic writing: every output goes to a temporary file (or directory) beside its
-//! target and is renamed into place, so a reader never sees half of it and an interrupted
-//! run leaves what was there before intact.
+//! Writing outputs so that nothing already there is lost or half-written.
+//!
+//! A regular file is written to a temporary file beside it and renamed into place, so a
+//! reader never sees half of it and an interrupted run leaves what was there before
+//! intact; a file that existed keeps its permissions, and a file with several hard links
+//! is filled in place once the new contents are complete, so the links stay one file. A
+//! symbolic link is followed: its target is written, not the link replaced. Anything that
+//! is not a regular file (a device such as `/dev/null`, a named pipe, `/dev/stdout` and
+//! whatever it stands for) is written in place, as a shell's `>` would, and never replaced
+//! by a file. Directories are replaced whole by [`write_dir_atomically`].
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -27,11 +34,46 @@ fn create_parent(path: &Path) -> Result<(), IoError> {
     }
 }
 
-/// A file being written; it appears under its final name only on [`AtomicFile::commit`],
-/// and dropping it uncommitted removes the temporary.
+/// Where an output goes once its symbolic links are followed, and whether the way there
+/// passed through `/proc` (`/dev/stdout` is a link to `/proc/self/fd/1`, whose own link
+/// names a pipe or a terminal rather than a path). A dangling link resolves to the path it
+/// names, which is then created. Gives up after 40 links, as the kernel does.
+fn follow_links(target: &Path) -> Result<(PathBuf, bool), IoError> {
+    let mut path = target.to_path_buf();
+    let mut through_proc = path.starts_with("/proc");
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&path).with_path(&path)?;
+                path = match path.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+                through_proc |= path.starts_with("/proc");
+            }
+            _ => return Ok((path, through_proc)),
+        }
+    }
+    Err(IoError::new(target, std::io::Error::other("too many levels of symbolic links")))
+}
+
+/// How an output file is put in place.
+enum Placement {
+    /// A temporary sibling renamed over the target.
+    Rename { temp: PathBuf },
+    /// A temporary sibling whose finished contents are copied into the target, which has
+    /// other hard links that a rename would break.
+    CopyInto { temp: PathBuf },
+    /// Written directly: a device, a pipe, a terminal.
+    InPlace,
+}
+
+/// A file being written; its new contents appear only on [`AtomicFile::commit`], and
+/// dropping it uncommitted removes the temporary. Targets that are not regular files are
+/// written as the bytes come (see the module documentation).
 pub struct AtomicFile {
     target: PathBuf,
-    temp: PathBuf,
+    placement: Placement,
     writer: Box<dyn Write>,
 }
 
@@ -43,46 +85,120 @@ impl AtomicFile {
     }
 
     fn open(target: &Path, gzip: bool) -> Result<AtomicFile, IoError> {
-        create_parent(target)?;
-        let temp = sibling(target, &format!("{}.tmp", std::process::id()))?;
-        let file = File::create(&temp).with_path(&temp)?;
+        let (resolved, through_proc) = follow_links(target)?;
+        let existing = match std::fs::metadata(target) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(IoError::new(target, e)),
+        };
+        let (placement, file) = match &existing {
+            Some(meta) if meta.is_dir() => {
+                return Err(IoError::new(
+                    target,
+                    std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a directory, not written"),
+                ))
+            }
+            Some(meta) if !meta.is_file() || through_proc => {
+                let file = OpenOptions::new().write(true).truncate(meta.is_file()).open(target).with_path(target)?;
+                (Placement::InPlace, file)
+            }
+            _ => {
+                create_parent(&resolved)?;
+                let temp = sibling(&resolved, &format!("{}.tmp", std::process::id()))?;
+                let file = File::create(&temp).with_path(&temp)?;
+                match &existing {
+                    Some(meta) if hard_links(meta) > 1 => (Placement::CopyInto { temp }, file),
+                    Some(meta) => {
+                        file.set_permissions(meta.permissions()).with_path(&temp)?;
+                        (Placement::Rename { temp }, file)
+                    }
+                    None => (Placement::Rename { temp }, file),
+                }
+            }
+        };
         let writer: Box<dyn Write> = if gzip {
             Box::new(flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::default()))
         } else {
             Box::new(BufWriter::new(file))
         };
-        Ok(AtomicFile { target: target.to_path_buf(), temp, writer })
+        let target = if matches!(placement, Placement::InPlace) { target.to_path_buf() } else { resolved };
+        Ok(AtomicFile { target, placement, writer })
+    }
+
+    /// The path errors while writing are reported against.
+    fn written_path(&self) -> &Path {
+        match &self.placement {
+            Placement::Rename { temp } | Placement::CopyInto { temp } => temp,
+            Placement::InPlace => &self.target,
+        }
     }
 
     /// Writes bytes.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), IoError> {
-        self.writer.write_all(bytes).with_path(&self.temp)
+        let result = self.writer.write_all(bytes);
+        result.with_path(self.written_path())
+    }
+
+    /// The stream the contents go to, for code that writes through [`std::io::Write`]; its
+    /// errors name no path, so the caller adds the target's.
+    pub fn writer(&mut self) -> &mut dyn Write {
+        &mut *self.writer
+    }
+
+    /// The path being written (links followed): the file's final name.
+    pub fn target(&self) -> &Path {
+        &self.target
     }
 
     /// Writes one value as a line of compact JSON.
     pub fn write_json_line(&mut self, value: &impl serde::Serialize) -> Result<(), IoError> {
         let mut line = serde_json::to_vec(value)
-            .map_err(|e| IoError::new(&self.temp, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+            .map_err(|e| IoError::new(self.written_path(), std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         line.push(b'\n');
         self.write_all(&line)
     }
 
-    /// Flushes and renames the file into place.
+    /// Flushes and puts the file in place.
     pub fn commit(mut self) -> Result<(), IoError> {
-        self.writer.flush().with_path(&self.temp)?;
+        let flushed = self.writer.flush();
+        flushed.with_path(self.written_path())?;
         drop(std::mem::replace(&mut self.writer, Box::new(std::io::sink())));
-        std::fs::rename(&self.temp, &self.target).with_path(&self.target)
+        match &self.placement {
+            Placement::Rename { temp } => std::fs::rename(temp, &self.target).with_path(&self.target),
+            Placement::CopyInto { temp } => {
+                let mut from = File::open(temp).with_path(temp)?;
+                let mut into =
+                    OpenOptions::new().write(true).truncate(true).open(&self.target).with_path(&self.target)?;
+                std::io::copy(&mut from, &mut into).and_then(|_| into.flush()).with_path(&self.target)
+            }
+            Placement::InPlace => Ok(()),
+        }
+    }
+}
+
+/// How many hard links the file has (1 where the platform does not say).
+fn hard_links(meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.nlink()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
     }
 }
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.temp);
+        if let Placement::Rename { temp } | Placement::CopyInto { temp } = &self.placement {
+            let _ = std::fs::remove_file(temp);
+        }
     }
 }
 
-/// Writes `bytes` to `path` at once (creating its folder), through a temporary file and a
-/// rename.
+/// Writes `bytes` to `path` at once (creating its folder), as [`AtomicFile`] does.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     let mut file = AtomicFile::open(path, false)?;
     file.write_all(bytes)?;
@@ -94,6 +210,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
 /// complete old directory or the complete new one (see [`recover_dir`] for the instant
 /// between the two renames); a failed `write` leaves the old one untouched.
 pub fn write_dir_atomically<E: From<IoError>>(dir: &Path, write: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
+    // A link to a directory stays a link: the directory it names is replaced.
+    let (dir, _) = follow_links(dir)?;
+    let dir = dir.as_path();
     let temp = sibling(dir, "new")?;
     let old = sibling(dir, "old")?;
     recover_dir(dir)?;
@@ -207,6 +326,67 @@ mod tests {
         assert_eq!(std::fs::read_to_string(dir.join("a")).unwrap(), "two");
         let names: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("last")]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_kept() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let root = scratch("links");
+        std::fs::create_dir_all(&root).unwrap();
+        let real = root.join("real.txt");
+        std::fs::write(&real, "old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = root.join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o644);
+        // A dangling link: the file it names is created.
+        let dangling = root.join("dangling");
+        std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+        write_atomically(&dangling, b"made").unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("made.txt")).unwrap(), "made");
+        // A hard link stays one file with two names.
+        let twin = root.join("twin.txt");
+        std::fs::hard_link(&real, &twin).unwrap();
+        write_atomically(&twin, b"both").unwrap();
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "both");
+        assert_eq!(std::fs::metadata(&real).unwrap().nlink(), 2);
+        // A link to a directory stays a link when the directory is replaced.
+        std::fs::create_dir_all(root.join("d")).unwrap();
+        std::os::unix::fs::symlink("d", root.join("dlink")).unwrap();
+        write_dir_atomically(&root.join("dlink"), |d: &Path| std::fs::write(d.join("x"), "1").with_path(d)).unwrap();
+        assert!(std::fs::symlink_metadata(root.join("dlink")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(root.join("d/x")).unwrap(), "1");
+        // Writing a directory as a file is refused.
+        assert!(write_atomically(&root.join("d"), b"x").unwrap_err().to_string().contains("is a directory"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let root = scratch("special");
+        std::fs::create_dir_all(&root).unwrap();
+        let fifo = root.join("fifo");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !status.map(|s| s.success()).unwrap_or(false) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_atomically(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), "through the pipe");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        write_atomically(Path::new("/dev/null"), b"nothing").unwrap();
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

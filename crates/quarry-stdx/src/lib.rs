@@ -5,6 +5,8 @@
 //!   string hash, so datasets, samples, probes and training runs depend only on their seed.
 //! - [`atomic`]: writing a file through a temporary beside it and a rename, so no reader
 //!   ever sees half a file.
+//! - [`read`]: the one reader of input files and standard input: regular files only,
+//!   under a size limit.
 //! - [`io_error`]: an I/O error with the path it concerns, the one way every crate's error
 //!   type names the file that failed.
 //!
@@ -14,6 +16,7 @@
 
 pub mod atomic;
 pub mod io_error;
+pub mod read;
 pub mod rng;
 
 pub use atomic::{write_atomically, AtomicFile};

@@ -1,7 +1,6 @@
 //! Finding source files: directory trees (honouring `.gitignore`) and zip
 //! archives such as a JDK's `src.zip`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::exclude::PathGlobs;
@@ -94,7 +93,8 @@ pub fn for_each_zip_member(
     max_bytes: u64,
     mut visit: impl FnMut(ZipMember),
 ) -> Result<(), String> {
-    let file = std::fs::File::open(archive).map_err(|e| format!("{}: cannot open: {e}", archive.display()))?;
+    let file = quarry_stdx::read::open_regular_file(archive)
+        .map_err(|e| format!("{}: cannot open: {e}", archive.display()))?;
     let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file))
         .map_err(|e| format!("{}: not a readable zip archive: {e}", archive.display()))?;
     let suffix = format!(".{extension}");
@@ -110,11 +110,12 @@ pub fn for_each_zip_member(
         if !member.is_file() || !name.ends_with(&suffix) {
             continue;
         }
+        // The declared size may lie: what is inflated is limited too.
         let contents = if member.size() > max_bytes {
             Err(format!("{} bytes, over the limit of {max_bytes}", member.size()))
         } else {
-            let mut bytes = Vec::with_capacity(member.size() as usize);
-            member.read_to_end(&mut bytes).map(|_| bytes).map_err(|e| e.to_string())
+            let capacity = usize::try_from(member.size()).unwrap_or(0);
+            quarry_stdx::read::read_limited(&mut member, max_bytes, capacity).map_err(|e| e.to_string())
         };
         visit(ZipMember { name, contents });
     }

@@ -161,10 +161,10 @@ pub struct RetrievalData {
 #[derive(Args)]
 pub struct QuestionEncoding {
     /// Maximum sub-tokens per question (dense).
-    #[arg(long, default_value_t = 128)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 128)]
     pub max_len: usize,
     /// Questions per forward pass (dense).
-    #[arg(long, default_value_t = 64)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 64)]
     pub batch_size: usize,
     /// `cpu`, `cuda` or `cuda:N`.
     #[arg(long, default_value = "cpu")]
@@ -204,7 +204,7 @@ pub struct RetrieveArgs {
     #[arg(long)]
     pub model: Option<String>,
     /// Hits per question.
-    #[arg(long, default_value_t = 5)]
+    #[arg(value_parser = crate::commands::numbers::amount, long, default_value_t = 5)]
     pub top_k: usize,
     /// `jsonl` (`{"id", "hits": [{"id", "score"}]}` per line) or `pretty`.
     #[arg(long, value_enum, default_value_t = Format::Jsonl)]
@@ -224,7 +224,7 @@ pub struct AugmentArgs {
     #[arg(long)]
     pub data: PathBuf,
     /// Questions to generate.
-    #[arg(long)]
+    #[arg(value_parser = crate::commands::numbers::amount, long)]
     pub count: usize,
     /// Seed of the draws.
     #[arg(long, default_value_t = 0)]

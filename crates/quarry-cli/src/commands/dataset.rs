@@ -52,7 +52,7 @@ struct CodeqaBuildArgs {
     #[arg(long, default_value_t = quarry_data::codeqa::DEFAULT_MAX_PAIRS)]
     max_pairs: usize,
     /// Comments parsed per batch.
-    #[arg(long, default_value_t = 256)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 256)]
     batch: usize,
 }
 
@@ -72,7 +72,7 @@ struct CodeQueriesArgs {
     #[arg(long)]
     tokenizer: Option<PathBuf>,
     /// Maximum subtoken length; longer inputs are pruned.
-    #[arg(long, default_value_t = 512)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
     max_len: usize,
     /// Split ratios train,valid,test.
     #[arg(long, default_value = "0.8,0.1,0.1")]
@@ -111,7 +111,7 @@ struct PerturbArgs {
     #[arg(long)]
     tokenizer: Option<PathBuf>,
     /// Maximum subtoken length when relabelling.
-    #[arg(long, default_value_t = 512)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
     max_len: usize,
     /// At most this many edits per example.
     #[arg(long, default_value_t = 3)]

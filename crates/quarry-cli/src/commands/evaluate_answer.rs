@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use quarry_eval::codeqa_scores::codeqa_scores;
 use serde_json::json;
@@ -32,7 +32,7 @@ pub struct AnswerEvalArgs {
 /// Hypothesis lines as written (a final newline ends the last line; empty lines are
 /// empty answers).
 fn read_hypotheses(path: &Path) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)?;
     let body = text.strip_suffix('\n').unwrap_or(&text);
     Ok(body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect())
 }

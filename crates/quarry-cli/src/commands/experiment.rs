@@ -44,7 +44,7 @@ pub struct CodeQueriesArgs {
     #[arg(long, default_value = "0.8,0.1,0.1")]
     pub split: Ratios,
     /// Maximum model input in sub-tokens.
-    #[arg(long, default_value_t = 512)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
     pub max_len: usize,
     /// Epochs, batch, learning rate and warm-up of every run.
     #[command(flatten)]

@@ -27,16 +27,16 @@ pub struct GenerateAnswerArgs {
     #[arg(long)]
     pub data: PathBuf,
     /// Beam width (CodeQA's scripts: 10); 1 decodes greedily.
-    #[arg(long, default_value_t = 10)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 10)]
     pub beam: usize,
     /// Longest answer in sub-tokens [default: the model's target length cap].
-    #[arg(long)]
+    #[arg(value_parser = crate::commands::numbers::length, long)]
     pub max_len: Option<usize>,
     /// Rank finished beams by score / length^ALPHA (0: raw scores, as CodeQA's model.py).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(value_parser = crate::commands::numbers::real, long, default_value_t = 0.0)]
     pub length_penalty: f64,
     /// Inputs decoded together.
-    #[arg(long, default_value_t = 32)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 32)]
     pub batch_size: usize,
     /// Answer only the first N questions.
     #[arg(long)]

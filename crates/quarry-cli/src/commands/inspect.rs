@@ -56,7 +56,7 @@ struct GenerateArgs {
     #[arg(long)]
     task: String,
     /// Samples per dataset, split equally over the classes.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(value_parser = crate::commands::numbers::amount, long, default_value_t = 1000)]
     size: usize,
     /// Output folder; files go to DIR/datasets_TASK/TASK_ORIG_<size>.txt.
     #[arg(long)]

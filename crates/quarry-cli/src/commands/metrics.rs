@@ -54,7 +54,7 @@ pub struct MetricsArgs {
     #[arg(long)]
     pub per_line: bool,
     /// sentence-bleu: n-gram weights, comma-separated (CS1QA uses 1,0,0,0).
-    #[arg(long, value_delimiter = ',', default_value = "0.25,0.25,0.25,0.25")]
+    #[arg(long, value_delimiter = ',', default_value = "0.25,0.25,0.25,0.25", value_parser = crate::commands::numbers::non_negative)]
     pub weights: Vec<f64>,
     /// sentence-bleu: nltk smoothing function, method0 .. method7.
     #[arg(long, default_value = "method0")]
@@ -130,6 +130,7 @@ fn read_lines(path: &Path) -> Result<Vec<String>, Failure> {
 }
 
 fn compute(args: &MetricsArgs) -> Result<Score, Failure> {
+    crate::commands::numbers::ngram_weights(&args.weights).map_err(bad_input)?;
     let hyps_owned = read_lines(&args.hyp)?;
     let mut refs_owned = Vec::with_capacity(args.refs.len());
     for path in &args.refs {

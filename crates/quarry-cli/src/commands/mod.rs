@@ -16,6 +16,7 @@ pub mod inspect;
 pub mod metrics;
 pub mod model_arg;
 pub mod nlp;
+pub mod numbers;
 pub mod output;
 pub mod parse;
 pub mod predict;

@@ -38,10 +38,10 @@ pub fn load_selector(spec: Option<&str>, device: &str) -> Result<Option<Box<dyn 
 #[derive(Args)]
 pub struct InferenceArgs {
     /// Maximum model input in sub-tokens.
-    #[arg(long, default_value_t = 512)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
     pub max_len: usize,
     /// Model inputs per forward pass.
-    #[arg(long, default_value_t = 16)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 16)]
     pub batch_size: usize,
     /// `cpu`, `cuda` or `cuda:N`.
     #[arg(long, default_value = "cpu")]

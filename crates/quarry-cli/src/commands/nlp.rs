@@ -1,7 +1,7 @@
 //! `quarry nlp parse --model DIR [--file F] [--format conllu|json]`: runs
 //! spaCy's English pipeline (quarry-nlp) on each input line.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -29,9 +29,12 @@ pub struct ParseArgs {
     /// spaCy model directory (en_core_web_sm 3.8: the folder with config.cfg or the package folder above it).
     #[arg(long)]
     model: PathBuf,
-    /// Input file, one text per line (standard input when absent).
+    /// Input file, one text per line (standard input when absent or `-`).
     #[arg(long)]
     file: Option<PathBuf>,
+    /// Refuse input larger than this many bytes (standard input included).
+    #[arg(long, default_value_t = quarry_stdx::read::MAX_TEXT_FILE_BYTES)]
+    max_bytes: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "conllu")]
     format: Format,
@@ -53,24 +56,20 @@ fn parse(args: ParseArgs) -> i32 {
         }
     };
     let (name, bytes) = match &args.file {
-        Some(f) => match quarry_syntax::read::open_regular_file(f).and_then(|mut file| {
-            let mut b = Vec::new();
-            file.read_to_end(&mut b).map(|_| b)
-        }) {
+        Some(f) if f.as_os_str() != "-" => match quarry_stdx::read::read_bytes(f, args.max_bytes) {
             Ok(b) => (f.display().to_string(), b),
             Err(e) => {
-                eprintln!("quarry: error: {}: {e}", f.display());
+                eprintln!("quarry: error: {e}");
                 return 2;
             }
         },
-        None => {
-            let mut b = Vec::new();
-            if let Err(e) = std::io::stdin().read_to_end(&mut b) {
-                eprintln!("quarry: error: <stdin>: {e}");
+        _ => match quarry_stdx::read::read_stdin(args.max_bytes) {
+            Ok(b) => ("<stdin>".to_string(), b),
+            Err(e) => {
+                eprintln!("quarry: error: {e}");
                 return 2;
             }
-            ("<stdin>".to_string(), b)
-        }
+        },
     };
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

@@ -15,7 +15,7 @@ pub fn with_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> i32 
     match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
-        Err(e) => report_error(&format!("cannot write output: {e}")),
+        Err(e) => report_error(&format!("cannot write standard output: {e}")),
     }
 }
 

@@ -44,10 +44,10 @@ pub struct PredictArgs {
     #[arg(long, value_enum, default_value_t = QueryFormat::Pretty)]
     format: QueryFormat,
     /// Maximum model input in sub-tokens.
-    #[arg(long, default_value_t = 512)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
     max_len: usize,
     /// Model inputs per forward pass.
-    #[arg(long, default_value_t = 16)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 16)]
     batch_size: usize,
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]

@@ -41,7 +41,7 @@ pub struct ProbeArgs {
     #[arg(long, default_value = "cpu")]
     device: String,
     /// Samples per encoder forward pass during extraction.
-    #[arg(long, default_value_t = 8)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
     encoder_batch: usize,
     /// Folder of precomputed features (layer_NN.bin); default: the cache under --out.
     #[arg(long)]
@@ -53,7 +53,7 @@ pub struct ProbeArgs {
     #[arg(long)]
     out: PathBuf,
     /// Use an MLP probe with one hidden layer of this width.
-    #[arg(long)]
+    #[arg(value_parser = crate::commands::numbers::length, long)]
     mlp: Option<usize>,
     /// Also train on the control task and report selectivity.
     #[arg(long)]
@@ -65,10 +65,10 @@ pub struct ProbeArgs {
     #[arg(long, default_value_t = 5)]
     patience: usize,
     /// Mini-batch size.
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 1)]
     batch_size: usize,
     /// Adam learning rate.
-    #[arg(long, visible_alias = "lr", default_value_t = 1e-3)]
+    #[arg(value_parser = crate::commands::numbers::positive_f32, long, visible_alias = "lr", default_value_t = 1e-3)]
     learning_rate: f32,
     /// Train on the raw features (by default each feature is standardised on the training split).
     #[arg(long)]
@@ -118,9 +118,9 @@ pub fn run(args: ProbeArgs) -> i32 {
         Ok(layers) => layers,
         Err(e) => return report_error(&e),
     };
-    let bytes = match std::fs::read(&args.data) {
+    let bytes = match quarry_stdx::read::read_bytes(&args.data, quarry_stdx::read::MAX_DATA_FILE_BYTES) {
         Ok(bytes) => bytes,
-        Err(e) => return report_error(&format!("{}: {e}", args.data.display())),
+        Err(e) => return report_error(&e.to_string()),
     };
     let dataset = Dataset::parse(&bytes);
     if dataset.samples.is_empty() {

@@ -9,7 +9,6 @@
 //! `analyze_source_within` for standard input).
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -125,7 +124,7 @@ pub struct QueryArgs {
     #[arg(long, default_value_t = DEFAULT_MAX_FINDINGS_SHOWN)]
     max_shown: usize,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(value_parser = crate::commands::numbers::jobs, long)]
     jobs: Option<usize>,
 }
 
@@ -233,20 +232,16 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     let settings = config_file.map(|f| f.settings).unwrap_or_default().overridden_by(command_line_settings(args)?);
     let plan = plan(args, &settings, &root)?;
     if let Some(jobs) = args.jobs {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build_global();
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build_global()
+            .map_err(|e| format!("--jobs {jobs}: cannot start the threads: {e}"))?;
     }
     let mut failed = 0usize;
     let force_exclude = settings.force_exclude.unwrap_or(false);
     let input = if stdin {
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
-        if bytes.len() as u64 > plan.load.max_file_bytes {
-            return Err(format!(
-                "standard input: {} bytes, over the limit of {} (--max-file-bytes)",
-                bytes.len(),
-                plan.load.max_file_bytes
-            ));
-        }
+        let bytes = quarry_stdx::read::read_stdin(plan.load.max_file_bytes)
+            .map_err(|e| format!("cannot read standard input: {e} (--max-file-bytes)"))?;
         let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
         if force_exclude && args.stdin_filename.is_some() && plan.exclude.matches_within_root(&name) {
             Input::Files(Vec::new())
@@ -322,9 +317,10 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         printer.finish(&mut sink, &plan.queries, args.baseline.is_some(), started)
     })();
     progress.finish_and_clear();
+    let sink_name = sink.name();
     if let Err(error) = written.and_then(|()| sink.finish()) {
         if error.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(format!("cannot write output: {error}"));
+            return Err(format!("cannot write {sink_name}: {error}"));
         }
     }
     if let (Some(writer), Some(path)) = (&writer, &args.baseline) {

@@ -4,7 +4,7 @@
 //! array, statistics, summary line), colours and the progress bar.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use clap::ValueEnum;
@@ -14,6 +14,7 @@ use quarry_query::output::{pretty, summary, Palette, Tally};
 use quarry_query::report::{FileReport, FindingRecord};
 use quarry_query::triage::{Policy, Status, TriagedFile};
 use quarry_query::Query;
+use quarry_stdx::AtomicFile;
 use quarry_syntax::SyntaxError;
 
 /// Output format of `quarry query`.
@@ -52,37 +53,40 @@ pub(super) fn colour(choice: ColorChoice, to_file: bool) -> bool {
     }
 }
 
-/// Where the output goes: standard output, or a temporary file renamed to
-/// `--output-file` when the run ends.
+/// Where the output goes: standard output, or `--output-file` through the one output
+/// writer (`quarry_stdx::atomic`: a regular file appears when the run ends, a device or
+/// pipe is written in place).
 pub(super) enum Sink {
     Stdout(std::io::BufWriter<std::io::Stdout>),
-    File { file: std::io::BufWriter<tempfile::NamedTempFile>, path: PathBuf },
+    File(AtomicFile),
 }
 
 impl Sink {
     pub(super) fn open(path: Option<&Path>) -> Result<Sink, String> {
         let Some(path) = path else { return Ok(Sink::Stdout(std::io::BufWriter::new(std::io::stdout()))) };
-        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let file = tempfile::NamedTempFile::new_in(folder)
-            .map_err(|e| format!("{}: cannot create output file: {e}", path.display()))?;
-        Ok(Sink::File { file: std::io::BufWriter::new(file), path: path.to_path_buf() })
+        let file = AtomicFile::create(path).map_err(|e| format!("cannot create output file: {e}"))?;
+        Ok(Sink::File(file))
+    }
+
+    /// What the output is written to, for messages.
+    pub(super) fn name(&self) -> String {
+        match self {
+            Sink::Stdout(_) => "standard output".to_string(),
+            Sink::File(file) => file.target().display().to_string(),
+        }
     }
 
     fn out(&mut self) -> &mut dyn Write {
         match self {
             Sink::Stdout(out) => out,
-            Sink::File { file, .. } => file,
+            Sink::File(file) => file.writer(),
         }
     }
 
     pub(super) fn finish(self) -> std::io::Result<()> {
         match self {
             Sink::Stdout(mut out) => out.flush(),
-            Sink::File { file, path } => {
-                let file = file.into_inner().map_err(|e| e.into_error())?;
-                file.persist(&path).map_err(|e| e.error)?;
-                Ok(())
-            }
+            Sink::File(file) => file.commit().map_err(|e| std::io::Error::new(e.source.kind(), e.to_string())),
         }
     }
 }

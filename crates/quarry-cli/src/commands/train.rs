@@ -36,13 +36,13 @@ pub struct AnswerArgs {
     pub common: TrainArgs,
     /// Answer length cap in sub-tokens, start and end tokens included; also the generation
     /// limit.
-    #[arg(long, default_value_t = 30)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 30)]
     pub max_target_len: usize,
     /// Decoder layers (CodeQA: 6).
-    #[arg(long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_LAYERS)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_LAYERS)]
     pub decoder_layers: usize,
     /// Decoder feed-forward size (CodeQA: PyTorch's default, 2048).
-    #[arg(long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_FFN)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_FFN)]
     pub decoder_ffn: usize,
     /// How a fresh decoder starts: `random` (CodeQA) or `encoder`: layer i copies the
     /// pretrained encoder's layer i (self-attention, feed-forward, their layer norms; the

@@ -36,13 +36,13 @@ pub struct TrainArgs {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// Forward passes per optimizer step.
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 1)]
     pub grad_accum: usize,
     /// AdamW weight decay.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(value_parser = crate::commands::numbers::non_negative, long, default_value_t = 0.01)]
     pub weight_decay: f64,
     /// Maximum sequence length in sub-tokens (longer examples are truncated).
-    #[arg(long, default_value_t = 512)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
     pub max_len: usize,
     /// Seed of initialization, dropout and data order.
     #[arg(long, default_value_t = 0)]
@@ -66,10 +66,10 @@ pub struct ScheduleArgs {
     #[arg(long, default_value_t = 3)]
     pub epochs: usize,
     /// Examples per forward pass.
-    #[arg(long, default_value_t = 8)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
     pub batch_size: usize,
     /// Peak learning rate, decayed linearly to zero.
-    #[arg(long = "learning-rate", visible_alias = "lr", default_value_t = 5e-5)]
+    #[arg(value_parser = crate::commands::numbers::positive, long = "learning-rate", visible_alias = "lr", default_value_t = 5e-5)]
     pub lr: f64,
     /// Optimizer steps of linear warm-up from zero to `--lr`.
     #[arg(long, default_value_t = 0)]
