@@ -81,7 +81,7 @@ impl Baseline {
     /// Reads a baseline file.
     pub fn load(path: &Path) -> Result<Baseline, String> {
         let text = quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
-            .map_err(|e| format!("cannot read the baseline: {e}"))?;
+            .map_err(|e| format!("{}: cannot read baseline: {}", path.display(), e.source))?;
         let document: Document =
             serde_json::from_str(&text).map_err(|e| format!("{}: not a quarry baseline: {e}", path.display()))?;
         if document.version != FORMAT_VERSION {

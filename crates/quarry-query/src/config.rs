@@ -114,7 +114,7 @@ struct Tools {
 /// table; `None` when it has none) or any other name as a quarry file.
 pub fn load(path: &Path) -> Result<Option<ConfigFile>, String> {
     let text = quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
-        .map_err(|e| format!("cannot read the configuration: {e}"))?;
+        .map_err(|e| format!("{}: cannot read: {}", path.display(), e.source))?;
     let invalid = |e: &dyn std::fmt::Display| format!("{}: invalid configuration: {e}", path.display());
     let settings: Settings = if path.file_name().is_some_and(|n| n == "pyproject.toml") {
         let pyproject: Pyproject = toml::from_str(&text).map_err(|e| invalid(&e))?;
