@@ -166,7 +166,8 @@ fn dense_retrieval_on_the_real_files() {
         eprintln!("skipping: QUARRY_MINILM_DIR or QUARRY_CS1QA_RETRIEVAL is not set");
         return;
     };
-    use quarry_model::cs1qa::{bm25_pairs, recall_at, Bm25Retriever};
+    use quarry_data::cs1qa::Bm25Retriever;
+    use quarry_model::cs1qa::{bm25_pairs, recall_at};
     let data = PathBuf::from(data);
     let read = |name: &str| quarry_data::cs1qa::read_questions(&data.join(name)).unwrap().into_records();
     let (corpus, train, dev, test) =

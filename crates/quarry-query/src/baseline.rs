@@ -12,7 +12,6 @@
 //! temporary file that is then renamed over the old one.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -148,7 +147,8 @@ impl BaselineWriter {
         self.entries.is_empty()
     }
 
-    /// Writes the file: to a temporary file in the same folder, then renamed.
+    /// Writes the file through quarry-stdx's atomic writer (a temporary file in the same
+    /// folder, then renamed).
     pub fn write(&self) -> Result<(), String> {
         let findings = self
             .entries
@@ -163,11 +163,9 @@ impl BaselineWriter {
             .collect();
         let document = Document { version: FORMAT_VERSION, findings };
         let fail = |e: &dyn std::fmt::Display| format!("{}: cannot write baseline: {e}", self.path.display());
-        let folder = if self.folder.as_os_str().is_empty() { Path::new(".") } else { &self.folder };
-        let mut file = tempfile::NamedTempFile::new_in(folder).map_err(|e| fail(&e))?;
-        serde_json::to_writer_pretty(&mut file, &document).map_err(|e| fail(&e))?;
-        file.write_all(b"\n").map_err(|e| fail(&e))?;
-        file.persist(&self.path).map_err(|e| fail(&e.error))?;
+        let mut bytes = serde_json::to_vec_pretty(&document).map_err(|e| fail(&e))?;
+        bytes.push(b'\n');
+        quarry_stdx::write_atomically(&self.path, &bytes).map_err(|e| fail(&e.source))?;
         Ok(())
     }
 }

@@ -52,37 +52,33 @@ pub(super) fn colour(choice: ColorChoice, to_file: bool) -> bool {
     }
 }
 
-/// Where the output goes: standard output, or a temporary file renamed to
-/// `--output-file` when the run ends.
+/// Where the output goes: standard output, or `--output-file`, written when the run ends
+/// through quarry-stdx's atomic writer.
 pub(super) enum Sink {
     Stdout(std::io::BufWriter<std::io::Stdout>),
-    File { file: std::io::BufWriter<tempfile::NamedTempFile>, path: PathBuf },
+    File { bytes: Vec<u8>, path: PathBuf },
 }
 
 impl Sink {
     pub(super) fn open(path: Option<&Path>) -> Result<Sink, String> {
-        let Some(path) = path else { return Ok(Sink::Stdout(std::io::BufWriter::new(std::io::stdout()))) };
-        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let file = tempfile::NamedTempFile::new_in(folder)
-            .map_err(|e| format!("{}: cannot create output file: {e}", path.display()))?;
-        Ok(Sink::File { file: std::io::BufWriter::new(file), path: path.to_path_buf() })
+        Ok(match path {
+            None => Sink::Stdout(std::io::BufWriter::new(std::io::stdout())),
+            Some(path) => Sink::File { bytes: Vec::new(), path: path.to_path_buf() },
+        })
     }
 
     fn out(&mut self) -> &mut dyn Write {
         match self {
             Sink::Stdout(out) => out,
-            Sink::File { file, .. } => file,
+            Sink::File { bytes, .. } => bytes,
         }
     }
 
     pub(super) fn finish(self) -> std::io::Result<()> {
         match self {
             Sink::Stdout(mut out) => out.flush(),
-            Sink::File { file, path } => {
-                let file = file.into_inner().map_err(|e| e.into_error())?;
-                file.persist(&path).map_err(|e| e.error)?;
-                Ok(())
-            }
+            Sink::File { bytes, path } => quarry_stdx::write_atomically(&path, &bytes)
+                .map_err(|e| std::io::Error::new(e.source.kind(), e.to_string())),
         }
     }
 }
