@@ -7,6 +7,7 @@
 //!   ever sees half a file.
 //! - [`io_error`]: an I/O error with the path it concerns, the one way every crate's error
 //!   type names the file that failed.
+//! - [`skip`]: how a test whose downloaded asset is missing says it is skipped.
 //!
 //! It depends on no other quarry crate and knows nothing of code, text or models.
 
@@ -15,6 +16,7 @@
 pub mod atomic;
 pub mod io_error;
 pub mod rng;
+pub mod skip;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use io_error::{IoError, IoResultExt};
