@@ -10,7 +10,10 @@ fn model() -> Option<String> {
     match std::env::var("QUARRY_SPACY_MODEL_DIR") {
         Ok(d) => Some(d),
         Err(_) => {
-            eprintln!("skipped: QUARRY_SPACY_MODEL_DIR is not set (scripts/test sets it)");
+            quarry_stdx::skip::skip(
+                concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+                "QUARRY_SPACY_MODEL_DIR is not set (scripts/test sets it)",
+            );
             None
         }
     }

@@ -11,7 +11,10 @@ fn model_dir() -> Option<PathBuf> {
     match std::env::var_os("QUARRY_SPACY_MODEL_DIR") {
         Some(d) => Some(PathBuf::from(d)),
         None => {
-            eprintln!("skipped: QUARRY_SPACY_MODEL_DIR is not set (scripts/test sets it)");
+            quarry_stdx::skip::skip(
+                concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+                "QUARRY_SPACY_MODEL_DIR is not set (scripts/test sets it)",
+            );
             None
         }
     }

@@ -255,7 +255,10 @@ fn perturbations_keep_spans_and_change_code() {
 #[test]
 fn minilm_labels_align_when_the_model_is_present() {
     let Ok(dir) = std::env::var("QUARRY_MINILM_DIR") else {
-        eprintln!("skipped: QUARRY_MINILM_DIR is not set (scripts/test sets it)");
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            "QUARRY_MINILM_DIR is not set (scripts/test sets it)",
+        );
         return;
     };
     let out = temp_dir("minilm");

@@ -44,6 +44,6 @@ fn json_lines_and_parallel_readers_refuse_special_files_at_once() {
     let _ = std::fs::remove_file(dir.join("dev.question"));
     std::os::unix::fs::symlink("/dev/zero", dir.join("dev.question")).unwrap();
     std::fs::write(dir.join("dev.answer"), "an answer\n").unwrap();
-    let error = files::read_split(&dir, "dev").unwrap_err().to_string();
+    let error = files::read_split_as_written(&dir, "dev").unwrap_err().to_string();
     assert!(error.contains("dev.question") && error.contains("character device"), "{error}");
 }

@@ -38,12 +38,28 @@ pub struct ClassificationReport {
     pub confusion: Vec<Vec<usize>>,
 }
 
-fn ratio(a: usize, b: usize) -> f64 {
+/// `a / b`, 0 when `b` is 0 (scikit-learn's `zero_division=0`).
+pub fn ratio(a: usize, b: usize) -> f64 {
     if b == 0 {
         0.0
     } else {
         a as f64 / b as f64
     }
+}
+
+/// tp / (tp + fp), 0 when nothing was predicted positive.
+pub fn precision(tp: usize, fp: usize) -> f64 {
+    ratio(tp, tp + fp)
+}
+
+/// tp / (tp + fn), 0 when nothing is positive.
+pub fn recall(tp: usize, fn_: usize) -> f64 {
+    ratio(tp, tp + fn_)
+}
+
+/// 2tp / (2tp + fp + fn), the harmonic mean of precision and recall; 0 when undefined.
+pub fn f1(tp: usize, fp: usize, fn_: usize) -> f64 {
+    ratio(2 * tp, 2 * tp + fp + fn_)
 }
 
 /// Computes the report for parallel lists of true and predicted labels.
@@ -69,12 +85,11 @@ pub fn classification_report(truth: &[&str], predicted: &[&str]) -> Result<Class
         let support: usize = confusion[i].iter().sum();
         let predicted_n: usize = confusion.iter().map(|row| row[i]).sum();
         let (fp, fn_) = (predicted_n - tp, support - tp);
-        let f1 = ratio(2 * tp, 2 * tp + fp + fn_);
         per_class.push(ClassScore {
             label: label.clone(),
-            precision: ratio(tp, predicted_n),
-            recall: ratio(tp, support),
-            f1,
+            precision: precision(tp, fp),
+            recall: recall(tp, fn_),
+            f1: f1(tp, fp, fn_),
             support,
         });
     }

@@ -70,7 +70,10 @@ fn bleu_rouge_em_f1_equal_codeqa_scripts() {
 #[test]
 fn meteor_equals_the_jar_as_codeqa_runs_it() {
     let Ok(jar) = codeqa_meteor::find_jar(None) else {
-        eprintln!("skipping: set {} to METEOR 1.5's meteor-1.5.jar to run this test", codeqa_meteor::METEOR_JAR_ENV);
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            &format!("set {} to METEOR 1.5's meteor-1.5.jar to run this test", codeqa_meteor::METEOR_JAR_ENV),
+        );
         return;
     };
     let p = pairs();

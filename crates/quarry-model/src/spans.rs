@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use quarry_eval::spans::{span_set_exact_match, Span};
 use serde::Serialize;
 
 /// A token label of the span task.
@@ -145,6 +146,14 @@ impl Breakdown {
     }
 }
 
+/// Span-set exact match of two token-span sets, through quarry-eval's one definition.
+fn same_spans(predicted: &BTreeSet<(usize, usize)>, gold: &BTreeSet<(usize, usize)>) -> bool {
+    let as_spans = |set: &BTreeSet<(usize, usize)>| -> Vec<Span> {
+        set.iter().map(|&(start, end)| Span { start: start as u64, end: end as u64 }).collect()
+    };
+    span_set_exact_match(&as_spans(predicted), &as_spans(gold))
+}
+
 /// What an example belongs to, for the per-group breakdowns.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExampleGroup<'a> {
@@ -183,14 +192,15 @@ impl ExactMatch {
     pub fn add_grouped(&mut self, pred: &[Label], gold: &[Label], group: ExampleGroup<'_>) {
         let (p, g) = (decode(pred), decode(gold));
         let positive = !g.answers.is_empty();
-        let hit = p == g;
+        let answers_match = same_spans(&p.answers, &g.answers);
+        let hit = answers_match && same_spans(&p.facts, &g.facts);
         self.all.add(hit);
         if positive {
             self.positive.add(hit);
         } else {
             self.negative.add(hit);
         }
-        self.answer_only.add(positive, p.answers == g.answers);
+        self.answer_only.add(positive, answers_match);
         if let Some(q) = group.query {
             self.per_query.entry(q.to_string()).or_default().add(positive, hit);
         }

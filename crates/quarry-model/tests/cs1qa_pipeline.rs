@@ -159,14 +159,21 @@ fn dense_retriever_learns_in_batch() {
 #[test]
 fn dense_retrieval_on_the_real_files() {
     if std::env::var("QUARRY_CS1QA_DENSE").is_err() {
-        eprintln!("skipping: set QUARRY_CS1QA_DENSE=1 (with QUARRY_MINILM_DIR, QUARRY_CS1QA_RETRIEVAL) to train on the real files");
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            "set QUARRY_CS1QA_DENSE=1 (with QUARRY_MINILM_DIR, QUARRY_CS1QA_RETRIEVAL) to train on the real files",
+        );
         return;
     }
     let (Ok(minilm), Ok(data)) = (std::env::var("QUARRY_MINILM_DIR"), std::env::var("QUARRY_CS1QA_RETRIEVAL")) else {
-        eprintln!("skipping: QUARRY_MINILM_DIR or QUARRY_CS1QA_RETRIEVAL is not set");
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            "QUARRY_MINILM_DIR or QUARRY_CS1QA_RETRIEVAL is not set",
+        );
         return;
     };
-    use quarry_model::cs1qa::{bm25_pairs, recall_at, Bm25Retriever};
+    use quarry_data::cs1qa::Bm25Retriever;
+    use quarry_model::cs1qa::{bm25_pairs, recall_at};
     let data = PathBuf::from(data);
     let read = |name: &str| quarry_data::cs1qa::read_questions(&data.join(name)).unwrap().into_records();
     let (corpus, train, dev, test) =

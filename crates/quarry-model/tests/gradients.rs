@@ -49,7 +49,10 @@ fn every_scratch_encoder_tensor_gets_a_gradient() {
 #[test]
 fn every_minilm_encoder_tensor_gets_a_gradient() {
     let Some(dir) = std::env::var_os("QUARRY_MINILM_DIR") else {
-        eprintln!("skipping: set QUARRY_MINILM_DIR to an all-MiniLM-L6-v2 directory");
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            "set QUARRY_MINILM_DIR to an all-MiniLM-L6-v2 directory",
+        );
         return;
     };
     let model = load_model(&ModelSource::Dir(dir.into()), None, &Device::Cpu, 3).unwrap();

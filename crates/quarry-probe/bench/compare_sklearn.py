@@ -13,9 +13,9 @@ Both run in this one script, on the same input:
 
 Usage:
   python3 compare_sklearn.py --quarry target/release/quarry \
-      --task LEN --data /path/LEN_ORIG_1k.txt --model hashed-tokens --out /tmp/probe-bench
+      --task LEN --data /path/LEN_ORIG_1k.txt --model hashed-tokens --out OUT_DIR
   python3 compare_sklearn.py --quarry target/release/quarry --task KTX \
-      --data /path/KTX_ORIG_1k.txt --model all-MiniLM-L6-v2 --features FEATURES_DIR --out /tmp/probe-bench
+      --data /path/KTX_ORIG_1k.txt --model all-MiniLM-L6-v2 --features FEATURES_DIR --out OUT_DIR
 """
 
 import argparse

@@ -1,7 +1,9 @@
-//! Confusion matrices over string labels.
+//! Confusion matrices over string labels; the ratios come from quarry-eval's
+//! `classification`, the one home of accuracy, precision, recall and F1.
 
 use std::fmt::Write as _;
 
+use quarry_eval::classification;
 use serde::Serialize;
 
 /// Counts of (true label, predicted label) pairs over a fixed label list.
@@ -46,13 +48,8 @@ impl Confusion {
 
     /// Fraction on the diagonal.
     pub fn accuracy(&self) -> f64 {
-        let total = self.total();
         let diagonal: usize = (0..self.labels.len()).map(|i| self.counts[i][i]).sum();
-        if total == 0 {
-            0.0
-        } else {
-            diagonal as f64 / total as f64
-        }
+        classification::ratio(diagonal, self.total())
     }
 
     /// A text table: rows are true labels, columns predicted; empty rows and

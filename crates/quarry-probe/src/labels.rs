@@ -32,16 +32,17 @@ pub fn label_of(task: Task, text: &str) -> Result<Option<String>> {
 /// [`label_of`] with a choice of NPT labels.
 pub fn label_of_with(task: Task, text: &str, npt: NptLabels) -> Result<Option<String>> {
     let tokens = code_tokens(text);
-    let in_range = |value: usize, low: usize, high: usize| (low..=high).contains(&value).then(|| value.to_string());
+    // A count is its class when it lies in the task's classes (`Task::count_classes`).
+    let in_range = |value: usize| task.count_classes().filter(|r| r.contains(&value)).map(|_| value.to_string());
     Ok(match task {
         Task::Len => metrics::length_bin(metrics::token_count(&tokens)).map(str::to_string),
-        Task::Ocu => in_range(metrics::unique_operators(&tokens), 1, 10),
-        Task::Csc => in_range(metrics::code_structures(&tokens), 0, 9),
-        Task::Mxn => in_range(metrics::max_nesting(&tokens), 1, 5),
-        Task::Cpx => in_range(metrics::decision_points(&tokens), 0, 9),
-        Task::Vcu => parse_method(text).and_then(|p| in_range(metrics::unique_variables(&p), 1, 10)),
+        Task::Ocu => in_range(metrics::unique_operators(&tokens)),
+        Task::Csc => in_range(metrics::code_structures(&tokens)),
+        Task::Mxn => in_range(metrics::max_nesting(&tokens)),
+        Task::Cpx => in_range(metrics::decision_points(&tokens)),
+        Task::Vcu => parse_method(text).and_then(|p| in_range(metrics::unique_variables(&p))),
         Task::Npt => parse_method(text).and_then(|p| match npt {
-            NptLabels::Exact => in_range(usize::try_from(npath(&p)).unwrap_or(usize::MAX), 1, 10),
+            NptLabels::Exact => in_range(usize::try_from(npath(&p)).unwrap_or(usize::MAX)),
             NptLabels::Binned => metrics::npath_bin(npath(&p)).map(|b| b.to_string()),
         }),
         _ => return Err(ProbeError::NotDeterministic(task.code().to_string())),

@@ -92,11 +92,20 @@ impl Task {
             Task::Len => &["A", "B", "C", "D", "E"],
             Task::Typ | Task::Rea | Task::Sri | Task::Srk | Task::Sck => &["ORIG", "FAULT"],
             Task::Jbl => &["ORIG", "REPL"],
-            Task::Ocu | Task::Vcu | Task::Npt => return (1..=10).map(|n| n.to_string()).collect(),
-            Task::Csc | Task::Cpx => return (0..=9).map(|n| n.to_string()).collect(),
-            Task::Mxn => return (1..=5).map(|n| n.to_string()).collect(),
+            _ => return self.count_classes().into_iter().flatten().map(|n| n.to_string()).collect(),
         };
         fixed.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The counts that are classes of a counting task (OCU, VCU, NPT: 1–10; CSC, CPX: 0–9;
+    /// MXN: 1–5), the one place these ranges are written; `None` for other tasks.
+    pub fn count_classes(self) -> Option<std::ops::RangeInclusive<usize>> {
+        match self {
+            Task::Ocu | Task::Vcu | Task::Npt => Some(1..=10),
+            Task::Csc | Task::Cpx => Some(0..=9),
+            Task::Mxn => Some(1..=5),
+            _ => None,
+        }
     }
 
     /// Whether the label is a function of the sample's text (so it can be checked).

@@ -203,7 +203,10 @@ fn jdk_sources_yield_methods() {
         .and_then(|d| d.filter_map(|e| e.ok()).map(|e| e.path().join("lib/src.zip")).find(|p| p.exists()))
         .or_else(|| zip.exists().then(|| zip.to_path_buf()));
     let Some(zip) = found else {
-        eprintln!("skipped: no JDK src.zip under /usr/lib/jvm");
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            "no JDK src.zip under /usr/lib/jvm",
+        );
         return;
     };
     let limits = CorpusLimits { max_files: 40, ..CorpusLimits::default() };

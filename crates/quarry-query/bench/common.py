@@ -1,10 +1,10 @@
 """Shared helpers for the query benchmarks and cross-checks: corpus file list
 and locating the quarry binary."""
 
-import glob
 import os
 import subprocess
 import sys
+import sysconfig
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -12,10 +12,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 def stdlib_files(lib=None):
     """The .py files of a CPython standard library, without installed packages."""
     if lib is None:
-        candidates = sorted(glob.glob("/root/.pyenv/versions/3.11*/lib/python3.11"))
-        if not candidates:
-            sys.exit("no CPython 3.11 standard library found; pass a directory")
-        lib = candidates[-1]
+        lib = os.environ.get("QUARRY_STDLIB") or sysconfig.get_paths()["stdlib"]
+        if not os.path.isdir(lib):
+            sys.exit("no CPython standard library found; pass a directory or set QUARRY_STDLIB")
     files = []
     for dirpath, dirnames, filenames in os.walk(lib):
         dirnames[:] = sorted(d for d in dirnames if not d.endswith("-packages") and d != "__pycache__")

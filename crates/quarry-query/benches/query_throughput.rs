@@ -17,7 +17,8 @@ fn main() {
         .skip(1)
         .find(|a| !a.starts_with("--"))
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/root/.pyenv/versions/3.11.7/lib/python3.11"));
+        .or_else(quarry_syntax::corpus::default_stdlib)
+        .expect("give the standard library folder, or set QUARRY_STDLIB");
     let (files, _) = source_files(std::slice::from_ref(&dir), Language::Python);
     let sources: Vec<SourceFile> = files
         .iter()

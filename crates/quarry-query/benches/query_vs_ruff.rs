@@ -90,7 +90,8 @@ fn main() {
         .enumerate()
         .find(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
         .map(|(_, a)| PathBuf::from(a))
-        .unwrap_or_else(|| PathBuf::from("/root/.pyenv/versions/3.11.7/lib/python3.11"));
+        .or_else(quarry_syntax::corpus::default_stdlib)
+        .expect("give the standard library folder, or set QUARRY_STDLIB");
     let threads = option(&args, "--threads", 2);
     let repeat = option(&args, "--repeat", 3);
     let (files, _) = source_files(std::slice::from_ref(&dir), Language::Python);

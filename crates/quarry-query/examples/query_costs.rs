@@ -51,7 +51,8 @@ fn main() {
         .iter()
         .find(|a| !a.starts_with("--"))
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/root/.pyenv/versions/3.11.7/lib/python3.11"));
+        .or_else(quarry_syntax::corpus::default_stdlib)
+        .expect("give the standard library folder, or set QUARRY_STDLIB");
     let mut polarities = vec![Polarity::Positive];
     if args.iter().any(|a| a == "--negative") {
         polarities.push(Polarity::Negative);

@@ -175,6 +175,69 @@ pub fn resolve_all(keys: &[String]) -> Result<Vec<&'static Query>, String> {
         .collect()
 }
 
+/// The Python version assumed when neither `python-version` nor the project's
+/// `requires-python` names one: a supported Python 3.
+pub const ASSUMED_PYTHON_VERSION: &str = "3.10";
+
+/// `settings` with `python-version` filled in when it is unset: the lowest version the
+/// `requires-python` of the nearest `pyproject.toml` at or above `start` allows, else
+/// [`ASSUMED_PYTHON_VERSION`] (also when `start` is `None`, for `--isolated`). Code is
+/// thus judged as Python 3 unless the project says otherwise.
+pub fn with_python_version(mut settings: Settings, start: Option<&Path>) -> Settings {
+    if settings.python_version.is_none() {
+        let required = start.and_then(requires_python);
+        settings.python_version = Some(required.unwrap_or_else(|| ASSUMED_PYTHON_VERSION.to_string()));
+    }
+    settings
+}
+
+#[derive(Deserialize)]
+struct ProjectTable {
+    project: Option<RequiresPython>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct RequiresPython {
+    requires_python: Option<String>,
+}
+
+/// The lowest `major.minor` allowed by the `[project] requires-python` of the nearest
+/// `pyproject.toml` at or above `start` that has one; `None` when none has one, or its
+/// specifiers set no lower bound. A file that does not read or parse is passed over.
+pub fn requires_python(start: &Path) -> Option<String> {
+    let absolute = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    let mut folder = if absolute.is_dir() { Some(absolute.as_path()) } else { absolute.parent() };
+    while let Some(dir) = folder {
+        let specifiers = std::fs::read_to_string(dir.join("pyproject.toml"))
+            .ok()
+            .and_then(|text| toml::from_str::<ProjectTable>(&text).ok())
+            .and_then(|table| table.project?.requires_python);
+        if let Some(specifiers) = specifiers {
+            return lowest_allowed(&specifiers);
+        }
+        folder = dir.parent();
+    }
+    None
+}
+
+/// The lowest `major.minor` a PEP 440 specifier set such as `>=3.8, <4` or `~=3.9.1` allows
+/// through its lower bounds (`>=`, `>`, `~=`, `==`, `===`); `None` without one.
+fn lowest_allowed(specifiers: &str) -> Option<String> {
+    specifiers
+        .split(',')
+        .filter_map(|clause| {
+            let clause = clause.trim();
+            let version = [">=", "~=", "===", "==", ">"].iter().find_map(|op| clause.strip_prefix(op))?;
+            let mut parts = version.trim().split('.');
+            let major: u8 = parts.next()?.trim().parse().ok()?;
+            let minor: u8 = parts.next().and_then(|m| m.trim().parse().ok()).unwrap_or(0);
+            Some((major, minor))
+        })
+        .min()
+        .map(|(major, minor)| format!("{major}.{minor}"))
+}
+
 /// A Python version `major.minor`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PythonVersion {
@@ -220,6 +283,32 @@ pub fn applies_to(id: &str, version: PythonVersion) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_python_version_comes_from_requires_python_else_python_3_is_assumed() {
+        assert_eq!(lowest_allowed(">=3.8, <4").as_deref(), Some("3.8"));
+        assert_eq!(lowest_allowed("~=3.9.1").as_deref(), Some("3.9"));
+        assert_eq!(lowest_allowed(">2.7, !=3.0.*, !=3.1.*").as_deref(), Some("2.7"));
+        assert_eq!(lowest_allowed("==3.*").as_deref(), Some("3.0"));
+        assert_eq!(lowest_allowed("<4"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("pkg");
+        std::fs::create_dir_all(&sub).unwrap();
+        let version = |start: Option<&Path>| with_python_version(Settings::default(), start).python_version.unwrap();
+        assert_eq!(version(Some(&sub)), ASSUMED_PYTHON_VERSION);
+        assert_eq!(version(None), ASSUMED_PYTHON_VERSION);
+        std::fs::write(dir.path().join("pyproject.toml"), "[project]\nname = \"p\"\nrequires-python = \">=2.7\"\n")
+            .unwrap();
+        assert_eq!(version(Some(&sub.join("m.py"))), "2.7");
+        let set = Settings { python_version: Some("3.12".into()), ..Settings::default() };
+        assert_eq!(with_python_version(set, Some(&sub)).python_version.as_deref(), Some("3.12"));
+        // Python 3 code: the generator query does not run; Python 2 code: it does.
+        let runs = |version: &str| {
+            let settings = Settings { python_version: Some(version.into()), ..Settings::default() };
+            selected_queries(&settings).unwrap().iter().any(|q| q.meta.id == "unguarded-next-in-generator")
+        };
+        assert!(!runs(ASSUMED_PYTHON_VERSION) && runs("2.7"));
+    }
 
     #[test]
     fn pyproject_without_the_table_is_passed_over() {

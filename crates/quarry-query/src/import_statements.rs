@@ -239,6 +239,49 @@ const THIRD_PARTY: &[&str] = &[
     "reportlab",
 ];
 
+/// The modules compiled into CPython itself (`sys.builtin_module_names` of CPython 3.11 on
+/// Linux): they have no source, so CodeQL has no `Module` for them and reports nothing
+/// that needs one (a repeated `import sys`).
+const BUILTIN_MODULES: &[&str] = &[
+    "_abc",
+    "_ast",
+    "_codecs",
+    "_collections",
+    "_functools",
+    "_imp",
+    "_io",
+    "_locale",
+    "_operator",
+    "_signal",
+    "_sre",
+    "_stat",
+    "_string",
+    "_symtable",
+    "_thread",
+    "_tokenize",
+    "_tracemalloc",
+    "_warnings",
+    "_weakref",
+    "atexit",
+    "builtins",
+    "errno",
+    "faulthandler",
+    "gc",
+    "itertools",
+    "marshal",
+    "posix",
+    "pwd",
+    "sys",
+    "time",
+    "xxsubtype",
+];
+
+/// Whether `module` is compiled into the interpreter (`sys`, `time`, `gc`, ...), so that
+/// it has no source for CodeQL to know it by.
+pub fn is_builtin_module(module: &str) -> bool {
+    BUILTIN_MODULES.contains(&module)
+}
+
 /// Whether a dotted module name belongs to a common third-party package
 /// (`numpy`, `django.db`, `PyQt4.QtGui`, ...), which CodeQL usually cannot
 /// resolve because it is not installed where the code is analysed.

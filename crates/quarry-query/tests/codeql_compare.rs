@@ -183,7 +183,10 @@ const PRECISION_FLOOR: f64 = 0.97;
 fn quarry_agrees_with_codeql_expected_results() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join("codeql");
     let Ok(entries) = std::fs::read_dir(&root) else {
-        eprintln!("skipped: {} is absent", root.display());
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            &format!("{} is absent", root.display()),
+        );
         return;
     };
     let mut dirs: Vec<PathBuf> =

@@ -252,3 +252,57 @@ def redirect(stream):
     let report = analyze_parsed(&file, &[find_query("unused-import").unwrap()], &[Polarity::Positive]);
     assert_eq!(report.findings[0].message, "Import of 'Request' is not used.");
 }
+
+#[test]
+fn exit_parameters_with_defaults_are_not_unused_defaults() {
+    // Issue 32: `__exit__(self, *none)` is often called by hand with no arguments; current
+    // CodeQL no longer reports unused defaults. The control's default is still reported.
+    let source = "\
+class Lock(object):
+    def __enter__(self):
+        return self
+    def __exit__(self, exc_type=None, exc=None, tb=None):
+        return False
+    def __getitem__(self, key=None):
+        return key
+";
+    assert_eq!(answer_lines("special-method-wrong-signature", "l.py", source), vec![5]);
+}
+
+#[test]
+fn repeated_imports_of_builtin_modules_are_not_reported() {
+    // Issue 32: CodeQL has no module for `sys` (compiled into the interpreter), so it cannot
+    // report a repeat of it; a repeat of a module with source (the control) is reported.
+    let source = "\
+import os
+import sys
+
+if __name__ == \"__main__\":
+    import sys
+    import os
+    sys.exit(os.EX_OK)
+";
+    assert_eq!(answers("repeated-import", "main.py", source), vec!["import os"]);
+    assert_eq!(answer_lines("repeated-import", "main.py", source), vec![5]);
+}
+
+#[test]
+fn total_ordering_applied_by_a_call_completes_the_ordering() {
+    // Issue 32: `Version = total_ordering(Version)` is the decorator without its syntax.
+    let source = "\
+import functools
+
+class Version(object):
+    def __eq__(self, other):
+        return True
+    def __lt__(self, other):
+        return True
+
+Version = functools.total_ordering(Version)
+
+class Release(object):
+    def __lt__(self, other):
+        return True
+";
+    assert_eq!(answer_lines("incomplete-ordering", "v.py", source), vec![10]);
+}

@@ -9,6 +9,7 @@
 //!   under a size limit.
 //! - [`io_error`]: an I/O error with the path it concerns, the one way every crate's error
 //!   type names the file that failed.
+//! - [`skip`]: how a test whose downloaded asset is missing says it is skipped.
 //!
 //! It depends on no other quarry crate and knows nothing of code, text or models.
 
@@ -18,6 +19,7 @@ pub mod atomic;
 pub mod io_error;
 pub mod read;
 pub mod rng;
+pub mod skip;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use io_error::{IoError, IoResultExt};

@@ -80,8 +80,7 @@ fn load(input: &std::path::Path) -> (Language, Vec<SourceFile>) {
 
 fn default_inputs() -> Vec<PathBuf> {
     let mut inputs = Vec::new();
-    let python = PathBuf::from("/root/.pyenv/versions/3.11.7/lib/python3.11");
-    if python.is_dir() {
+    if let Some(python) = quarry_syntax::corpus::default_stdlib() {
         inputs.push(python);
     }
     if let Some(zip) = std::fs::read_dir("/usr/lib/jvm")

@@ -5,6 +5,20 @@ use std::path::{Path, PathBuf};
 
 use crate::exclude::PathGlobs;
 use crate::language::Language;
+/// The CPython standard library the benchmarks and examples read when given no folder:
+/// `QUARRY_STDLIB`, else the `stdlib` path of the `python3` on `PATH` (`None` when neither
+/// names a folder).
+pub fn default_stdlib() -> Option<PathBuf> {
+    let from_env = std::env::var_os("QUARRY_STDLIB").map(PathBuf::from);
+    let from_python = || {
+        let out = std::process::Command::new("python3")
+            .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+            .output()
+            .ok()?;
+        out.status.success().then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    };
+    from_env.or_else(from_python).filter(|dir| dir.is_dir())
+}
 
 /// Every file of `language` under `paths`, sorted for determinism. A path that
 /// is not a directory is taken as it is, whatever its extension (loading it

@@ -70,7 +70,10 @@ fn check_python_lib(lib: &Path) {
 fn cpython_standard_libraries() {
     let libs = python_libs();
     if libs.is_empty() {
-        eprintln!("skipped: no CPython standard library found under /root/.pyenv (set QUARRY_PYTHON_LIB)");
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            "no CPython standard library found under /root/.pyenv (set QUARRY_PYTHON_LIB)",
+        );
         return;
     }
     for lib in libs {
@@ -96,7 +99,10 @@ fn jdk_src_zip() -> Option<PathBuf> {
 #[test]
 fn jdk_sources() {
     let Some(zip) = jdk_src_zip() else {
-        eprintln!("skipped: no JDK src.zip found under /usr/lib/jvm (set QUARRY_JDK_SRC_ZIP)");
+        quarry_stdx::skip::skip(
+            concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
+            "no JDK src.zip found under /usr/lib/jvm (set QUARRY_JDK_SRC_ZIP)",
+        );
         return;
     };
     let (mut parsed, mut with_errors, mut refused, mut bytes) = (0, 0, 0, 0);

@@ -9,10 +9,10 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use quarry_data::cs1qa::augment::augment;
 use quarry_data::cs1qa::{read_questions, read_retrieved, read_rows, write_retrieved, write_rows, Cs1qaRow};
-use quarry_data::cs1qa::{RetrievalQuestion, Retrieved};
+use quarry_data::cs1qa::{Bm25Retriever, RetrievalQuestion, Retrieved};
 use quarry_model::cs1qa::{
     answer_bleu, bm25_pairs, dense_search, hits_text, line_report_json, line_report_text, middle_baseline, recall_at,
-    score_selections, Bm25Retriever, DualEncoder, LineModel, Pooling, TypeModel,
+    score_selections, DualEncoder, LineModel, Pooling, TypeModel,
 };
 use quarry_model::device::parse_device;
 use quarry_model::{load_model, LoadedModel, ModelSource};

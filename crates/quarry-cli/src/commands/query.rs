@@ -230,6 +230,7 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         None => std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?,
     };
     let settings = config_file.map(|f| f.settings).unwrap_or_default().overridden_by(command_line_settings(args)?);
+    let settings = config::with_python_version(settings, (!args.isolated).then_some(anchor.as_path()));
     let plan = plan(args, &settings, &root)?;
     if let Some(jobs) = args.jobs {
         rayon::ThreadPoolBuilder::new()

@@ -78,7 +78,9 @@ pub struct ScheduleArgs {
 
 /// What loading decided: the usable maximum length, and whether training resumes.
 pub struct Setup {
+    /// The usable maximum input length.
     pub max_len: usize,
+    /// Whether training resumes from `OUT/last`.
     pub resuming: bool,
 }
 

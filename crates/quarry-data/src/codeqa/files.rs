@@ -2,9 +2,9 @@
 //! `{split}.code.original`, `{split}.question`, `{split}.answer`, one
 //! example per line (the same line number in each file is one example).
 //!
-//! [`read_split`] reads a split of any CodeQA-format directory; files that
+//! [`read_split_as_written`] reads a split of any CodeQA-format directory; files that
 //! are absent (the released train split has no code, Java has none) are
-//! `None`. Lines are read by [`super::parallel::read_lines_with`] as written
+//! `None`. Lines are read by [`super::parallel::read_fields`] as written
 //! (not stripped: statistics count what the files hold), empty code lines
 //! kept, an empty question or answer line an error; every line count must
 //! agree; errors name the file and line. [`SplitWriter`] writes a split
@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::parallel::{read_lines_with, LineRules};
+use super::parallel::{read_fields, Field, FieldRead, LineRules};
 
 use crate::error::DataError;
 use quarry_stdx::AtomicFile;
@@ -72,52 +72,32 @@ pub fn splits_in(dir: &Path) -> Result<Vec<String>, DataError> {
 
 /// Reads `split` from `dir`. The `.question` and `.answer` files are
 /// required; the code files are optional.
-pub fn read_split(dir: &Path, split: &str) -> Result<Split, DataError> {
-    let q_path = split_path(dir, split, "question");
-    let a_path = split_path(dir, split, "answer");
-    let questions = read_lines_with(&q_path, LineRules::AS_WRITTEN)?;
-    let answers = read_lines_with(&a_path, LineRules::AS_WRITTEN)?;
-    let optional = |suffix: &str| -> Result<Option<(PathBuf, Vec<String>)>, DataError> {
-        let p = split_path(dir, split, suffix);
-        if p.exists() {
-            Ok(Some((p.clone(), read_lines_with(&p, LineRules::AS_WRITTEN_OR_EMPTY)?)))
-        } else {
-            Ok(None)
-        }
-    };
-    let code = optional("code")?;
-    let original = optional("code.original")?;
-    let n = questions.len();
-    let check = |path: &Path, len: usize| -> Result<(), DataError> {
-        if len != n {
-            return Err(DataError::BadRecord {
-                path: path.to_path_buf(),
-                line: len.min(n) + 1,
-                message: format!("{len} lines, but {} has {n}: the parallel files do not line up", q_path.display()),
-            });
-        }
-        Ok(())
-    };
-    check(&a_path, answers.len())?;
-    if let Some((p, lines)) = &code {
-        check(p, lines.len())?;
-    }
-    if let Some((p, lines)) = &original {
-        check(p, lines.len())?;
-    }
-    let mut code_lines = code.as_ref().map(|(_, l)| l.iter());
-    let mut original_lines = original.as_ref().map(|(_, l)| l.iter());
+pub fn read_split_as_written(dir: &Path, split: &str) -> Result<Split, DataError> {
+    let read = |field: Field, rules: LineRules, required: bool| FieldRead { field, rules, required };
+    let reads = [
+        read(Field::Question, LineRules::AS_WRITTEN, true),
+        read(Field::Answer, LineRules::AS_WRITTEN, true),
+        read(Field::Code, LineRules::AS_WRITTEN_OR_EMPTY, false),
+        read(Field::CodeOriginal, LineRules::AS_WRITTEN_OR_EMPTY, false),
+    ];
+    let mut fields = read_fields(&dir.join(split), &reads)?.into_iter();
+    let (questions, answers) =
+        (fields.next().flatten().unwrap_or_default(), fields.next().flatten().unwrap_or_default());
+    let (code, original) = (fields.next().flatten(), fields.next().flatten());
+    let (has_code, has_code_original) = (code.is_some(), original.is_some());
+    let mut code_lines = code.map(Vec::into_iter);
+    let mut original_lines = original.map(Vec::into_iter);
     let examples = questions
         .into_iter()
         .zip(answers)
         .map(|(question, answer)| Example {
-            code: code_lines.as_mut().and_then(|it| it.next().cloned()),
-            code_original: original_lines.as_mut().and_then(|it| it.next().cloned()),
+            code: code_lines.as_mut().and_then(Iterator::next),
+            code_original: original_lines.as_mut().and_then(Iterator::next),
             question,
             answer,
         })
         .collect();
-    Ok(Split { examples, has_code: code.is_some(), has_code_original: original.is_some() })
+    Ok(Split { examples, has_code, has_code_original })
 }
 
 /// Writes one split's four files atomically.
@@ -192,7 +172,7 @@ mod tests {
         w.finish().unwrap();
         let text = std::fs::read_to_string(d.join("dev.answer")).unwrap();
         assert_eq!(text, "the value\nYes");
-        let s = read_split(&d, "dev").unwrap();
+        let s = read_split_as_written(&d, "dev").unwrap();
         assert_eq!(s.examples.len(), 2);
         assert_eq!(s.examples[1].code.as_deref(), Some("def g"));
         assert_eq!(splits_in(&d).unwrap(), vec!["dev"]);
@@ -203,7 +183,7 @@ mod tests {
         let d = temp("optional");
         write(&d, "train.question", "What does the code get ?");
         write(&d, "train.answer", "a value");
-        let s = read_split(&d, "train").unwrap();
+        let s = read_split_as_written(&d, "train").unwrap();
         assert!(!s.has_code && !s.has_code_original);
         assert_eq!(s.examples[0].code, None);
     }
@@ -213,11 +193,11 @@ mod tests {
         let d = temp("mismatch");
         write(&d, "dev.question", "Q1 ?\nQ2 ?");
         write(&d, "dev.answer", "a");
-        let e = read_split(&d, "dev").unwrap_err().to_string();
-        assert!(e.contains("dev.answer") && e.contains("do not line up"), "{e}");
+        let e = read_split_as_written(&d, "dev").unwrap_err().to_string();
+        assert!(e.contains("dev.answer:2") && e.contains("missing"), "{e}");
         write(&d, "dev.answer", "a\nb");
         write(&d, "dev.code", "x");
-        let e = read_split(&d, "dev").unwrap_err().to_string();
+        let e = read_split_as_written(&d, "dev").unwrap_err().to_string();
         assert!(e.contains("dev.code:"), "{e}");
     }
 
@@ -226,9 +206,9 @@ mod tests {
         let d = temp("empty");
         write(&d, "dev.question", "Q1 ?\n\nQ3 ?");
         write(&d, "dev.answer", "a\nb\nc");
-        let e = read_split(&d, "dev").unwrap_err().to_string();
+        let e = read_split_as_written(&d, "dev").unwrap_err().to_string();
         assert!(e.contains("dev.question:2") && e.contains("empty line"), "{e}");
-        let e = read_split(&d, "test").unwrap_err().to_string();
+        let e = read_split_as_written(&d, "test").unwrap_err().to_string();
         assert!(e.contains("test.question"), "{e}");
     }
 }

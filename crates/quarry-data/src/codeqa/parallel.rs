@@ -2,8 +2,8 @@
 //! `PREFIX.question` and `PREFIX.answer` (e.g. `python/dev.code`), where line `i` of every
 //! file belongs to example `i`.
 //!
-//! [`read_lines_with`] is the one line reader of CodeQA's files (this module's split reader
-//! and [`super::files`]' statistics reader both use it). A line is always ended by `\n`,
+//! [`read_lines_with`] is the one line reader of CodeQA's files and [`read_fields`] the one
+//! split reader (the model's [`read_split`] and [`super::files`]' statistics reader both use it). A line is always ended by `\n`,
 //! `\r\n` or a lone `\r` (Python's universal newlines, which `run.py` reads with); the last
 //! line needs no terminator; text that is not UTF-8 is an error naming the file and the
 //! (1-based) line. Whether lines are stripped of surrounding whitespace and whether an empty
@@ -158,46 +158,65 @@ fn split_lines(text: &str) -> Vec<&str> {
     lines
 }
 
-/// Reads the examples of the split at `prefix`: `.code` and `.question` always, `.answer`
-/// when `with_answers`, `.code.original` when `with_original`.
+/// One parallel file for [`read_fields`] to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldRead {
+    /// Which file.
+    pub field: Field,
+    /// How its lines are taken.
+    pub rules: LineRules,
+    /// Whether it must exist; an optional file that does not exist reads as `None`.
+    pub required: bool,
+}
+
+/// Reads parallel files of the split at `prefix`, the one split reader of CodeQA's files:
+/// each of `reads` in order, `None` for an optional file that does not exist. Every file
+/// read must have as many lines as the first; otherwise the error names the shorter file's
+/// first missing line (or the longer file's first extra line).
+pub fn read_fields(prefix: &Path, reads: &[FieldRead]) -> Result<Vec<Option<Vec<String>>>, DataError> {
+    let files = SplitFiles::new(prefix);
+    let mut first: Option<(PathBuf, usize)> = None;
+    let mut out = Vec::with_capacity(reads.len());
+    for read in reads {
+        let path = files.path(read.field);
+        if !read.required && !path.exists() {
+            out.push(None);
+            continue;
+        }
+        let lines = read_lines_with(&path, read.rules)?;
+        match &first {
+            None => first = Some((path, lines.len())),
+            Some((first_path, n)) if lines.len() != *n => {
+                let (line, what) = if lines.len() < *n { (lines.len() + 1, "missing") } else { (n + 1, "extra line") };
+                let message = format!("{what}: the file has {} lines, {} has {n}", lines.len(), first_path.display());
+                return Err(DataError::BadRecord { path, line, message });
+            }
+            Some(_) => {}
+        }
+        out.push(Some(lines));
+    }
+    Ok(out)
+}
+
+/// Reads the examples of the split at `prefix` as the models read them
+/// ([`LineRules::MODEL_INPUT`]): `.code` and `.question` always, `.answer` when
+/// `with_answers`, `.code.original` when `with_original`.
 ///
 /// Every file read must have as many lines as `.code`; otherwise the error names the
 /// shorter file's first missing line (or the longer file's first extra line).
 pub fn read_split(prefix: &Path, with_answers: bool, with_original: bool) -> Result<Vec<CodeQaExample>, DataError> {
-    let files = SplitFiles::new(prefix);
-    let code_path = files.path(Field::Code);
-    let code = read_lines(&code_path)?;
-    let read_matching = |field: Field| -> Result<Vec<String>, DataError> {
-        let path = files.path(field);
-        let lines = read_lines(&path)?;
-        if lines.len() != code.len() {
-            let (path, line, message) = if lines.len() < code.len() {
-                (
-                    path,
-                    lines.len() + 1,
-                    format!("missing: the file has {} lines, {} has {}", lines.len(), code_path.display(), code.len()),
-                )
-            } else {
-                (
-                    path,
-                    code.len() + 1,
-                    format!(
-                        "extra line: the file has {} lines, {} has {}",
-                        lines.len(),
-                        code_path.display(),
-                        code.len()
-                    ),
-                )
-            };
-            return Err(DataError::BadRecord { path, line, message });
-        }
-        Ok(lines)
-    };
-    let question = read_matching(Field::Question)?;
-    let answer = if with_answers { Some(read_matching(Field::Answer)?) } else { None };
-    let original = if with_original { Some(read_matching(Field::CodeOriginal)?) } else { None };
-    let mut answer = answer.map(Vec::into_iter);
-    let mut original = original.map(Vec::into_iter);
+    let read = |field: Field| FieldRead { field, rules: LineRules::MODEL_INPUT, required: true };
+    let mut reads = vec![read(Field::Code), read(Field::Question)];
+    if with_answers {
+        reads.push(read(Field::Answer));
+    }
+    if with_original {
+        reads.push(read(Field::CodeOriginal));
+    }
+    let mut fields = read_fields(prefix, &reads)?.into_iter().map(Option::unwrap_or_default);
+    let (code, question) = (fields.next().unwrap_or_default(), fields.next().unwrap_or_default());
+    let mut answer = if with_answers { fields.next().map(Vec::into_iter) } else { None };
+    let mut original = if with_original { fields.next().map(Vec::into_iter) } else { None };
     Ok(code
         .into_iter()
         .zip(question)

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::files::{read_split, splits_in, Split};
+use super::files::{read_split_as_written, splits_in, Split};
 use crate::error::DataError;
 
 /// Table 3 figures for one split.
@@ -206,7 +206,7 @@ pub fn stats(dir: &Path) -> Result<Stats, DataError> {
     }
     let mut splits = Vec::new();
     for name in names {
-        let split = read_split(dir, &name)?;
+        let split = read_split_as_written(dir, &name)?;
         splits.push((name, split));
     }
     Ok(stats_of(&splits))

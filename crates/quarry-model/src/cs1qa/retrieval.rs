@@ -1,45 +1,11 @@
-//! CS1QA answer retrieval: BM25 over the corpus questions (quarry-eval's rank-bm25
-//! `BM25Okapi`), dense retrieval with a [`DualEncoder`], the training pairs of the paper
-//! (each training question's positive is its BM25 top-1 corpus question) and recall of a
-//! reference top-1.
+//! CS1QA answer retrieval: dense retrieval with a [`DualEncoder`], the training pairs of
+//! the paper (each training question's positive is its BM25 top-1 corpus question, from
+//! quarry-data's [`Bm25Retriever`]) and recall of a reference top-1.
 
-use quarry_data::cs1qa::{Hit, RetrievalQuestion, Retrieved};
-use quarry_eval::bm25::{Bm25, Bm25Params};
+use quarry_data::cs1qa::{Bm25Retriever, Hit, RetrievalQuestion, Retrieved};
 
 use super::dual_encoder::{DualEncoder, PairExample};
 use crate::error::{ModelError, Result};
-
-pub use quarry_eval::cs1qa::bm25_tokens;
-
-/// A BM25 index over corpus questions.
-pub struct Bm25Retriever {
-    index: Bm25,
-    ids: Vec<u64>,
-}
-
-impl Bm25Retriever {
-    /// Indexes `corpus` with rank-bm25's default parameters.
-    pub fn new(corpus: &[RetrievalQuestion]) -> Result<Self> {
-        let docs: Vec<Vec<String>> = corpus.iter().map(|q| bm25_tokens(&q.text)).collect();
-        let index = Bm25::new(&docs, Bm25Params::default()).map_err(|e| ModelError::Data(format!("BM25: {e}")))?;
-        Ok(Bm25Retriever { index, ids: corpus.iter().map(|q| q.id).collect() })
-    }
-
-    /// The `k` best corpus questions for `text`, best first (equal scores: later corpus
-    /// question first, see [`Bm25::top_n`]).
-    pub fn search(&self, text: &str, k: usize) -> Vec<Hit> {
-        self.index
-            .top_n_scored(&bm25_tokens(text), k)
-            .into_iter()
-            .map(|(i, score)| Hit { id: self.ids[i], score })
-            .collect()
-    }
-
-    /// [`Bm25Retriever::search`] for every question.
-    pub fn search_all(&self, questions: &[RetrievalQuestion], k: usize) -> Vec<Retrieved> {
-        questions.iter().map(|q| Retrieved { id: q.id, hits: self.search(&q.text, k) }).collect()
-    }
-}
 
 /// Training pairs as the paper builds them: each question with its BM25 top-1 corpus
 /// question as the positive. `max_len` caps both sides' ids.
@@ -181,20 +147,14 @@ mod tests {
     }
 
     #[test]
-    fn bm25_retrieves_by_shared_words() {
-        assert_eq!(bm25_tokens("What does\u{a0}Hubo DO?\n x"), ["what", "does", "hubo", "do?", "x"]);
+    fn recall_counts_reference_ids_among_the_first_hits() {
         let corpus = [
             q(10, "How do I turn Hubo right?"),
             q(11, "What is a list?"),
             q(12, "Why does my loop never end?"),
             q(13, "ok"),
         ];
-        let r = Bm25Retriever::new(&corpus).unwrap();
-        let hits = r.search("my loop does not end", 2);
-        assert_eq!(hits[0].id, 12);
-        assert!(hits[0].score > hits[1].score);
-        let all = r.search_all(&[q(1, "what is a list?"), q(2, "turn hubo")], 1);
-        assert_eq!(all.iter().map(|x| (x.id, x.hits[0].id)).collect::<Vec<_>>(), [(1, 11), (2, 10)]);
+        let all = Bm25Retriever::new(&corpus).unwrap().search_all(&[q(1, "what is a list?"), q(2, "turn hubo")], 1);
         let reference = [(1, 11), (2, 13)].into_iter().collect();
         assert_eq!(recall_at(&all, &reference, 1), 0.5);
     }

@@ -10,17 +10,20 @@
 //!
 //! As in CodeQL: methods inherited from superclasses other than `object`
 //! count, a class is blamed only for ordering methods it declares itself,
-//! `functools.total_ordering` classes are fine, superclasses in other
+//! `functools.total_ordering` classes are fine (decorated, or passed to a call of it:
+//! `Version = total_ordering(Version)`, which CodeQL does not see), superclasses in other
 //! modules of the project count (through their summaries), and classes
 //! with bases quarry cannot see are left out. The class's `__init__` and the ordering
 //! methods of its superclasses are relevant. Negative form: classes declaring an ordering method whose
 //! ordering is complete.
 
+use crate::ast::{call_arguments, callee_text};
 use crate::builtins::is_ordering_method;
 use crate::classes::{ClassId, ClassRef, Classes};
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
+use crate::syntax::{Kind, SyntaxNode};
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -39,13 +42,14 @@ const ORDERING: [&str; 4] = ["__lt__", "__le__", "__gt__", "__ge__"];
 
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
+    let wrapped = wrapped_by_total_ordering(cx);
     let mut findings = Vec::new();
     for (id, class) in classes.all().iter().enumerate() {
         let declared: Vec<_> = class.members.iter().filter(|m| is_ordering_method(&m.name)).collect();
         if declared.is_empty() || !classes.is_fully_known(id) || class.has_opaque_decorator() {
             continue;
         }
-        let total = class.decorators.iter().any(|d| *d == "total_ordering" || d.ends_with(".total_ordering"));
+        let total = class.decorators.iter().any(|d| is_total_ordering(d)) || wrapped.contains(class.name.as_str());
         let missing: Vec<&str> = ORDERING.into_iter().filter(|n| !implemented(classes, id, n)).collect();
         let positive = !total && !missing.is_empty();
         if positive != (polarity == Polarity::Positive) {
@@ -67,6 +71,23 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         findings.push(RawFinding::new(vec![cx.location(class.node)], facts, message).with_context(context));
     }
     findings
+}
+
+/// Whether a decorator or callee names `functools.total_ordering`.
+fn is_total_ordering(name: &str) -> bool {
+    name == "total_ordering" || name.ends_with(".total_ordering")
+}
+
+/// The names the file passes to a call of `total_ordering` (`Version =
+/// total_ordering(Version)`): classes made total without the decorator syntax.
+fn wrapped_by_total_ordering<'f>(cx: &FileContext<'f>) -> std::collections::HashSet<&'f str> {
+    cx.nodes(Kind::Call)
+        .iter()
+        .filter(|&&call| callee_text(cx.file(), call).is_some_and(is_total_ordering))
+        .filter_map(|&call| call_arguments(call).first().copied())
+        .filter(|argument| argument.py_kind() == Kind::Identifier)
+        .map(|argument| cx.text(argument))
+        .collect()
 }
 
 /// Whether the class or a superclass other than `object` declares `name`.

@@ -14,7 +14,8 @@
 //! dominance is approximated syntactically: the first import's statement
 //! list holds the second, after it. CodeQL also needs the module itself in
 //! its database; common third-party packages (`numpy`, `django`, ...)
-//! usually are not, and are left out. Negative form: `import` statements that
+//! usually are not, and modules compiled into the interpreter (`sys`,
+//! `time`, ...) never are: both are left out. Negative form: `import` statements that
 //! are not redundant repeats of another.
 
 use crate::syntax::{Field, Kind, SyntaxNode};
@@ -26,7 +27,7 @@ use crate::scopes::innermost_scope;
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::import_statements::is_common_third_party;
+use crate::import_statements::{is_builtin_module, is_common_third_party};
 use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
@@ -49,7 +50,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         .iter()
         .map(|&s| ImportInfo {
             statement: s,
-            aliases: aliases(cx, s).into_iter().filter(|(module, _)| !is_common_third_party(module)).collect(),
+            aliases: aliases(cx, s)
+                .into_iter()
+                .filter(|(module, _)| !is_common_third_party(module) && !is_builtin_module(module))
+                .collect(),
             module_scope: innermost_scope(scopes, s) == 0,
             type_checking: type_checking_only(cx, s),
         })

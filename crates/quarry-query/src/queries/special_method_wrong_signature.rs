@@ -13,7 +13,9 @@
 //! 2 for binary ones such as `__add__`, 3 for `__setitem__`, 4 for
 //! `__exit__`; `__pow__` and `__get__` take 2 or 3). A method is wrong when
 //! it accepts too few positional arguments, requires too many, or has
-//! defaults that can never be used. As in the CodeQL list, `__getattr__` and
+//! defaults that can never be used; `__exit__(self, exc_type=None, exc=None, tb=None)`
+//! is not blamed for its defaults (it is often called by hand with no arguments, and
+//! current CodeQL no longer reports unused defaults). As in the CodeQL list, `__getattr__` and
 //! `__getattribute__` are not checked. Only a function that is the class
 //! attribute of its name is checked, as CodeQL does: decorated methods
 //! (static and class methods included) and a `def` whose name the class body
@@ -180,7 +182,7 @@ fn problem(name: &str, a: &Signature) -> Option<(String, bool)> {
                 Some(("Too few parameters".into(), true))
             } else if required < min {
                 Some(("Too many parameters".into(), true))
-            } else if min < required && !a.varargs {
+            } else if min < required && !a.varargs && name != "__exit__" {
                 Some((format!("{} default values(s) will never be used", required - min), false))
             } else {
                 None

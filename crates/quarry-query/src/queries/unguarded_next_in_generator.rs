@@ -18,7 +18,9 @@
 //! is also accepted when `it = iter(seq)` is guarded by a test of `seq`
 //! (CodeQL's edge refinement): the assignment sits in the body of an
 //! `if`/`while` whose condition mentions `seq`, so `seq` is not empty.
-//! CodeQL's Python-version condition is ignored.
+//! CodeQL's Python-version condition (before 3.5 only) is the query selection's
+//! (`config::applies_to`): `quarry query` runs it only for code whose `python-version`
+//! (or `requires-python`) is older; the engine itself does not look at versions.
 //!
 //! Negative form: the other calls of `next`: with a default, handled, or
 //! outside generators.
