@@ -25,6 +25,7 @@ pub mod msgpack;
 pub mod parser;
 pub mod pipeline;
 pub mod pyregex;
+pub mod spacy_json;
 pub mod tagger;
 pub mod tok2vec;
 pub mod tokenizer;

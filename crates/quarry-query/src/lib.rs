@@ -16,6 +16,7 @@ pub mod ast;
 pub mod baseline;
 pub mod builtins;
 pub mod calls;
+pub mod check;
 pub mod class_syntax;
 pub mod classes;
 pub mod config;

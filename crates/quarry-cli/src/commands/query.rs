@@ -14,16 +14,15 @@ use std::time::Instant;
 
 use clap::Args;
 use quarry_query::baseline::{Baseline, BaselineWriter};
-use quarry_query::config::{self, selected_queries, Settings};
+use quarry_query::check::{settings_for, ConfigChoice, Plan, CHUNK};
+use quarry_query::config::{selected_queries, Settings};
 use quarry_query::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
 use quarry_query::project::Project;
-use quarry_query::report::{analyze_source_within, WorkLimits};
-use quarry_query::run::{analyze_files_in, RunOptions};
-use quarry_query::triage::{PerFileIgnores, Policy};
+use quarry_query::report::analyze_source_within;
+use quarry_query::run::analyze_files_in;
+use quarry_query::triage::Policy;
 use quarry_query::{find_query, Polarity, Query};
-use quarry_syntax::corpus::source_files_excluding;
-use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
-use quarry_syntax::{Language, LoadOptions, SourceFile, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIME_BUDGET};
+use quarry_syntax::{SourceFile, DEFAULT_TIME_BUDGET};
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
 use super::query_print::{colour, progress_bar, ColorChoice, PrintOptions, Printer, Sink};
@@ -174,25 +173,10 @@ pub fn rewrite_legacy_args(args: Vec<OsString>) -> Vec<OsString> {
     out
 }
 
-/// Files are analysed in chunks of this many, and each chunk is printed in
-/// order before the next starts: output is deterministic and memory stays
-/// bounded on large corpora.
-const CHUNK: usize = 256;
-
 /// What is analysed: files found on disk, or standard input.
 enum Input {
     Files(Vec<PathBuf>),
     Stdin(SourceFile),
-}
-
-/// Everything resolved from the configuration and the options.
-struct Plan {
-    queries: Vec<&'static Query>,
-    polarities: &'static [Polarity],
-    limits: WorkLimits,
-    load: LoadOptions,
-    per_file_ignores: PerFileIgnores,
-    exclude: PathGlobs,
 }
 
 /// Runs the selected queries over every file and prints the findings.
@@ -218,19 +202,12 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         (None, true) => PathBuf::from("."),
         (None, false) => paths[0].clone(),
     };
-    let config_file = if args.isolated {
-        None
-    } else if let Some(path) = &args.config {
-        Some(config::load(path)?.ok_or_else(|| format!("{}: has no [tool.quarry] table", path.display()))?)
-    } else {
-        config::discover(&anchor)?
+    let choice = match (&args.config, args.isolated) {
+        (_, true) => ConfigChoice::Isolated,
+        (Some(path), false) => ConfigChoice::File(path.clone()),
+        (None, false) => ConfigChoice::Discover,
     };
-    let root = match &config_file {
-        Some(file) => file.root(),
-        None => std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?,
-    };
-    let settings = config_file.map(|f| f.settings).unwrap_or_default().overridden_by(command_line_settings(args)?);
-    let settings = config::with_python_version(settings, (!args.isolated).then_some(anchor.as_path()));
+    let (settings, root) = settings_for(&choice, &anchor, command_line_settings(args)?)?;
     let plan = plan(args, &settings, &root)?;
     if let Some(jobs) = args.jobs {
         rayon::ThreadPoolBuilder::new()
@@ -239,7 +216,7 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
             .map_err(|e| format!("--jobs {jobs}: cannot start the threads: {e}"))?;
     }
     let mut failed = 0usize;
-    let force_exclude = settings.force_exclude.unwrap_or(false);
+    let force_exclude = plan.force_exclude;
     let input = if stdin {
         let bytes = quarry_stdx::read::read_stdin(plan.load.max_file_bytes)
             .map_err(|e| format!("cannot read standard input: {e} (--max-file-bytes)"))?;
@@ -250,10 +227,7 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
             Input::Stdin(SourceFile::from_bytes(name, bytes).map_err(|e| e.to_string())?)
         }
     } else {
-        let (mut files, walk_errors) = source_files_excluding(&paths, Language::Python, &plan.exclude);
-        if force_exclude {
-            files.retain(|file| !plan.exclude.matches_within_root(file));
-        }
+        let (files, walk_errors) = plan.files(&paths);
         failed += walk_errors.len();
         for error in &walk_errors {
             eprintln!("quarry: error: {error}");
@@ -296,18 +270,12 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     let written: std::io::Result<()> = (|| {
         match input {
             Input::Stdin(source) => {
-                let report = analyze_source_within(source, &plan.queries, plan.polarities, &plan.limits);
+                let report = analyze_source_within(source, &plan.queries, &plan.polarities, &plan.limits);
                 progress.inc(1);
                 printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)?;
             }
             Input::Files(files) => {
-                let run = RunOptions {
-                    queries: plan.queries.clone(),
-                    polarities: plan.polarities.to_vec(),
-                    load: plan.load,
-                    limits: plan.limits,
-                    chunk: CHUNK,
-                };
+                let run = plan.run_options(CHUNK);
                 let project = Project::new(&files, &plan.load);
                 analyze_files_in(&project, &files, &run, &|_| progress.inc(1), |_, report| {
                     printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)
@@ -371,35 +339,17 @@ fn command_line_settings(args: &QueryArgs) -> Result<Settings, String> {
 }
 
 fn plan(args: &QueryArgs, settings: &Settings, root: &Path) -> Result<Plan, String> {
-    let queries = selected_queries(settings)?;
-    let polarities: &'static [Polarity] = if args.both {
+    let polarities: &[Polarity] = if args.both {
         &[Polarity::Positive, Polarity::Negative]
     } else if args.negative {
         &[Polarity::Negative]
     } else {
         &[Polarity::Positive]
     };
-    let limits = WorkLimits { time_budget: time_budget(args.time_budget)?, ..WorkLimits::default() };
-    let mut exclude: Vec<String> = match &settings.exclude {
-        Some(patterns) => patterns.clone(),
-        None => DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
-    };
-    exclude.extend(settings.extend_exclude.iter().flatten().cloned());
-    let per_file_ignores = match &settings.per_file_ignores {
-        Some(entries) => PerFileIgnores::new(root, entries)?,
-        None => PerFileIgnores::none(),
-    };
     if args.statistics && args.format == QueryFormat::Sarif {
         return Err("--statistics prints a table or JSON, not SARIF".into());
     }
-    Ok(Plan {
-        queries,
-        polarities,
-        limits,
-        load: LoadOptions { max_file_bytes: settings.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES) },
-        per_file_ignores,
-        exclude: PathGlobs::new(root, &exclude)?,
-    })
+    Plan::new(settings, root, polarities, time_budget(args.time_budget)?)
 }
 
 /// The queries named by `keys` (all when none), in registry order.

@@ -22,6 +22,15 @@ pub fn load_parser(model_dir: Option<&Path>, parses: Option<&Path>) -> Result<Bo
 
 impl CommentParser for Pipeline {
     fn parse_many(&mut self, texts: &[&str]) -> Vec<Result<quarry_nlp::Doc, String>> {
+        let mut shared: &Pipeline = self;
+        shared.parse_many(texts)
+    }
+}
+
+/// A shared pipeline parses as an owned one does (for callers that hold it
+/// behind an `Arc`, such as the Python API).
+impl CommentParser for &Pipeline {
+    fn parse_many(&mut self, texts: &[&str]) -> Vec<Result<quarry_nlp::Doc, String>> {
         let pipeline: &Pipeline = self;
         texts.par_iter().map(|t| pipeline.parse(t).map_err(|e| e.to_string())).collect()
     }

@@ -1,0 +1,44 @@
+//! The native part of the Python package `quarry_code` (imported as
+//! `quarry_code._native`): thin wrappers over the library crates. Each long
+//! call runs without the GIL, and every error or panic comes back as an
+//! exception of `quarry_code.errors` ([`errors`]). The Python package puts
+//! the user-facing API (docstrings, spaCy-style names, type stubs) on top.
+
+mod codeqa;
+mod errors;
+mod metrics;
+mod nlp;
+mod query;
+
+use pyo3::prelude::*;
+
+/// mimalloc for the module's allocations, tree-sitter's included, as in the
+/// `quarry` binary ([`quarry_query::allocator`]).
+#[global_allocator]
+static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
+
+/// Panics with `message`, so the tests can check that a panic becomes a
+/// `QuarryError` and leaves the interpreter running.
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {
+    errors::detached(py, move || -> Result<(), errors::Failure> { panic!("{message}") })
+}
+
+/// The module `quarry_code._native`.
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    // SAFETY: module initialisation runs once per process, before this
+    // module has made any tree-sitter parser or tree.
+    unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
+    module.add_function(wrap_pyfunction!(_panic_for_test, module)?)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add_function(wrap_pyfunction!(query::query_jsonl, module)?)?;
+    module.add_function(wrap_pyfunction!(metrics::metric_names, module)?)?;
+    module.add_function(wrap_pyfunction!(metrics::score, module)?)?;
+    module.add_function(wrap_pyfunction!(codeqa::codeqa_pairs, module)?)?;
+    module.add_class::<nlp::Pipeline>()?;
+    module.add_class::<nlp::Doc>()?;
+    module.add_class::<nlp::Token>()?;
+    module.add_class::<nlp::Span>()?;
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! From paths and options to a run's plan and its reported findings, the
+//! steps `quarry query` and the Python API (`quarry_code.query`) share:
+//! the configuration ([`settings_for`]), what runs and on which files
+//! ([`Plan`], [`Plan::files`]) and, for callers that want the findings as
+//! values rather than printed as they come, [`reported_findings`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use quarry_syntax::corpus::source_files_excluding;
+use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
+use quarry_syntax::{Language, LoadOptions, SyntaxError, DEFAULT_MAX_FILE_BYTES};
+
+use crate::config::{self, selected_queries, Settings};
+use crate::project::Project;
+use crate::report::{FindingRecord, WorkLimits};
+use crate::run::{analyze_files_in, RunOptions};
+use crate::triage::{PerFileIgnores, Policy, Status};
+use crate::{Polarity, Query};
+
+/// Which configuration file a run reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigChoice {
+    /// The nearest `pyproject.toml` with `[tool.quarry]`, `quarry.toml` or
+    /// `.quarry.toml` at or above an anchor path.
+    Discover,
+    /// This file (an error when it has no `[tool.quarry]` table).
+    File(PathBuf),
+    /// None (`--isolated`).
+    Isolated,
+}
+
+/// The run's settings (the configuration file's, overridden by `overrides`)
+/// and the project root that patterns are relative to (the configuration's
+/// folder, else the working directory). `anchor` is where discovery starts.
+pub fn settings_for(choice: &ConfigChoice, anchor: &Path, overrides: Settings) -> Result<(Settings, PathBuf), String> {
+    let file = match choice {
+        ConfigChoice::Isolated => None,
+        ConfigChoice::File(path) => {
+            Some(config::load(path)?.ok_or_else(|| format!("{}: has no [tool.quarry] table", path.display()))?)
+        }
+        ConfigChoice::Discover => config::discover(anchor)?,
+    };
+    let root = match &file {
+        Some(file) => file.root(),
+        None => std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?,
+    };
+    let settings = file.map(|f| f.settings).unwrap_or_default().overridden_by(overrides);
+    let start = (!matches!(choice, ConfigChoice::Isolated)).then_some(anchor);
+    Ok((config::with_python_version(settings, start), root))
+}
+
+/// Everything resolved from the settings: what runs and on which files.
+pub struct Plan {
+    /// The selected queries, in registry order.
+    pub queries: Vec<&'static Query>,
+    /// Positive and/or negative forms.
+    pub polarities: Vec<Polarity>,
+    /// Bounds on the work per file.
+    pub limits: WorkLimits,
+    /// How files are read.
+    pub load: LoadOptions,
+    /// `per-file-ignores`.
+    pub per_file_ignores: PerFileIgnores,
+    /// `exclude` plus `extend-exclude`, relative to the root.
+    pub exclude: PathGlobs,
+    /// `force-exclude`: the excludes apply to named paths too.
+    pub force_exclude: bool,
+}
+
+impl Plan {
+    /// The plan for `settings` with the project root `root`, the forms
+    /// `polarities` and a per-file time budget (`None`: no limit).
+    pub fn new(
+        settings: &Settings,
+        root: &Path,
+        polarities: &[Polarity],
+        time_budget: Option<Duration>,
+    ) -> Result<Plan, String> {
+        let mut exclude: Vec<String> = match &settings.exclude {
+            Some(patterns) => patterns.clone(),
+            None => DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
+        };
+        exclude.extend(settings.extend_exclude.iter().flatten().cloned());
+        let per_file_ignores = match &settings.per_file_ignores {
+            Some(entries) => PerFileIgnores::new(root, entries)?,
+            None => PerFileIgnores::none(),
+        };
+        Ok(Plan {
+            queries: selected_queries(settings)?,
+            polarities: polarities.to_vec(),
+            limits: WorkLimits { time_budget, ..WorkLimits::default() },
+            load: LoadOptions { max_file_bytes: settings.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES) },
+            per_file_ignores,
+            exclude: PathGlobs::new(root, &exclude)?,
+            force_exclude: settings.force_exclude.unwrap_or(false),
+        })
+    }
+
+    /// The Python files under `paths` (directories walked honouring
+    /// `.gitignore` and the excludes; named files kept unless
+    /// `force-exclude`), and the walk's errors as messages naming the path.
+    pub fn files(&self, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+        let (mut files, errors) = source_files_excluding(paths, Language::Python, &self.exclude);
+        if self.force_exclude {
+            files.retain(|file| !self.exclude.matches_within_root(file));
+        }
+        (files, errors)
+    }
+
+    /// The options of a run over files, analysing `chunk` files at a time.
+    pub fn run_options(&self, chunk: usize) -> RunOptions {
+        RunOptions {
+            queries: self.queries.clone(),
+            polarities: self.polarities.clone(),
+            load: self.load,
+            limits: self.limits,
+            chunk,
+        }
+    }
+}
+
+/// What [`reported_findings`] found.
+#[derive(Debug, Default)]
+pub struct Reported {
+    /// The reported findings, in the order `quarry query --format jsonl` prints them.
+    pub findings: Vec<FindingRecord>,
+    /// Paths that could not be walked (messages naming the path).
+    pub walk_errors: Vec<String>,
+    /// Files that could not be analysed, each error naming its file.
+    pub failed: Vec<SyntaxError>,
+}
+
+/// The findings of a run over `paths` that are reported (after per-file
+/// ignores and suppression comments; `honour_comments: false` is
+/// `--ignore-noqa`), and what could not be read.
+pub fn reported_findings(paths: &[PathBuf], plan: &Plan, honour_comments: bool) -> Reported {
+    let (files, walk_errors) = plan.files(paths);
+    let mut policy = Policy {
+        per_file_ignores: &plan.per_file_ignores,
+        honour_comments,
+        baseline: None,
+        writer: None,
+        queries: &plan.queries,
+    };
+    let mut out = Reported { walk_errors, ..Reported::default() };
+    let project = Project::new(&files, &plan.load);
+    let finished: Result<(), std::convert::Infallible> =
+        analyze_files_in(&project, &files, &plan.run_options(CHUNK), &|_| {}, |_, report| {
+            match report {
+                Ok(report) => {
+                    let triaged = policy.triage(report);
+                    let reported = triaged.findings.into_iter().filter(|t| t.status == Status::Reported);
+                    out.findings.extend(reported.map(|t| t.finding));
+                }
+                Err(error) => out.failed.push(error),
+            }
+            Ok(())
+        });
+    let Ok(()) = finished;
+    out
+}
+
+/// Files analysed in parallel at a time: output stays deterministic and
+/// memory bounded on large corpora.
+pub const CHUNK: usize = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_of_a_file_honour_the_configuration_and_suppressions() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("quarry.toml"), "select = [\"unused-import\"]\n").unwrap();
+        let file = dir.path().join("a.py");
+        std::fs::write(&file, "import os\nimport sys  # noqa\n").unwrap();
+        let (settings, root) = settings_for(&ConfigChoice::Discover, &file, Settings::default()).unwrap();
+        assert_eq!(root, std::path::absolute(dir.path()).unwrap());
+        let plan = Plan::new(&settings, &root, &[Polarity::Positive], None).unwrap();
+        assert_eq!(plan.queries.len(), 1);
+        let reported = reported_findings(std::slice::from_ref(&file), &plan, true);
+        assert!(reported.failed.is_empty() && reported.walk_errors.is_empty(), "{reported:?}");
+        let spans: Vec<&str> = reported.findings.iter().map(|f| f.answer_spans[0].span.as_str()).collect();
+        assert_eq!(spans, ["import os"]);
+        assert_eq!(reported_findings(&[file], &plan, false).findings.len(), 2);
+    }
+
+    #[test]
+    fn a_missing_configuration_file_is_an_error_naming_it() {
+        let error =
+            settings_for(&ConfigChoice::File("nowhere/quarry.toml".into()), Path::new("."), Settings::default())
+                .unwrap_err();
+        assert!(error.contains("nowhere/quarry.toml"), "{error}");
+    }
+}

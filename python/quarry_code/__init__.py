@@ -1,0 +1,77 @@
+"""quarry as a Python library: CodeQueries findings, spaCy's small English
+pipeline run by quarry, CodeQA question–answer pairs and the papers' metrics.
+
+>>> import quarry_code
+>>> findings = quarry_code.query(["src"], select=["unused-import"])  # doctest: +SKIP
+
+Submodules: :mod:`quarry_code.nlp`, :mod:`quarry_code.codeqa`,
+:mod:`quarry_code.metrics`; errors in :mod:`quarry_code.errors`. The package
+also installs the ``quarry`` command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+from . import _native, codeqa, errors, metrics, nlp
+from .errors import QuarryError, QuarryOSError, QuarryValueError
+
+__version__: str = _native.__version__
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def query(
+    paths: Union[PathLike, Sequence[PathLike]],
+    select: Optional[Sequence[str]] = None,
+    negative: bool = False,
+    config: Optional[PathLike] = None,
+) -> List[Dict[str, Any]]:
+    """Runs CodeQueries queries over Python files and directories.
+
+    Returns the reported findings, each a dict in the CodeQueries span schema
+    (``file``, ``query``, ``query_id``, ``example_type``, ``answer_spans``,
+    ``supporting_fact_spans``, ``relevant_blocks``): the records ``quarry
+    query --format jsonl`` prints for the same paths and options, in the same
+    order.
+
+    Args:
+        paths: a file or directory, or several (directories are searched as
+            ``quarry query`` does, honouring ``.gitignore`` and ``exclude``).
+        select: queries by id, name, ``Q`` number, CodeQL id or ruff code;
+            default: the configuration's ``select``, else all.
+        negative: report the negative form (plausible but not actual answers).
+        config: a ``quarry.toml`` or ``pyproject.toml`` with ``[tool.quarry]``;
+            default: the nearest above the first path.
+
+    Raises:
+        QuarryValueError: an invalid configuration or unknown query, or a
+            file that cannot be analysed (binary, bad encoding, too deep).
+        QuarryOSError: a path that does not exist or cannot be read.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if isinstance(select, str):
+        select = [select]
+    lines = _native.query_jsonl(
+        [os.fspath(p) for p in paths],
+        select=list(select) if select else None,
+        negative=negative,
+        config=None if config is None else os.fspath(config),
+    )
+    return [json.loads(line) for line in lines]
+
+
+__all__ = [
+    "query",
+    "nlp",
+    "codeqa",
+    "metrics",
+    "errors",
+    "QuarryError",
+    "QuarryValueError",
+    "QuarryOSError",
+    "__version__",
+]

@@ -1,0 +1,32 @@
+"""CodeQA question–answer pairs generated from a code comment, as ``quarry
+codeqa qa`` makes them, with the English pipeline of :mod:`quarry_code.nlp`.
+
+>>> from quarry_code import codeqa, nlp
+>>> parser = nlp.load("en_core_web_sm/en_core_web_sm-3.8.0")  # doctest: +SKIP
+>>> codeqa.pairs("Returns the number of lines in the file.", parser)  # doctest: +SKIP
+[{'question': 'What does the code return ?', 'answer': 'the number of lines in the file', ...}]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Dict, List
+
+from . import _native
+from .nlp import Language
+
+__all__ = ["pairs", "DEFAULT_MAX_PAIRS"]
+
+DEFAULT_MAX_PAIRS = 6
+"""The most pairs kept per comment by default (as ``quarry codeqa qa``)."""
+
+
+def pairs(comment: str, nlp: Language, max_pairs: int = DEFAULT_MAX_PAIRS) -> List[Dict[str, str]]:
+    """The question–answer pairs of ``comment`` (a docstring or comment), each
+    ``{"question", "answer", "kind", "rule"}``: ``kind`` is ``"wh"`` or
+    ``"yesno"`` and ``rule`` names the rule that made the pair.
+
+    Raises:
+        QuarryValueError: the parser failed on the comment's text.
+    """
+    return [json.loads(p) for p in _native.codeqa_pairs(comment, nlp._pipeline, max_pairs)]

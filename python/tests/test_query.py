@@ -1,0 +1,108 @@
+"""quarry_code.query against `quarry query --format jsonl` on the same input."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import quarry_code
+from conftest import jsonl
+
+PROJECT = {
+    "pyproject.toml": """
+        [tool.quarry]
+        select = ["unused-import", "unused-local-variable", "py/test-equals-none"]
+        extend-exclude = ["generated"]
+    """,
+    "pkg/__init__.py": "",
+    "pkg/a.py": """
+        import os
+        import sys  # noqa
+        def f(x):
+            unused = 1
+            if x == None:
+                return 2
+    """,
+    "pkg/b.py": """
+        from pkg import a
+        def g():
+            try:
+                pass
+            except:
+                pass
+            value = a
+    """,
+    "generated/c.py": "import json\n",
+}
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    for name, text in PROJECT.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return tmp_path
+
+
+def cli_findings(run_cli, *args: str, cwd=None):
+    return jsonl(run_cli("query", "--format", "jsonl", "--quiet", *args, ok_codes=(0, 1), cwd=cwd))
+
+
+def test_findings_equal_the_cli_with_the_project_configuration(project, run_cli):
+    api = quarry_code.query([str(project)])
+    assert api == cli_findings(run_cli, str(project))
+    assert {f["query_id"] for f in api} == {"unused-import", "unused-local-variable", "equals-none"}
+    assert not any(f["file"].endswith("c.py") for f in api)  # extend-exclude
+    assert not any("sys" in f["answer_spans"][0]["span"] for f in api)  # noqa
+
+
+def test_select_negative_and_config_equal_the_cli(project, run_cli, tmp_path_factory):
+    for select in (["Q1"], ["unused-import", "F841"], ["py/catch-base-exception"]):
+        api = quarry_code.query(project, select=select)
+        assert api == cli_findings(run_cli, str(project), "--select", ",".join(select))
+    assert quarry_code.query(project, negative=True) == cli_findings(run_cli, str(project), "--negative")
+    other = tmp_path_factory.mktemp("config") / "quarry.toml"
+    other.write_text('select = ["catching-base-exception"]\n')
+    api = quarry_code.query([project / "pkg"], config=other)
+    assert api == cli_findings(run_cli, str(project / "pkg"), "--config", str(other))
+    assert [f["query_id"] for f in api] == ["catching-base-exception"]
+
+
+def test_findings_on_the_standard_library_equal_the_cli(run_cli):
+    folder = Path(json.__file__).parent
+    api = quarry_code.query(folder)
+    assert api, "expected findings in the json package"
+    assert api == cli_findings(run_cli, str(folder))
+    first = api[0]
+    assert set(first) >= {"file", "query", "query_id", "example_type", "answer_spans", "supporting_fact_spans"}
+    assert set(first["answer_spans"][0]) == {"span", "start_line", "start_column", "end_line", "end_column"}
+
+
+def test_a_missing_path_is_an_os_error_naming_it(tmp_path):
+    missing = tmp_path / "nowhere"
+    with pytest.raises(quarry_code.QuarryOSError, match="nowhere") as raised:
+        quarry_code.query([missing])
+    assert isinstance(raised.value, OSError)
+
+
+def test_a_binary_file_is_a_value_error_naming_it(tmp_path):
+    (tmp_path / "quarry.toml").write_text("")
+    (tmp_path / "bad.py").write_bytes(b"x = 1\x00\n")
+    with pytest.raises(quarry_code.QuarryValueError, match=r"bad\.py.*binary"):
+        quarry_code.query(tmp_path / "bad.py")
+
+
+def test_a_bad_configuration_and_an_unknown_query_are_value_errors(tmp_path):
+    config = tmp_path / "quarry.toml"
+    config.write_text("select = 3\n")
+    (tmp_path / "a.py").write_text("import os\n")
+    with pytest.raises(ValueError, match="quarry.toml"):
+        quarry_code.query(tmp_path)
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    with pytest.raises(quarry_code.QuarryValueError, match="no-such-query"):
+        quarry_code.query(tmp_path / "a.py", select=["no-such-query"], config=empty)
