@@ -36,8 +36,9 @@ use crate::text::Text;
 use crate::transport::Incoming;
 use crate::{actions, diagnostics, hover, uri};
 
-/// Files of the workspace analysed together when no open document waits.
-const BATCH: usize = 64;
+/// Files of the workspace analysed together when no open document waits,
+/// per worker thread: small, so that an edit waits for little work.
+const BATCH_PER_THREAD: usize = 2;
 
 /// An open document.
 struct Document {
@@ -433,7 +434,8 @@ impl Server {
     }
 
     /// Analyses the next batch of dirty files (every dirty open document,
-    /// else up to [`BATCH`] files) and publishes their diagnostics.
+    /// else [`BATCH_PER_THREAD`] files per worker thread) and publishes
+    /// their diagnostics.
     fn analyse_next_batch(&mut self) {
         for path in std::mem::take(&mut self.stale) {
             if let Some(document) = self.documents.get(&path) {
@@ -442,7 +444,7 @@ impl Server {
         }
         let open: Vec<PathBuf> = self.dirty.iter().filter(|p| self.documents.contains_key(*p)).cloned().collect();
         let batch: Vec<PathBuf> = if open.is_empty() {
-            let n = BATCH.min(self.dirty.len());
+            let n = (BATCH_PER_THREAD * rayon::current_num_threads()).min(self.dirty.len());
             self.dirty.drain(..n).collect()
         } else {
             self.dirty.retain(|p| !open.contains(p));

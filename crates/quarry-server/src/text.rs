@@ -6,17 +6,41 @@
 use lsp_types::{Position, Range, TextDocumentContentChangeEvent};
 use quarry_syntax::LineIndex;
 
-/// A text with its line index.
+/// A text with its line index, built on first need after each edit (an
+/// edit finds its offsets by scanning up to them, so a burst of edits to a
+/// large document does not index it once per edit).
 pub struct Text {
     text: String,
-    lines: LineIndex,
+    lines: std::cell::OnceCell<LineIndex>,
 }
 
 impl Text {
-    /// Indexes `text`.
+    /// A text; indexed on first need.
     pub fn new(text: String) -> Text {
-        let lines = LineIndex::new(&text);
-        Text { text, lines }
+        Text { text, lines: std::cell::OnceCell::new() }
+    }
+
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    /// The byte range of 0-based `line`'s content, found by scanning from
+    /// the start when the text is not indexed; `None` past the last line.
+    fn line_range(&self, line: usize) -> Option<std::ops::Range<usize>> {
+        if let Some(lines) = self.lines.get() {
+            return lines.line_range(line);
+        }
+        let bytes = self.text.as_bytes();
+        let (mut start, mut at, mut current) = (0usize, 0usize, 0usize);
+        while current < line {
+            let next = bytes[at..].iter().position(|b| *b == b'\n' || *b == b'\r')?;
+            at += next;
+            at += if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') { 2 } else { 1 };
+            start = at;
+            current += 1;
+        }
+        let end = bytes[start..].iter().position(|b| *b == b'\n' || *b == b'\r').map_or(bytes.len(), |n| start + n);
+        Some(start..end)
     }
 
     /// The text.
@@ -26,7 +50,7 @@ impl Text {
 
     /// The text of 0-based `line` without its terminator ("" past the end).
     pub fn line(&self, line: usize) -> &str {
-        self.lines.line_range(line).map_or("", |range| &self.text[range])
+        self.lines().line_range(line).map_or("", |range| &self.text[range])
     }
 
     /// The LSP position of a 0-based line and character column (quarry's
@@ -46,7 +70,7 @@ impl Text {
     /// the end of the text means the end of the text; a column inside a
     /// surrogate pair falls before the character.
     pub fn offset(&self, position: Position) -> usize {
-        let Some(range) = self.lines.line_range(position.line as usize) else { return self.text.len() };
+        let Some(range) = self.line_range(position.line as usize) else { return self.text.len() };
         let mut units = 0usize;
         for (i, c) in self.text[range.clone()].char_indices() {
             units += c.len_utf16();
@@ -60,7 +84,7 @@ impl Text {
     /// The 0-based character column of an LSP position (quarry's columns).
     pub fn column(&self, position: Position) -> usize {
         let offset = self.offset(position);
-        let start = self.lines.line_range(position.line as usize).map_or(offset, |r| r.start);
+        let start = self.line_range(position.line as usize).map_or(offset, |r| r.start);
         self.text[start.min(offset)..offset].chars().count()
     }
 
@@ -76,7 +100,7 @@ impl Text {
                     self.text.replace_range(start..end, &change.text);
                 }
             }
-            self.lines = LineIndex::new(&self.text);
+            self.lines = std::cell::OnceCell::new();
         }
     }
 }
@@ -109,6 +133,11 @@ mod tests {
         assert_eq!(text.offset(Position { line: 1, character: 99 }), text.as_str().find("\rd").unwrap());
         assert_eq!(text.offset(Position { line: 9, character: 0 }), text.as_str().len());
         assert_eq!(text.line(2), "d");
+        // The scan before indexing finds the same lines as the index.
+        let fresh = Text::new(text.as_str().to_string());
+        for line in 0..4 {
+            assert_eq!(fresh.line_range(line), text.lines().line_range(line), "line {line}");
+        }
     }
 
     #[test]
