@@ -454,15 +454,30 @@ impl Server {
             self.dirty_set.remove(path);
         }
         let (project, config) = (&self.project, &self.config);
-        let reports: Vec<Result<FileReport, SyntaxError>> = batch
+        // A panic in one file's analysis (a bug) costs that file's
+        // diagnostics, not the session.
+        let reports: Vec<Result<Result<FileReport, SyntaxError>, String>> = batch
             .par_iter()
             .map(|path| {
-                analyze_file_in(project, path, &config.queries, &[Polarity::Positive], &config.load, &config.limits)
+                let analyse = || {
+                    analyze_file_in(project, path, &config.queries, &[Polarity::Positive], &config.load, &config.limits)
+                };
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(analyse))
+                    .map_err(|_| format!("quarry: {}: the analysis failed (a bug in quarry)", path.display()))
             })
             .collect();
         for (path, report) in batch.iter().zip(reports) {
-            self.publish_report(path, report);
-            self.refresh_dependants(path);
+            match report {
+                Ok(report) => {
+                    self.publish_report(path, report);
+                    self.refresh_dependants(path);
+                }
+                Err(message) => {
+                    self.log(MessageType::ERROR, message);
+                    let version = self.documents.get(path).map(|d| d.version);
+                    self.publish(path, Vec::new(), version);
+                }
+            }
         }
     }
 
