@@ -126,6 +126,13 @@ impl Client {
         }
     }
 
+    /// Keeps every message that arrives within `quiet` of the one before.
+    pub fn drain(&mut self, quiet: Duration) {
+        while let Ok(message) = self.incoming.recv_timeout(quiet) {
+            self.backlog.push(message);
+        }
+    }
+
     /// The diagnostics of the next publication for `file` (whose version, when
     /// given, is `version`), dropping earlier publications for it.
     pub fn diagnostics(&mut self, file: &Path, version: Option<i64>) -> Vec<Value> {
