@@ -41,6 +41,8 @@ pub enum Command {
     Queries(queries::QueriesArgs),
     /// Answer queries on Python files and directories.
     Query(query::QueryArgs),
+    /// Run the language server (LSP) over standard input and output, for editors.
+    Server,
     /// Build datasets (CodeQueries) from corpora.
     Dataset(dataset::DatasetArgs),
     /// CodeQA question–answer pairs from comments, scoring and statistics.
@@ -86,6 +88,7 @@ pub fn run(command: Command) -> i32 {
         Command::Codeqa(args) => codeqa::run(args),
         Command::Queries(args) => queries::run(args),
         Command::Query(args) => query::run(args),
+        Command::Server => quarry_server::run_stdio(),
         Command::Inspect(args) => inspect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Train(task) => train::run(task),

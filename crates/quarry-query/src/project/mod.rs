@@ -76,9 +76,12 @@ pub struct Project {
 }
 
 struct Inner {
-    modules: ModuleIndex,
-    summaries: Vec<OnceLock<Option<ModuleSummary>>>,
+    modules: Arc<ModuleIndex>,
+    summaries: Vec<OnceLock<Option<Arc<ModuleSummary>>>>,
     load: LoadOptions,
+    /// Texts that stand for files of the project instead of what is on
+    /// disk (an editor's unsaved buffers).
+    overlays: HashMap<PathBuf, Arc<str>>,
     kept: Mutex<KeptTrees>,
     /// Files parsed to summarise them, and how many of those trees their
     /// own analysis took.
@@ -103,11 +106,89 @@ impl Project {
     /// Pass 1: names the modules of the run's files. Summaries are read on
     /// first need, with the same load options.
     pub fn new(files: &[PathBuf], load: &LoadOptions) -> Project {
-        let modules = ModuleIndex::build(files);
+        Project::with_overlays(files, load, HashMap::new())
+    }
+
+    /// [`Project::new`] where the files named in `overlays` are read from
+    /// the given text instead of the disk (an editor's unsaved buffers; a
+    /// file deleted while open).
+    pub fn with_overlays(files: &[PathBuf], load: &LoadOptions, overlays: HashMap<PathBuf, Arc<str>>) -> Project {
+        let modules = Arc::new(ModuleIndex::build(files));
         let summaries = (0..modules.len()).map(|_| OnceLock::new()).collect();
+        Project::assemble(modules, summaries, load, overlays)
+    }
+
+    fn assemble(
+        modules: Arc<ModuleIndex>,
+        summaries: Vec<OnceLock<Option<Arc<ModuleSummary>>>>,
+        load: &LoadOptions,
+        overlays: HashMap<PathBuf, Arc<str>>,
+    ) -> Project {
         let kept = Mutex::new(KeptTrees { started: vec![false; modules.len()], trees: HashMap::new() });
         let (summary_parses, trees_reused) = (AtomicUsize::new(0), AtomicUsize::new(0));
-        Project { inner: Arc::new(Inner { modules, summaries, load: *load, kept, summary_parses, trees_reused }) }
+        let inner = Inner { modules, summaries, load: *load, overlays, kept, summary_parses, trees_reused };
+        Project { inner: Arc::new(inner) }
+    }
+
+    /// The same project after the text of `path` changed: `text` is its new
+    /// unsaved text, `None` to read it from disk again. The summaries read so
+    /// far are kept (shared, not copied) except that of `path`, which is read
+    /// again on first need; the file set stays the same.
+    pub fn edited(&self, path: &Path, text: Option<Arc<str>>) -> Project {
+        let changed = self.module_of(path);
+        let summaries = self
+            .inner
+            .summaries
+            .iter()
+            .enumerate()
+            .map(|(module, summary)| match summary.get() {
+                Some(known) if Some(module) != changed => OnceLock::from(known.clone()),
+                _ => OnceLock::new(),
+            })
+            .collect();
+        let mut overlays = self.inner.overlays.clone();
+        match text {
+            Some(text) => overlays.insert(path.to_path_buf(), text),
+            None => overlays.remove(path),
+        };
+        Project::assemble(self.inner.modules.clone(), summaries, &self.inner.load, overlays)
+    }
+
+    /// The modules of the project that `module`'s module-level imports
+    /// (`import`, `from ... import`, `import *`) name: the imported module,
+    /// the packages above it and, for `from m import name`, the submodule
+    /// `m.name` when there is one. Its summary is read if need be.
+    pub fn imports_of(&self, module: ModuleId) -> Vec<ModuleId> {
+        let Some(summary) = self.summary(module) else { return Vec::new() };
+        let imports = summary.names.values().filter_map(|b| match b {
+            Binding::Import(import) => Some(import),
+            _ => None,
+        });
+        let mut found = Vec::new();
+        for import in imports.chain(&summary.star_imports) {
+            let level = import.level();
+            let dotted = &import.module[level..];
+            let parts: Vec<&str> = dotted.split('.').filter(|p| !p.is_empty()).collect();
+            for end in 0..=parts.len() {
+                let prefix = format!("{}{}", &import.module[..level], parts[..end].join("."));
+                if (end == 0 && level == 0) || prefix.is_empty() {
+                    continue;
+                }
+                if let Some(target) = self.module_target(module, &prefix) {
+                    found.push(target);
+                    if end == parts.len() {
+                        if let Some(sub) = import.name.as_deref().and_then(|n| self.inner.modules.submodule(target, n))
+                        {
+                            found.push(sub);
+                        }
+                    }
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|&m| m != module);
+        found
     }
 
     /// The modules.
@@ -123,7 +204,12 @@ impl Project {
     /// The summary of a module, read from its file on first need; `None`
     /// when the file cannot be read, parsed in time or is too deep.
     pub fn summary(&self, module: ModuleId) -> Option<&ModuleSummary> {
-        self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module)).as_ref()
+        self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module).map(Arc::new)).as_deref()
+    }
+
+    /// The summary of a module if it has been read already (never reads it).
+    pub fn summary_if_read(&self, module: ModuleId) -> Option<&ModuleSummary> {
+        self.inner.summaries.get(module)?.get()?.as_deref()
     }
 
     /// How many module summaries have been read so far.
@@ -144,7 +230,7 @@ impl Project {
     fn read_summary(&self, module: ModuleId) -> Option<ModuleSummary> {
         let path = self.inner.modules.path(module);
         let deadline = Deadline::new(Some(DEFAULT_TIME_BUDGET));
-        let source = SourceFile::load(path, &self.inner.load).ok()?;
+        let source = self.load(path, &self.inner.load).ok()?;
         let file = ParsedFile::parse_within(source, Language::Python, &deadline).ok()?;
         self.inner.summary_parses.fetch_add(1, Ordering::Relaxed);
         let summary = summarise(&file);
@@ -175,7 +261,21 @@ impl Project {
                 return Ok(file);
             }
         }
-        ParsedFile::parse_within(SourceFile::load(path, load)?, Language::Python, deadline)
+        ParsedFile::parse_within(self.load(path, load)?, Language::Python, deadline)
+    }
+
+    /// The source of `path`: its overlay when it has one (within the size
+    /// limit of `load`), else the file on disk.
+    fn load(&self, path: &Path, load: &LoadOptions) -> Result<SourceFile, SyntaxError> {
+        match self.inner.overlays.get(path) {
+            Some(text) if text.len() as u64 > load.max_file_bytes => Err(SyntaxError::TooLarge {
+                path: path.to_path_buf(),
+                size: text.len() as u64,
+                limit: load.max_file_bytes,
+            }),
+            Some(text) => Ok(SourceFile::from_text(path, text.to_string())),
+            None => SourceFile::load(path, load),
+        }
     }
 
     /// Leaves behind the summary of a file of the project parsed (with
@@ -189,7 +289,8 @@ impl Project {
         if load.max_file_bytes != self.inner.load.max_file_bytes || self.inner.summaries[module].get().is_some() {
             return;
         }
-        self.inner.summaries[module].get_or_init(|| (depth <= DEFAULT_MAX_DEPTH).then(|| ModuleSummary::read(file)));
+        self.inner.summaries[module]
+            .get_or_init(|| (depth <= DEFAULT_MAX_DEPTH).then(|| Arc::new(ModuleSummary::read(file))));
     }
 
     /// A class of the project.

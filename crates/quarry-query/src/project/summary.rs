@@ -157,6 +157,18 @@ pub struct ModuleSummary {
 }
 
 impl ModuleSummary {
+    /// A text equal for equal summaries and different otherwise: the
+    /// `Debug` rendering with the maps' entries sorted by name. Used to tell
+    /// whether an edit changed what other modules see of a module, and to
+    /// key cached results by the summaries of the modules a file imports.
+    pub fn stable_text(&self) -> String {
+        let mut names: Vec<_> = self.names.iter().collect();
+        names.sort_by(|a, b| a.0.cmp(b.0));
+        let mut functions: Vec<_> = self.functions.iter().collect();
+        functions.sort_by(|a, b| a.0.cmp(b.0));
+        format!("{names:?}\n{:?}\n{:?}\n{:?}\n{functions:?}", self.classes, self.all, self.star_imports)
+    }
+
     /// Summarises a file from its module level alone (no analysis of
     /// function bodies but the methods' own): imported bases stay dotted
     /// names, resolved later across modules.

@@ -1,0 +1,641 @@
+//! The server's state and main loop. Messages are handled as they come;
+//! when none is waiting, the next batch of files marked dirty is analysed
+//! (open documents first, in parallel), and their diagnostics published.
+//! So a burst of edits is applied before any analysis, a request waits at
+//! most one batch (each file bounded by the configuration's per-file time
+//! budget and size limit), and a request cancelled, or made stale by a
+//! later edit of its document, before it is reached is answered as such.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, TryRecvError};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::Notification as _;
+use lsp_types::request::Request as _;
+use lsp_types::{
+    notification, request, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
+    CodeActionProviderCapability, Diagnostic, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, FileChangeType, FileSystemWatcher, GlobPattern, HoverParams, HoverProviderCapability,
+    InitializeParams, InitializeResult, LogMessageParams, MessageType, PositionEncodingKind, PublishDiagnosticsParams,
+    Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+};
+use quarry_query::project::Project;
+use quarry_query::report::{analyze_file_in, FileReport};
+use quarry_query::triage::Policy;
+use quarry_query::Polarity;
+use quarry_syntax::corpus::source_files_excluding;
+use quarry_syntax::{Language, SyntaxError};
+use rayon::prelude::*;
+
+use crate::settings::{is_config_file, Resolved};
+use crate::text::Text;
+use crate::transport::Incoming;
+use crate::{actions, diagnostics, hover, uri};
+
+/// Files of the workspace analysed together when no open document waits,
+/// per worker thread: small, so that an edit waits for little work.
+const BATCH_PER_THREAD: usize = 2;
+
+/// An open document.
+struct Document {
+    uri: Uri,
+    version: i32,
+    text: Text,
+}
+
+/// How the main loop ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// `exit` after `shutdown`.
+    Clean,
+    /// `exit` without `shutdown`, or the input closed.
+    Abrupt,
+}
+
+/// The language server.
+pub struct Server {
+    connection: Connection,
+    incoming: Receiver<Incoming>,
+    /// Messages read ahead (to see cancellations and later edits).
+    pending: VecDeque<Message>,
+    root: Option<PathBuf>,
+    config: Resolved,
+    documents: HashMap<PathBuf, Document>,
+    /// The project's files: the workspace's Python files and the open ones.
+    files: Vec<PathBuf>,
+    project: Project,
+    /// Open documents edited since the project last took their text.
+    stale: HashSet<PathBuf>,
+    dirty: VecDeque<PathBuf>,
+    dirty_set: HashSet<PathBuf>,
+    /// What other modules saw of an edited module before its edit.
+    summary_before: HashMap<PathBuf, String>,
+    published: HashMap<PathBuf, Vec<Diagnostic>>,
+    shutdown: bool,
+}
+
+impl Server {
+    /// Waits for `initialize`, answers it and returns the server; `None`
+    /// when the client exits or the input closes first.
+    pub fn initialize(connection: Connection, incoming: Receiver<Incoming>) -> Option<Server> {
+        let (id, params) = loop {
+            match incoming.recv().ok()? {
+                Incoming::Message(Message::Request(req)) if req.method == request::Initialize::METHOD => {
+                    match serde_json::from_value::<InitializeParams>(req.params) {
+                        Ok(params) => break (req.id, params),
+                        Err(e) => send_error(&connection, req.id, ErrorCode::InvalidParams, e.to_string()),
+                    }
+                }
+                Incoming::Message(Message::Request(req)) => {
+                    send_error(&connection, req.id, ErrorCode::ServerNotInitialized, "not initialized yet".into())
+                }
+                Incoming::Message(Message::Notification(n)) if n.method == notification::Exit::METHOD => return None,
+                _ => {}
+            }
+        };
+        let root = root_folder(&params);
+        let result = InitializeResult {
+            capabilities: capabilities(),
+            server_info: Some(ServerInfo { name: "quarry".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+        };
+        let _ = connection.sender.send(Response::new_ok(id, result).into());
+        let folder = root.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+        let mut server = Server {
+            connection,
+            incoming,
+            pending: VecDeque::new(),
+            config: Resolved::defaults(&folder),
+            root,
+            documents: HashMap::new(),
+            files: Vec::new(),
+            project: Project::new(&[], &Default::default()),
+            stale: HashSet::new(),
+            dirty: VecDeque::new(),
+            dirty_set: HashSet::new(),
+            summary_before: HashMap::new(),
+            published: HashMap::new(),
+            shutdown: false,
+        };
+        let watch = params
+            .capabilities
+            .workspace
+            .and_then(|w| w.did_change_watched_files)
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false);
+        if watch {
+            server.register_watchers();
+        }
+        server.load_configuration(false);
+        Some(server)
+    }
+
+    /// Runs until `exit` or the end of input.
+    pub fn run(mut self) -> Ending {
+        loop {
+            let message = match self.next_message() {
+                Some(Some(message)) => message,
+                Some(None) => {
+                    self.analyse_next_batch();
+                    continue;
+                }
+                None => return Ending::Abrupt,
+            };
+            match message {
+                Message::Request(req) => self.on_request(req),
+                Message::Notification(n) if n.method == notification::Exit::METHOD => {
+                    return if self.shutdown { Ending::Clean } else { Ending::Abrupt };
+                }
+                Message::Notification(n) => self.on_notification(n),
+                Message::Response(_) => {}
+            }
+        }
+    }
+
+    /// The next message: `Some(None)` when none waits and there is
+    /// analysis to do; `None` when the input is closed.
+    fn next_message(&mut self) -> Option<Option<Message>> {
+        loop {
+            if let Some(message) = self.pending.pop_front() {
+                return Some(Some(message));
+            }
+            let incoming = if self.dirty.is_empty() || self.shutdown {
+                self.incoming.recv().ok()?
+            } else {
+                match self.incoming.try_recv() {
+                    Ok(incoming) => incoming,
+                    Err(TryRecvError::Empty) => return Some(None),
+                    Err(TryRecvError::Disconnected) => return None,
+                }
+            };
+            match incoming {
+                Incoming::Message(message) => return Some(Some(message)),
+                Incoming::Malformed(reason) => {
+                    self.log(MessageType::ERROR, format!("quarry: skipped a message: {reason}"))
+                }
+            }
+        }
+    }
+
+    /// Reads every message already waiting into `pending`.
+    fn read_ahead(&mut self) {
+        while let Ok(incoming) = self.incoming.try_recv() {
+            match incoming {
+                Incoming::Message(message) => self.pending.push_back(message),
+                Incoming::Malformed(reason) => {
+                    self.log(MessageType::ERROR, format!("quarry: skipped a message: {reason}"))
+                }
+            }
+        }
+    }
+
+    fn on_request(&mut self, req: Request) {
+        self.read_ahead();
+        if self.is_cancelled(&req.id) {
+            return send_error(&self.connection, req.id, ErrorCode::RequestCanceled, "cancelled".into());
+        }
+        if self.shutdown {
+            return send_error(
+                &self.connection,
+                req.id,
+                ErrorCode::InvalidRequest,
+                "the server is shutting down".into(),
+            );
+        }
+        let id = req.id.clone();
+        let result = match req.method.as_str() {
+            request::Shutdown::METHOD => {
+                self.shutdown = true;
+                Ok(serde_json::Value::Null)
+            }
+            request::HoverRequest::METHOD => decode::<HoverParams>(req.params).and_then(|params| {
+                let at = params.text_document_position_params;
+                self.modified_since(&at.text_document.uri)?;
+                Ok(serde_json::to_value(self.hover(&at.text_document.uri, at.position)).unwrap_or_default())
+            }),
+            request::CodeActionRequest::METHOD => decode::<CodeActionParams>(req.params).and_then(|params| {
+                self.modified_since(&params.text_document.uri)?;
+                Ok(serde_json::to_value(self.code_actions(&params)).unwrap_or_default())
+            }),
+            request::Initialize::METHOD => Err((ErrorCode::InvalidRequest, "initialize was already received".into())),
+            other => Err((ErrorCode::MethodNotFound, format!("quarry does not handle `{other}`"))),
+        };
+        let response = match result {
+            Ok(value) => Response::new_ok(id, value),
+            Err((code, message)) => Response::new_err(id, code as i32, message),
+        };
+        let _ = self.connection.sender.send(response.into());
+    }
+
+    fn is_cancelled(&mut self, id: &RequestId) -> bool {
+        let at = self.pending.iter().position(|m| match m {
+            Message::Notification(n) if n.method == notification::Cancel::METHOD => {
+                serde_json::from_value::<lsp_types::CancelParams>(n.params.clone()).is_ok_and(|c| match c.id {
+                    lsp_types::NumberOrString::Number(n) => RequestId::from(n) == *id,
+                    lsp_types::NumberOrString::String(s) => RequestId::from(s) == *id,
+                })
+            }
+            _ => false,
+        });
+        at.and_then(|at| self.pending.remove(at)).is_some()
+    }
+
+    /// `ContentModified` when an edit of `uri` waits behind the request.
+    fn modified_since(&self, uri: &Uri) -> Result<(), (ErrorCode, String)> {
+        let edited = self.pending.iter().any(|m| match m {
+            Message::Notification(n) if n.method == notification::DidChangeTextDocument::METHOD => {
+                n.params.pointer("/textDocument/uri").and_then(|u| u.as_str()) == Some(uri.as_str())
+            }
+            _ => false,
+        });
+        if edited {
+            return Err((ErrorCode::ContentModified, "the document changed".into()));
+        }
+        Ok(())
+    }
+
+    fn on_notification(&mut self, n: Notification) {
+        match n.method.as_str() {
+            notification::DidOpenTextDocument::METHOD => {
+                if let Ok(params) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
+                    let doc = params.text_document;
+                    let Some(path) = self.path_of(&doc.uri) else { return };
+                    let document = Document { uri: doc.uri, version: doc.version, text: Text::new(doc.text) };
+                    self.documents.insert(path.clone(), document);
+                    self.edited(&path);
+                }
+            }
+            notification::DidChangeTextDocument::METHOD => {
+                if let Ok(params) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) {
+                    let Some(path) = self.path_of(&params.text_document.uri) else { return };
+                    let Some(document) = self.documents.get_mut(&path) else { return };
+                    document.version = params.text_document.version;
+                    document.text.apply(params.content_changes);
+                    self.edited(&path);
+                }
+            }
+            notification::DidCloseTextDocument::METHOD => {
+                if let Ok(params) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
+                    let Some(path) = self.path_of(&params.text_document.uri) else { return };
+                    if self.documents.remove(&path).is_some() {
+                        self.stale.remove(&path);
+                        self.reread_from_disk(&path);
+                    }
+                }
+            }
+            notification::DidSaveTextDocument::METHOD => {
+                if let Ok(params) = serde_json::from_value::<DidSaveTextDocumentParams>(n.params) {
+                    if self.path_of(&params.text_document.uri).is_some_and(|p| is_config_file(&p)) {
+                        self.load_configuration(true);
+                    }
+                }
+            }
+            notification::DidChangeWatchedFiles::METHOD => {
+                if let Ok(params) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) {
+                    self.on_watched_files(params);
+                }
+            }
+            // Cancellations of requests already answered, and the rest.
+            _ => {}
+        }
+    }
+
+    fn on_watched_files(&mut self, params: DidChangeWatchedFilesParams) {
+        let mut reload = false;
+        for change in params.changes {
+            let Some(path) = uri::to_path(&change.uri) else { continue };
+            if is_config_file(&path) {
+                reload = true;
+            } else if !self.documents.contains_key(&path) && path.extension().is_some_and(|e| e == "py") {
+                match change.typ {
+                    FileChangeType::CHANGED => self.reread_from_disk(&path),
+                    _ => reload = true,
+                }
+            }
+        }
+        if reload {
+            self.load_configuration(true);
+        }
+    }
+
+    /// The path of a document; non-`file:` documents are not analysed.
+    fn path_of(&mut self, uri: &Uri) -> Option<PathBuf> {
+        let path = uri::to_path(uri);
+        if path.is_none() {
+            self.log(MessageType::INFO, format!("quarry: {} is not a file: not analysed", uri.as_str()));
+        }
+        path
+    }
+
+    /// An open document's text changed: analysed first, on its unsaved text.
+    fn edited(&mut self, path: &Path) {
+        if !self.files.iter().any(|f| f == path) {
+            self.files.push(path.to_path_buf());
+            self.rebuild_project();
+        }
+        self.remember_summary(path);
+        self.stale.insert(path.to_path_buf());
+        self.mark_dirty(path);
+    }
+
+    /// A file is to be read from disk again (closed, or changed on disk).
+    fn reread_from_disk(&mut self, path: &Path) {
+        if !path.is_file() {
+            // Deleted (while open, or not): gone from the project.
+            self.files.retain(|f| f != path);
+            self.publish(path, Vec::new(), None);
+            self.published.remove(path);
+            self.rebuild_project();
+            return;
+        }
+        self.remember_summary(path);
+        self.project = self.project.edited(path, None);
+        self.mark_dirty(path);
+    }
+
+    /// Keeps what other modules saw of `path` before its first edit since
+    /// it was last analysed, to refresh them if that changes.
+    fn remember_summary(&mut self, path: &Path) {
+        if self.summary_before.contains_key(path) {
+            return;
+        }
+        let known = self.project.module_of(path).and_then(|m| self.project.summary_if_read(m));
+        if let Some(summary) = known {
+            self.summary_before.insert(path.to_path_buf(), summary.stable_text());
+        }
+    }
+
+    fn mark_dirty(&mut self, path: &Path) {
+        if self.dirty_set.insert(path.to_path_buf()) {
+            self.dirty.push_back(path.to_path_buf());
+        }
+    }
+
+    /// Reads the configuration again (at start, or when a configuration
+    /// file changed), walks the workspace and marks every file dirty. A bad
+    /// configuration is logged and the one before kept.
+    fn load_configuration(&mut self, reload: bool) {
+        let folder = self.root.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+        match Resolved::discover(&folder) {
+            Ok(config) => {
+                if reload {
+                    let from = config
+                        .file
+                        .as_ref()
+                        .map_or("the defaults (no configuration file)".into(), |f| f.display().to_string());
+                    self.log(MessageType::INFO, format!("quarry: configuration reloaded from {from}"));
+                }
+                self.config = config;
+            }
+            Err(error) => self
+                .log(MessageType::ERROR, format!("quarry: bad configuration, keeping the previous settings: {error}")),
+        }
+        let mut files = match &self.root {
+            Some(root) => {
+                let (files, errors) =
+                    source_files_excluding(std::slice::from_ref(root), Language::Python, &self.config.exclude);
+                for error in errors {
+                    self.log(MessageType::WARNING, format!("quarry: {error}"));
+                }
+                files
+            }
+            None => Vec::new(),
+        };
+        for path in self.documents.keys() {
+            if !files.contains(path) {
+                files.push(path.clone());
+            }
+        }
+        self.files = files;
+        self.rebuild_project();
+        for path in self.published.keys().cloned().collect::<Vec<_>>() {
+            if !self.files.contains(&path) {
+                self.publish(&path, Vec::new(), None);
+                self.published.remove(&path);
+            }
+        }
+    }
+
+    /// A new project over `files` (the file set changed): every file is
+    /// analysed again, open documents first.
+    fn rebuild_project(&mut self) {
+        let overlays = self.documents.iter().map(|(p, d)| (p.clone(), Arc::from(d.text.as_str()))).collect();
+        self.project = Project::with_overlays(&self.files, &self.config.load, overlays);
+        self.stale.clear();
+        self.summary_before.clear();
+        self.dirty.clear();
+        self.dirty_set.clear();
+        for path in self.files.clone() {
+            self.mark_dirty(&path);
+        }
+    }
+
+    /// Analyses the next batch of dirty files (every dirty open document,
+    /// else [`BATCH_PER_THREAD`] files per worker thread) and publishes
+    /// their diagnostics.
+    fn analyse_next_batch(&mut self) {
+        for path in std::mem::take(&mut self.stale) {
+            if let Some(document) = self.documents.get(&path) {
+                self.project = self.project.edited(&path, Some(Arc::from(document.text.as_str())));
+            }
+        }
+        let open: Vec<PathBuf> = self.dirty.iter().filter(|p| self.documents.contains_key(*p)).cloned().collect();
+        let batch: Vec<PathBuf> = if open.is_empty() {
+            let n = (BATCH_PER_THREAD * rayon::current_num_threads()).min(self.dirty.len());
+            self.dirty.drain(..n).collect()
+        } else {
+            self.dirty.retain(|p| !open.contains(p));
+            open
+        };
+        for path in &batch {
+            self.dirty_set.remove(path);
+        }
+        let (project, config) = (&self.project, &self.config);
+        // A panic in one file's analysis (a bug) costs that file's
+        // diagnostics, not the session.
+        let reports: Vec<Result<Result<FileReport, SyntaxError>, String>> = batch
+            .par_iter()
+            .map(|path| {
+                let analyse = || {
+                    analyze_file_in(project, path, &config.queries, &[Polarity::Positive], &config.load, &config.limits)
+                };
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(analyse))
+                    .map_err(|_| format!("quarry: {}: the analysis failed (a bug in quarry)", path.display()))
+            })
+            .collect();
+        for (path, report) in batch.iter().zip(reports) {
+            match report {
+                Ok(report) => {
+                    self.publish_report(path, report);
+                    self.refresh_dependants(path);
+                }
+                Err(message) => {
+                    self.log(MessageType::ERROR, message);
+                    let version = self.documents.get(path).map(|d| d.version);
+                    self.publish(path, Vec::new(), version);
+                }
+            }
+        }
+    }
+
+    fn publish_report(&mut self, path: &Path, report: Result<FileReport, SyntaxError>) {
+        let report = match report {
+            Ok(report) => report,
+            Err(error) => {
+                self.log(MessageType::WARNING, format!("quarry: {error}"));
+                let version = self.documents.get(path).map(|d| d.version);
+                return self.publish(path, Vec::new(), version);
+            }
+        };
+        let mut policy = Policy {
+            per_file_ignores: &self.config.per_file_ignores,
+            honour_comments: true,
+            baseline: None,
+            writer: None,
+            queries: &self.config.queries,
+        };
+        let mut triaged = policy.triage(report);
+        let Some(uri) = uri::from_path(path) else { return };
+        let (diagnostics, version) = match self.documents.get(path) {
+            Some(document) => (diagnostics::of_file(&uri, &triaged, &document.text), Some(document.version)),
+            None => {
+                let text = Text::new(std::mem::take(&mut triaged.report.text));
+                (diagnostics::of_file(&uri, &triaged, &text), None)
+            }
+        };
+        self.publish(path, diagnostics, version);
+    }
+
+    /// After `path` was analysed: when what other modules see of it changed
+    /// since its edit, the files that import it (directly or through other
+    /// modules) are marked dirty.
+    fn refresh_dependants(&mut self, path: &Path) {
+        let Some(before) = self.summary_before.remove(path) else { return };
+        let Some(module) = self.project.module_of(path) else { return };
+        let after = self.project.summary(module).map(|s| s.stable_text());
+        if after.as_deref() == Some(before.as_str()) {
+            return;
+        }
+        let modules = self.project.modules().len();
+        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); modules];
+        for m in 0..modules {
+            for imported in self.project.imports_of(m) {
+                importers[imported].push(m);
+            }
+        }
+        let mut seen = vec![false; modules];
+        let mut queue = vec![module];
+        seen[module] = true;
+        while let Some(m) = queue.pop() {
+            for &importer in &importers[m] {
+                if !std::mem::replace(&mut seen[importer], true) {
+                    queue.push(importer);
+                    let file = self.project.modules().path(importer).to_path_buf();
+                    self.mark_dirty(&file);
+                }
+            }
+        }
+    }
+
+    fn publish(&mut self, path: &Path, diagnostics: Vec<Diagnostic>, version: Option<i32>) {
+        let Some(uri) = self.documents.get(path).map(|d| d.uri.clone()).or_else(|| uri::from_path(path)) else {
+            return;
+        };
+        let params = PublishDiagnosticsParams { uri, diagnostics: diagnostics.clone(), version };
+        self.notify::<notification::PublishDiagnostics>(params);
+        self.published.insert(path.to_path_buf(), diagnostics);
+    }
+
+    fn hover(&self, uri: &Uri, position: lsp_types::Position) -> Option<lsp_types::Hover> {
+        let path = uri::to_path(uri)?;
+        hover::at(self.published.get(&path)?, position)
+    }
+
+    fn code_actions(&self, params: &CodeActionParams) -> Vec<CodeActionOrCommand> {
+        let uri = &params.text_document.uri;
+        let Some(path) = uri::to_path(uri) else { return Vec::new() };
+        let (Some(document), Some(published)) = (self.documents.get(&path), self.published.get(&path)) else {
+            return Vec::new();
+        };
+        let range = params.range;
+        let wanted = params.context.only.as_ref().is_none_or(|kinds| {
+            kinds
+                .iter()
+                .any(|k| k == &CodeActionKind::QUICKFIX || CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
+        });
+        if !wanted {
+            return Vec::new();
+        }
+        let touching: Vec<Diagnostic> =
+            published.iter().filter(|d| d.range.start <= range.end && range.start <= d.range.end).cloned().collect();
+        actions::for_diagnostics(uri, &document.text, &touching)
+            .into_iter()
+            .map(CodeActionOrCommand::CodeAction)
+            .collect()
+    }
+
+    fn register_watchers(&mut self) {
+        let watchers = ["**/*.py", "**/pyproject.toml", "**/quarry.toml", "**/.quarry.toml"]
+            .into_iter()
+            .map(|glob| FileSystemWatcher { glob_pattern: GlobPattern::String(glob.into()), kind: None })
+            .collect();
+        let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+        let registration = Registration {
+            id: "quarry-watched-files".into(),
+            method: notification::DidChangeWatchedFiles::METHOD.into(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        let params = RegistrationParams { registrations: vec![registration] };
+        let request = Request::new(
+            RequestId::from("quarry-register-watchers".to_string()),
+            request::RegisterCapability::METHOD.into(),
+            params,
+        );
+        let _ = self.connection.sender.send(request.into());
+    }
+
+    fn log(&self, typ: MessageType, message: String) {
+        self.notify::<notification::LogMessage>(LogMessageParams { typ, message });
+    }
+
+    fn notify<N: notification::Notification>(&self, params: N::Params) {
+        let _ = self.connection.sender.send(Notification::new(N::METHOD.into(), params).into());
+    }
+}
+
+/// Decodes a request's parameters.
+fn decode<P: serde::de::DeserializeOwned>(params: serde_json::Value) -> Result<P, (ErrorCode, String)> {
+    serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, format!("invalid parameters: {e}")))
+}
+
+fn send_error(connection: &Connection, id: RequestId, code: ErrorCode, message: String) {
+    let _ = connection.sender.send(Response::new_err(id, code as i32, message).into());
+}
+
+/// The workspace folder: the first workspace folder, else the root URI.
+#[allow(deprecated)]
+fn root_folder(params: &InitializeParams) -> Option<PathBuf> {
+    let first = params.workspace_folders.as_ref().and_then(|f| f.first()).map(|f| &f.uri);
+    first.or(params.root_uri.as_ref()).and_then(uri::to_path)
+}
+
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(PositionEncodingKind::UTF16),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+            open_close: Some(true),
+            change: Some(TextDocumentSyncKind::INCREMENTAL),
+            save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions { include_text: Some(false) })),
+            ..Default::default()
+        })),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,80 @@
+//! The workspace's resolved configuration, as `quarry query` resolves it
+//! for a run started in the workspace folder: the nearest `quarry.toml`,
+//! `.quarry.toml` or `pyproject.toml` with `[tool.quarry]` at or above the
+//! folder; the queries it selects; excludes; per-file ignores; size and
+//! time limits.
+
+use std::path::{Path, PathBuf};
+
+use quarry_query::config::{self, selected_queries, Settings};
+use quarry_query::report::WorkLimits;
+use quarry_query::triage::PerFileIgnores;
+use quarry_query::Query;
+use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
+use quarry_syntax::{LoadOptions, DEFAULT_MAX_FILE_BYTES};
+
+/// Everything the server needs from the configuration.
+pub struct Resolved {
+    /// The configuration file read, if any.
+    pub file: Option<PathBuf>,
+    /// The selected queries, in registry order.
+    pub queries: Vec<&'static Query>,
+    /// How files are read (the size limit).
+    pub load: LoadOptions,
+    /// The per-file time budget and depth limit.
+    pub limits: WorkLimits,
+    /// Queries not reported for some files.
+    pub per_file_ignores: PerFileIgnores,
+    /// Paths left out of the workspace walk.
+    pub exclude: PathGlobs,
+}
+
+impl Resolved {
+    /// The configuration for `folder`: read from the nearest configuration
+    /// file at or above it, or the defaults when there is none. An error
+    /// names the file and the problem.
+    pub fn discover(folder: &Path) -> Result<Resolved, String> {
+        match config::discover(folder)? {
+            Some(file) => {
+                let root = file.root();
+                Resolved::from_settings(Some(file.path), &file.settings, &root)
+            }
+            None => Resolved::from_settings(None, &Settings::default(), folder),
+        }
+    }
+
+    /// The defaults (no configuration file), for when the file is bad.
+    pub fn defaults(folder: &Path) -> Resolved {
+        Resolved::from_settings(None, &Settings::default(), folder).expect("the default settings resolve")
+    }
+
+    fn from_settings(file: Option<PathBuf>, settings: &Settings, root: &Path) -> Result<Resolved, String> {
+        let named = |e: String| match &file {
+            Some(path) if !e.contains(&path.display().to_string()) => format!("{}: {e}", path.display()),
+            _ => e,
+        };
+        let queries = selected_queries(settings).map_err(named)?;
+        let mut exclude: Vec<String> = match &settings.exclude {
+            Some(patterns) => patterns.clone(),
+            None => DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
+        };
+        exclude.extend(settings.extend_exclude.iter().flatten().cloned());
+        let per_file_ignores = match &settings.per_file_ignores {
+            Some(entries) => PerFileIgnores::new(root, entries).map_err(named)?,
+            None => PerFileIgnores::none(),
+        };
+        Ok(Resolved {
+            queries,
+            load: LoadOptions { max_file_bytes: settings.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES) },
+            limits: WorkLimits::default(),
+            per_file_ignores,
+            exclude: PathGlobs::new(root, &exclude).map_err(named)?,
+            file,
+        })
+    }
+}
+
+/// Whether a path is a configuration file whose change calls for a reload.
+pub fn is_config_file(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|name| config::CONFIG_FILES.contains(&name))
+}

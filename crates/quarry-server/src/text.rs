@@ -1,0 +1,155 @@
+//! Text positions as LSP speaks them: lines and UTF-16 code-unit columns
+//! (the protocol's default encoding), converted to and from quarry's
+//! character columns and byte offsets; and the edits of full and
+//! incremental text synchronisation.
+
+use lsp_types::{Position, Range, TextDocumentContentChangeEvent};
+use quarry_syntax::LineIndex;
+
+/// A text with its line index, built on first need after each edit (an
+/// edit finds its offsets by scanning up to them, so a burst of edits to a
+/// large document does not index it once per edit).
+pub struct Text {
+    text: String,
+    lines: std::cell::OnceCell<LineIndex>,
+}
+
+impl Text {
+    /// A text; indexed on first need.
+    pub fn new(text: String) -> Text {
+        Text { text, lines: std::cell::OnceCell::new() }
+    }
+
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    /// The byte range of 0-based `line`'s content, found by scanning from
+    /// the start when the text is not indexed; `None` past the last line.
+    fn line_range(&self, line: usize) -> Option<std::ops::Range<usize>> {
+        if let Some(lines) = self.lines.get() {
+            return lines.line_range(line);
+        }
+        let bytes = self.text.as_bytes();
+        let (mut start, mut at, mut current) = (0usize, 0usize, 0usize);
+        while current < line {
+            let next = bytes[at..].iter().position(|b| *b == b'\n' || *b == b'\r')?;
+            at += next;
+            at += if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') { 2 } else { 1 };
+            start = at;
+            current += 1;
+        }
+        let end = bytes[start..].iter().position(|b| *b == b'\n' || *b == b'\r').map_or(bytes.len(), |n| start + n);
+        Some(start..end)
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The text of 0-based `line` without its terminator ("" past the end).
+    pub fn line(&self, line: usize) -> &str {
+        self.lines().line_range(line).map_or("", |range| &self.text[range])
+    }
+
+    /// The LSP position of a 0-based line and character column (quarry's
+    /// span columns); clamped to the end of the line.
+    pub fn position(&self, line: usize, column: usize) -> Position {
+        let utf16: usize = self.line(line).chars().take(column).map(char::len_utf16).sum();
+        Position { line: line as u32, character: utf16 as u32 }
+    }
+
+    /// The LSP range of a span given by line and character columns.
+    pub fn range(&self, start: (usize, usize), end: (usize, usize)) -> Range {
+        Range { start: self.position(start.0, start.1), end: self.position(end.0, end.1) }
+    }
+
+    /// The byte offset of an LSP position. As the protocol asks, a column
+    /// past the end of its line means the end of the line, and a line past
+    /// the end of the text means the end of the text; a column inside a
+    /// surrogate pair falls before the character.
+    pub fn offset(&self, position: Position) -> usize {
+        let Some(range) = self.line_range(position.line as usize) else { return self.text.len() };
+        let mut units = 0usize;
+        for (i, c) in self.text[range.clone()].char_indices() {
+            units += c.len_utf16();
+            if units > position.character as usize {
+                return range.start + i;
+            }
+        }
+        range.end
+    }
+
+    /// The 0-based character column of an LSP position (quarry's columns).
+    pub fn column(&self, position: Position) -> usize {
+        let offset = self.offset(position);
+        let start = self.line_range(position.line as usize).map_or(offset, |r| r.start);
+        self.text[start.min(offset)..offset].chars().count()
+    }
+
+    /// Applies the changes of one `didChange`, in order: a change with a
+    /// range replaces that range, one without replaces the whole text.
+    pub fn apply(&mut self, changes: Vec<TextDocumentContentChangeEvent>) {
+        for change in changes {
+            match change.range {
+                None => self.text = change.text,
+                Some(range) => {
+                    let start = self.offset(range.start);
+                    let end = self.offset(range.end).max(start);
+                    self.text.replace_range(start..end, &change.text);
+                }
+            }
+            self.lines = std::cell::OnceCell::new();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(range: Option<((u32, u32), (u32, u32))>, text: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: range.map(|((l1, c1), (l2, c2))| Range {
+                start: Position { line: l1, character: c1 },
+                end: Position { line: l2, character: c2 },
+            }),
+            range_length: None,
+            text: text.to_string(),
+        }
+    }
+
+    #[test]
+    fn columns_are_utf16_code_units() {
+        let text = Text::new("a = '😀é' + b\r\nc\rd".to_string());
+        // `b` is character 11, UTF-16 unit 12 (the emoji is two units).
+        assert_eq!(text.position(0, 11), Position { line: 0, character: 12 });
+        assert_eq!(text.offset(Position { line: 0, character: 12 }), "a = '😀é' + ".len());
+        assert_eq!(text.column(Position { line: 0, character: 12 }), 11);
+        // Inside the surrogate pair: before the emoji.
+        assert_eq!(text.offset(Position { line: 0, character: 6 }), "a = '".len());
+        // Past the end of a line: the end of the line; past the last line: the end.
+        assert_eq!(text.offset(Position { line: 1, character: 99 }), text.as_str().find("\rd").unwrap());
+        assert_eq!(text.offset(Position { line: 9, character: 0 }), text.as_str().len());
+        assert_eq!(text.line(2), "d");
+        // The scan before indexing finds the same lines as the index.
+        let fresh = Text::new(text.as_str().to_string());
+        for line in 0..4 {
+            assert_eq!(fresh.line_range(line), text.lines().line_range(line), "line {line}");
+        }
+    }
+
+    #[test]
+    fn incremental_and_full_changes_apply_in_order() {
+        let mut text = Text::new("import os\nx = 1\n".to_string());
+        text.apply(vec![
+            change(Some(((1, 4), (1, 5))), "2"),
+            change(Some(((0, 0), (0, 0))), "# é\n"),
+            change(Some(((2, 0), (2, 5))), "y = 3"),
+        ]);
+        assert_eq!(text.as_str(), "# é\nimport os\ny = 3\n");
+        text.apply(vec![change(None, "z = 0\n")]);
+        assert_eq!(text.as_str(), "z = 0\n");
+    }
+}
