@@ -206,6 +206,32 @@ fn interrupted_build_resumes_from_its_shards() {
 }
 
 #[test]
+fn rerun_removes_temporaries_of_a_killed_final_write() {
+    let out = temp_dir("killed-final-write");
+    // What a run killed while merging leaves: half-written outputs and a
+    // shard under their temporary names, beside the user's own files.
+    std::fs::create_dir_all(out.join(".shards")).unwrap();
+    let stale = [".ideal_train.jsonl.4242.tmp", ".stats.json.4242.tmp", ".twostep_test.jsonl.17.tmp"];
+    for name in stale {
+        std::fs::write(out.join(name), "half written").unwrap();
+    }
+    std::fs::write(out.join(".shards/.0123456789abcdef.jsonl.4242.tmp"), "half").unwrap();
+    let kept = [".notes.txt.4242.tmp", "mine.tmp", ".ideal_train.jsonl.bak"];
+    for name in kept {
+        std::fs::write(out.join(name), "the user's").unwrap();
+    }
+    build(&options(&out, None, 512), &|_, _| {}).unwrap();
+    for name in stale {
+        assert!(!out.join(name).exists(), "{name} is left behind");
+    }
+    assert!(!out.join(".shards").exists());
+    for name in kept {
+        assert!(out.join(name).exists(), "{name} is not a temporary of the build");
+    }
+    assert!(out.join("ideal_train.jsonl").is_file());
+}
+
+#[test]
 fn budget_keeps_equal_positives_and_negatives() {
     let out = temp_dir("budget");
     let mut opts = options(&out, None, 512);

@@ -130,7 +130,9 @@ impl Bm25 {
         self.norm.iter().any(|v| !v.is_finite() || *v == 0.0)
     }
 
-    /// Scores of every document for a tokenized query (`get_scores`).
+    /// Scores of every document for a tokenized query (`get_scores`). An
+    /// empty query scores every document 0, and so does an empty document
+    /// (rank-bm25 gives NaN where every document is empty).
     pub fn scores<S: AsRef<str>>(&self, query: &[S]) -> Vec<f64> {
         let k1 = self.params.k1;
         let mut score = vec![0.0; self.len()];
@@ -142,6 +144,13 @@ impl Bm25 {
             if dense {
                 let mut next = list.iter().peekable();
                 for (i, s) in score.iter_mut().enumerate() {
+                    // A document without tokens holds no query term and
+                    // scores 0, where rank-bm25 divides 0 by 0 (every
+                    // document empty: average length 0; or k1 = 0) and
+                    // yields NaN, a score no ranking or JSON can use.
+                    if self.doc_len[i] == 0.0 {
+                        continue;
+                    }
                     let f = match next.peek() {
                         Some(&&(d, f)) if d as usize == i => {
                             next.next();
@@ -232,6 +241,21 @@ mod tests {
         let nan = Bm25::new(&corpus, Bm25Params { k1: 0.0, ..Bm25Params::default() }).unwrap();
         let s = nan.scores(&["a"]);
         assert!(s[0].is_finite() && s[4].is_finite());
-        assert!(s[1].is_nan() && s[2].is_nan() && s[3].is_nan());
+        assert!(s[1].is_nan() && s[3].is_nan());
+        assert_eq!(s[2], 0.0, "an empty document scores 0");
+    }
+
+    #[test]
+    fn empty_texts_score_zero() {
+        // Every document empty: rank-bm25's average length is 0 and its scores NaN.
+        let corpus: Vec<Vec<&str>> = vec![vec![], vec![]];
+        let bm = Bm25::new(&corpus, Bm25Params::default()).unwrap();
+        assert_eq!(bm.scores(&["a"]), [0.0, 0.0]);
+        assert_eq!(bm.scores::<&str>(&[]), [0.0, 0.0]);
+        assert_eq!(bm.top_n_scored(&["a"], 2), [(1, 0.0), (0, 0.0)]);
+        let corpus: Vec<Vec<&str>> = vec![vec!["a"], vec![]];
+        let bm = Bm25::new(&corpus, Bm25Params::default()).unwrap();
+        assert!(bm.scores(&["a", "b"]).iter().all(|s| s.is_finite()));
+        assert_eq!(bm.scores::<&str>(&[]), [0.0, 0.0]);
     }
 }

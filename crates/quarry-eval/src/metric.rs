@@ -234,12 +234,18 @@ pub fn score(metric: Metric, hyps: &Input, refs: &[Input], options: &Options) ->
             (mean, format!("CodeQA smoothed BLEU-4 mean = {mean:.6} (papers report x100: {:.2})", mean * 100.0), lines)
         }
         Metric::RougeL => {
+            for input in std::iter::once(hyps).chain(refs) {
+                rouge::check_lcs_lengths(input.name, &input.lines, |line| rouge::tokenize(line, false).len())?;
+            }
             let (lines, mean) = rouge::line_scores(h, &r, options.stem)?;
             details.insert("stemmer".into(), json!(options.stem));
             let stem = if options.stem { "on" } else { "off" };
             (mean, format!("rouge-score ROUGE-L F-measure mean = {mean:.6} (stemmer {stem})"), lines)
         }
         Metric::CodeqaRougeL => {
+            for input in std::iter::once(hyps).chain(refs) {
+                rouge::check_lcs_lengths(input.name, &input.lines, |line| line.split(' ').count())?;
+            }
             let (lines, mean) = codeqa_rouge::codeqa_rouge_l(h, &r)?;
             let desc =
                 format!("CodeQA (coco-caption) ROUGE-L mean = {mean:.6} (papers report x100: {:.2})", mean * 100.0);
@@ -393,5 +399,27 @@ mod tests {
         assert!(err.to_string().starts_with("bad.txt line 1: "), "{err}");
         let two = [refs[0].clone(), refs[0].clone()];
         assert!(score(Metric::Accuracy, &hyps, &two, &Options::default()).is_err());
+    }
+
+    #[test]
+    fn rouge_l_refuses_lines_beyond_the_lcs_bound() {
+        let long = "w ".repeat(rouge::MAX_LCS_TOKENS + 1);
+        let limit = "w ".repeat(rouge::MAX_LCS_TOKENS);
+        let count = |line: &str| line.split(' ').count();
+        assert!(rouge::check_lcs_lengths("x", &[limit.trim_end()], count).is_ok());
+        assert!(rouge::check_lcs_lengths("x", &[long.trim_end()], count).is_err());
+        // Scored in full below the limit (short enough for a debug build).
+        let fits = "w ".repeat(300);
+        for metric in [Metric::RougeL, Metric::CodeqaRougeL] {
+            let hyps = Input { name: "hyp.txt", lines: vec!["a b", fits.trim_end()] };
+            let refs = [Input { name: "ref.txt", lines: vec!["a b", long.trim_end()] }];
+            let started = std::time::Instant::now();
+            let err = score(metric, &hyps, &refs, &Options::default()).unwrap_err();
+            assert!(err.to_string().starts_with("ref.txt line 2: 10001 tokens"), "{err}");
+            assert!(started.elapsed().as_secs() < 2, "refused before any LCS is computed");
+            let refs = [Input { name: "ref.txt", lines: vec!["a b", fits.trim_end()] }];
+            let s = score(metric, &hyps, &refs, &Options::default()).unwrap();
+            assert_eq!(s.per_line, [1.0, 1.0], "{}", metric.name());
+        }
     }
 }

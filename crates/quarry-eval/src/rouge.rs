@@ -28,6 +28,39 @@ pub fn tokenize(text: &str, use_stemmer: bool) -> Vec<String> {
     RougeL::new(use_stemmer).tokens(text)
 }
 
+/// The most tokens a line may have for ROUGE-L. The longest common
+/// subsequence takes time in the product of the two lines' lengths (that
+/// is its definition in rouge-score and coco-caption alike), so two lines of
+/// 100,000 tokens would take minutes; 10,000 tokens (some 60 KB of English)
+/// is far beyond any sentence, answer or summary these metrics score, and two
+/// such lines take well under a second. Longer lines are refused with an
+/// error naming the input and line ([`check_lcs_lengths`]).
+pub const MAX_LCS_TOKENS: usize = 10_000;
+
+/// Refuses a line of more than [`MAX_LCS_TOKENS`] tokens: `NAME line N`.
+/// `tokens` counts a line's tokens; a line of no more bytes than the limit
+/// cannot exceed it (every token takes a byte), so only longer lines are
+/// counted.
+pub fn check_lcs_lengths(name: &str, lines: &[&str], tokens: impl Fn(&str) -> usize) -> Result<(), EvalError> {
+    for (i, line) in lines.iter().enumerate() {
+        if line.len() <= MAX_LCS_TOKENS {
+            continue;
+        }
+        let count = tokens(line);
+        if count > MAX_LCS_TOKENS {
+            return Err(EvalError::BadLine {
+                input: name.to_string(),
+                line: i + 1,
+                message: format!(
+                    "{count} tokens, more than ROUGE-L scores ({MAX_LCS_TOKENS}): its longest common subsequence \
+                     takes time in the product of two lines' lengths"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Length of the longest common subsequence.
 pub fn lcs_len<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     if a.is_empty() || b.is_empty() {

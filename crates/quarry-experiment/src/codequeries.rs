@@ -28,7 +28,7 @@ use quarry_model::relevance_model::RELEVANCE_CLASSES;
 use quarry_model::spans::{Breakdown, ExactMatch};
 use quarry_model::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
 use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel, Tokenizer};
-use quarry_query::{all_queries, find_query};
+use quarry_query::all_queries;
 use quarry_stdx::rng::sample_per_key;
 use quarry_stdx::AtomicFile;
 use serde::{Deserialize, Serialize};
@@ -350,10 +350,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     base.tokenizer.save(&tokenizer_dir.join("tokenizer.json"))?;
     let mut run = Run { config, stages: Stages::new(&config.out), progress, tokenizer: base.tokenizer, max_len };
 
-    let mut queries = Vec::new();
-    for key in &config.queries {
-        queries.push(find_query(key).ok_or_else(|| ExperimentError::Invalid(format!("unknown query `{key}`")))?);
-    }
+    let mut queries = quarry_query::config::resolve_all(&config.queries).map_err(ExperimentError::Invalid)?;
     if queries.is_empty() {
         queries = all_queries();
     }

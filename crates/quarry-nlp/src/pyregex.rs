@@ -41,7 +41,7 @@ impl Regex {
         if !self.maybe(s) {
             return Ok(None);
         }
-        self.full.find(s).map(|m| m.map(|m| Match { start: m.start(), end: m.end() })).map_err(|e| e.to_string())
+        self.full_from(s, 0)
     }
 
     /// Search from byte `pos`, look-behind seeing the text before it.
@@ -49,8 +49,27 @@ impl Regex {
         if !self.maybe(&s[pos..]) {
             return Ok(None);
         }
+        self.full_from(s, pos)
+    }
+
+    /// The full pattern's leftmost match at or after `pos`. The backtracking
+    /// engine tries every start in turn, each at the cost of the whole
+    /// pattern (spaCy's suffix rules are hundreds of alternatives), which made
+    /// the tokenizer's affix loop slow on long runs of punctuation; the plain
+    /// automaton finds the leftmost start at which the pattern can match in
+    /// one linear pass (a match of the full pattern is one of the plain one,
+    /// anchors and word boundaries read alike in both), so the full pattern
+    /// starts there: the same match, without the hopeless starts before it.
+    fn full_from(&self, s: &str, pos: usize) -> Result<Option<Match>, String> {
+        let start = match &self.pre {
+            Some(pre) => match pre.find_at(s, pos) {
+                Some(m) => m.start(),
+                None => return Ok(None),
+            },
+            None => pos,
+        };
         self.full
-            .find_from_pos(s, pos)
+            .find_from_pos(s, start)
             .map(|m| m.map(|m| Match { start: m.start(), end: m.end() }))
             .map_err(|e| e.to_string())
     }
@@ -278,6 +297,30 @@ mod tests {
     #[test]
     fn lookarounds_are_stripped_for_the_prefilter() {
         assert_eq!(strip_lookarounds(r"(?<=[0-9])\+$|(?<=a|b(c))\.(?=[(x])y"), r"\+$|\.y");
+    }
+
+    #[test]
+    fn searches_start_where_the_automaton_finds_the_first_possible_match() {
+        // Suffix-like patterns with look-behinds, anchors and boundaries: the
+        // search that skips the starts the automaton rules out finds what
+        // the backtracking engine finds from the given position.
+        let patterns = [
+            r"(?<=[a-z0-9)\]\x22'%])\.$|\)$|(?<=[0-9])(?:km|kg)$|\.\.+$|(?<![a-z])'s$",
+            r"^\(|^\[|\A'",
+            r"\b[a-z]+(?=\))",
+            r"(?<=\()(?:x|y)\B",
+        ];
+        let texts = ["((((word))))", "x))).", "12km", "a.....", "((x)", "it's'x's", "((((x", "[('s)]", ""];
+        for pattern in patterns {
+            let re = compile(pattern, Mode::Search).unwrap();
+            for text in texts {
+                for pos in (0..=text.len()).filter(|&p| text.is_char_boundary(p)) {
+                    let full = re.full.find_from_pos(text, pos).unwrap().map(|m| (m.start(), m.end()));
+                    let ours = re.full_from(text, pos).unwrap().map(|m| (m.start(), m.end()));
+                    assert_eq!(ours, full, "{pattern} on {text:?} from {pos}");
+                }
+            }
+        }
     }
 
     #[test]

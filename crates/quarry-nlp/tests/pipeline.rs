@@ -190,3 +190,20 @@ const _: fn() = || {
     fn shared<T: Send + Sync>() {}
     shared::<Pipeline>();
 };
+
+#[test]
+fn deeply_nested_punctuation_tokenizes_quickly() {
+    let Some(p) = pipeline() else { return };
+    // One whitespace span: the affix rules strip a `(` and a `)` per round.
+    // Each round's suffix search used to run the backtracking engine from
+    // every start of its 256-byte window (5.5 s for this depth in a test
+    // build); it now starts where the automaton finds the first possible match.
+    let depth = 16_000;
+    let text = format!("{}word{}", "(".repeat(depth), ")".repeat(depth));
+    let start = std::time::Instant::now();
+    let tokens = texts(p, &text);
+    let elapsed = start.elapsed();
+    assert_eq!(tokens.len(), 2 * depth + 1);
+    assert_eq!(tokens[depth], "word");
+    assert!(elapsed < std::time::Duration::from_secs(3), "{elapsed:?}");
+}

@@ -66,6 +66,10 @@ pub struct ClassInfo<'f> {
     pub members: Vec<Member<'f>>,
     /// The stores to `self` attributes in the class's own methods.
     pub self_stores: Vec<SelfStore<'f>>,
+    /// Each declared name: the index in `members` of its last declaration
+    /// and how many times the body declares it, so that a lookup costs no
+    /// scan of the members (classes of thousands of methods).
+    names: HashMap<String, (usize, usize)>,
 }
 
 /// Class decorators that return the class they are given, with no methods
@@ -84,9 +88,32 @@ impl<'f> ClassInfo<'f> {
         })
     }
 
+    /// A class statement's facts, with the index of its member names.
+    fn new(
+        node: Node<'f>,
+        name: String,
+        bases: Vec<ClassRef>,
+        metaclass: Option<String>,
+        decorators: Vec<String>,
+        members: Vec<Member<'f>>,
+        self_stores: Vec<SelfStore<'f>>,
+    ) -> ClassInfo<'f> {
+        let mut names: HashMap<String, (usize, usize)> = HashMap::with_capacity(members.len());
+        for (index, member) in members.iter().enumerate() {
+            let entry = names.entry(member.name.clone()).or_insert((index, 0));
+            *entry = (index, entry.1 + 1);
+        }
+        ClassInfo { node, name, bases, metaclass, decorators, members, self_stores, names }
+    }
+
     /// The last declaration of `name` in the class body.
     pub fn declared(&self, name: &str) -> Option<&Member<'f>> {
-        self.members.iter().rev().find(|m| m.name == name)
+        self.names.get(name).map(|&(last, _)| &self.members[last])
+    }
+
+    /// How many times the class body declares `name`.
+    pub fn declarations(&self, name: &str) -> usize {
+        self.names.get(name).map_or(0, |&(_, count)| count)
     }
 
     /// Whether the class body declares `name`.
@@ -164,7 +191,7 @@ impl<'f> Classes<'f> {
             let members = class_members(file, node);
             let self_stores = self_stores(syntax, &members);
             let decorators = syntax.decorators(node).into_iter().map(str::to_string).collect();
-            classes.push(ClassInfo { node, name, bases, metaclass, decorators, members, self_stores });
+            classes.push(ClassInfo::new(node, name, bases, metaclass, decorators, members, self_stores));
         }
         let project = project.map(|p| p.view().project.clone());
         let mut external_mros = HashMap::new();

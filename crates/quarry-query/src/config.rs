@@ -168,11 +168,18 @@ pub fn selected_queries(settings: &Settings) -> Result<Vec<&'static Query>, Stri
     Ok(selected)
 }
 
-/// The queries named by `keys`, each resolved with [`find_query`].
+/// The queries named by `keys`, each resolved with [`find_query`], in the
+/// order first named: a query named twice (`Q20,equals-none,E711` are one
+/// query) is listed once, so it does not run, and report, once per name.
 pub fn resolve_all(keys: &[String]) -> Result<Vec<&'static Query>, String> {
-    keys.iter()
-        .map(|key| find_query(key).ok_or_else(|| format!("unknown query `{key}` (see `quarry queries`)")))
-        .collect()
+    let mut queries: Vec<&'static Query> = Vec::with_capacity(keys.len());
+    for key in keys {
+        let query = find_query(key).ok_or_else(|| format!("unknown query `{key}` (see `quarry queries`)"))?;
+        if !queries.iter().any(|q| q.meta.id == query.meta.id) {
+            queries.push(query);
+        }
+    }
+    Ok(queries)
 }
 
 /// The Python version assumed when neither `python-version` nor the project's
@@ -308,6 +315,22 @@ mod tests {
             selected_queries(&settings).unwrap().iter().any(|q| q.meta.id == "unguarded-next-in-generator")
         };
         assert!(!runs(ASSUMED_PYTHON_VERSION) && runs("2.7"));
+    }
+
+    #[test]
+    fn a_query_named_twice_is_selected_once() {
+        let keys = |k: &[&str]| Some(k.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let settings = Settings {
+            select: keys(&["Q20", "equals-none", "E711", "py/test-equals-none", "Q1"]),
+            extend_select: keys(&["E711"]),
+            ..Settings::default()
+        };
+        let ids: Vec<&str> = selected_queries(&settings).unwrap().iter().map(|q| q.meta.id).collect();
+        assert_eq!(ids, ["unused-import", "equals-none"]);
+        let resolved = resolve_all(&["E711".into(), "Q1".into(), "equals-none".into()]).unwrap();
+        assert_eq!(resolved.iter().map(|q| q.meta.id).collect::<Vec<_>>(), ["equals-none", "unused-import"]);
+        let unknown = resolve_all(&["Q20".into(), "nope".into()]).err().unwrap_or_default();
+        assert!(unknown.contains("unknown query `nope`"), "{unknown}");
     }
 
     #[test]

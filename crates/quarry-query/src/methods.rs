@@ -152,8 +152,9 @@ pub fn receiver_attributes<'f>(file: &'f ParsedFile, function: Node<'_>) -> Vec<
 /// the questions CodeQL asks about its methods.
 pub struct ClassBody<'f> {
     /// Each name the body's own statements bind (`def`, `name = ...`), with
-    /// the statement's start byte.
-    bindings: Vec<(&'f str, usize)>,
+    /// the start byte of the last statement binding it (one entry per name,
+    /// so asking about every method of a class is linear in its size).
+    last_binding: std::collections::HashMap<&'f str, usize>,
     /// The names the body calls or applies as decorators outside its methods.
     used: std::collections::HashSet<&'f str>,
 }
@@ -162,7 +163,8 @@ impl<'f> ClassBody<'f> {
     /// Reads the body of `class`.
     pub fn of(syntax: &FileSyntax<'f>, class: Node<'_>) -> ClassBody<'f> {
         let file = syntax.file();
-        let mut facts = ClassBody { bindings: Vec::new(), used: std::collections::HashSet::new() };
+        let mut facts =
+            ClassBody { last_binding: std::collections::HashMap::new(), used: std::collections::HashSet::new() };
         let Some(body) = class.field(Field::Body) else { return facts };
         for statement in statements(body) {
             let definition = match statement.py_kind() {
@@ -171,7 +173,7 @@ impl<'f> ClassBody<'f> {
             };
             if let Some(definition) = definition.filter(|d| d.py_kind() == Kind::FunctionDefinition) {
                 if let Some(name) = definition.field(Field::Name) {
-                    facts.bindings.push((file.node_text(name), definition.start_byte()));
+                    facts.bind(file.node_text(name), definition.start_byte());
                 }
                 continue;
             }
@@ -181,7 +183,7 @@ impl<'f> ClassBody<'f> {
                 .and_then(|a| a.field(Field::Left))
                 .filter(|l| l.py_kind() == Kind::Identifier);
             if let Some(left) = left {
-                facts.bindings.push((file.node_text(left), statement.start_byte()));
+                facts.bind(file.node_text(left), statement.start_byte());
             }
         }
         let identifier =
@@ -220,7 +222,13 @@ impl<'f> ClassBody<'f> {
             return false;
         }
         let Some(name) = function.field(Field::Name).map(|n| syntax.text(n)) else { return false };
-        !self.bindings.iter().any(|&(bound, at)| bound == name && at > function.start_byte())
+        self.last_binding.get(name).is_none_or(|&at| at <= function.start_byte())
+    }
+
+    /// Records a statement of the body binding `name` at byte `at`.
+    fn bind(&mut self, name: &'f str, at: usize) {
+        let last = self.last_binding.entry(name).or_insert(at);
+        *last = (*last).max(at);
     }
 
     /// Whether the body itself, outside its methods, calls `name` or applies

@@ -5,7 +5,6 @@
 
 use quarry_syntax::Span;
 
-use crate::calls::defining_class;
 use crate::classes::ClassId;
 use crate::context::FileContext;
 
@@ -32,7 +31,11 @@ pub fn linkage_of_nodes(
     facts: &[tree_sitter::Node<'_>],
 ) -> Vec<Span> {
     let classes = cx.classes();
-    let class_of = |node: tree_sitter::Node<'_>| classes.of_node(node).or_else(|| defining_class(classes, node));
+    // The class holding a method, through the file's parent index (a parent
+    // searched from the root costs a scan of the class body per method).
+    let class_of = |node: tree_sitter::Node<'_>| {
+        classes.of_node(node).or_else(|| cx.syntax().method_class(node).and_then(|c| classes.of_node(c)))
+    };
     let Some(from) = class_of(answer) else { return Vec::new() };
     facts.iter().filter_map(|f| class_of(*f)).flat_map(|to| linkage_context(cx, from, to)).collect()
 }

@@ -15,6 +15,7 @@ use crate::file_syntax::FileSyntax;
 use crate::finding::Polarity;
 use crate::project::{Project, ProjectView};
 use crate::registry::Query;
+use crate::suppression::Suppressions;
 
 /// A code block a finding needs, as reported alongside it.
 #[derive(Debug, Clone, Serialize)]
@@ -76,6 +77,9 @@ pub struct FileReport {
     pub has_syntax_errors: bool,
     /// The findings, grouped by query in registry order, then by position.
     pub findings: Vec<FindingRecord>,
+    /// The file's suppression comments, read with the analysis (within its
+    /// time budget) for [`crate::triage`].
+    pub suppressions: Suppressions,
 }
 
 /// Bounds on the work done for one file.
@@ -265,10 +269,13 @@ fn run_queries(
             }
         }
     }
+    deadline.check(file.source().path(), || "reading suppression comments".to_string())?;
+    let suppressions = Suppressions::scan(text);
     Ok(FileReport {
         path: file.source().path().to_path_buf(),
         text: text.to_string(),
         has_syntax_errors: file.has_errors(),
         findings,
+        suppressions,
     })
 }

@@ -15,6 +15,8 @@
 //! - `# quarry: skip-file` anywhere in the file: no finding of the file is
 //!   reported (ruff's `# ruff: noqa`).
 
+use std::collections::HashMap;
+
 use quarry_syntax::{tokenize, Language, TokenKind};
 
 use crate::find_query;
@@ -87,6 +89,10 @@ pub struct Suppressions {
     pub skip_file: bool,
     /// Line directives in file order.
     pub directives: Vec<Directive>,
+    /// The directives covering each line, in file order: finding the one
+    /// that suppresses a finding looks at its line's only, so a file of
+    /// tens of thousands of comments and findings costs no product of both.
+    by_line: HashMap<usize, Vec<usize>>,
 }
 
 impl Suppressions {
@@ -118,22 +124,35 @@ impl Suppressions {
             }
             found.directives.extend(directives_in(comment, line, column, alone));
         }
+        for (index, directive) in found.directives.iter().enumerate() {
+            for &covered in &directive.covers {
+                let list = found.by_line.entry(covered).or_default();
+                if list.last() != Some(&index) {
+                    list.push(index);
+                }
+            }
+        }
         found
     }
 
     /// The index of the first directive that suppresses a finding of
     /// `query_id` starting on 0-based line `line`.
     pub fn find(&self, query_id: &str, line: usize) -> Option<usize> {
-        self.directives.iter().position(|d| d.suppresses(query_id, line))
+        let covering = self.by_line.get(&line)?;
+        covering.iter().copied().find(|&index| self.directives[index].names(query_id))
     }
 }
 
 /// Whether some `#` of the text is followed on its line by a directive's
-/// keyword: most files have none, and are not tokenized again.
+/// keyword: most files have none, and are not tokenized again. The text
+/// after a line's first `#` holds what follows every other `#` of the line,
+/// so each line is looked at once.
 fn may_hold_directives(text: &str) -> bool {
-    text.match_indices('#').any(|(at, _)| {
-        let line = text[at..].split('\n').next().unwrap_or_default().to_ascii_lowercase();
-        ["noqa", "lgtm", "codeql", "quarry"].iter().any(|word| line.contains(word))
+    text.split('\n').any(|line| {
+        line.find('#').is_some_and(|at| {
+            let rest = line[at..].to_ascii_lowercase();
+            ["noqa", "lgtm", "codeql", "quarry"].iter().any(|word| rest.contains(word))
+        })
     })
 }
 
@@ -150,6 +169,9 @@ fn is_skip_file(comment: &str) -> bool {
 fn directives_in(comment: &str, line: usize, column: usize, alone: bool) -> Vec<Directive> {
     let mut out = Vec::new();
     let lower = comment.to_ascii_lowercase();
+    // Character columns are counted on from the previous directive, so a
+    // comment of many directives is read once.
+    let mut columns = CharColumns::new(comment);
     // `# noqa`: after any `#` of the comment, as ruff (`# type: ignore # noqa`).
     for (hash, _) in comment.match_indices('#') {
         let after = &comment[hash + 1..];
@@ -170,20 +192,37 @@ fn directives_in(comment: &str, line: usize, column: usize, alone: bool) -> Vec<
         out.push(Directive {
             form: Form::Noqa,
             line,
-            column: column + comment[..hash].chars().count(),
+            column: column + columns.at(hash),
             covers: vec![line],
             codes,
             text: comment[start..end].trim_end().to_string(),
         });
     }
+    // Where the comment's leading `#`s and the blanks after them end: a bare
+    // `lgtm` starting no later counts as the comment's start.
+    let after_hashes = comment.trim_start_matches('#');
+    let lead = comment.len() - after_hashes.trim_start().len();
     for (form, word) in [(Form::Lgtm, "lgtm"), (Form::CodeQl, "codeql")] {
+        let mut columns = CharColumns::new(comment);
+        // The first `]` at or after a byte offset, remembered: the offsets
+        // asked grow, so the comment is searched once per form.
+        let mut next_close: Option<Option<usize>> = None;
         for (at, _) in lower.match_indices(word) {
             if comment[..at].chars().next_back().is_some_and(is_word_char) {
                 continue;
             }
             let rest = &comment[at + word.len()..];
             let bracketed = rest.trim_start().strip_prefix('[').and_then(|inner| {
-                let close = inner.find(']')?;
+                let from = comment.len() - inner.len();
+                let close = match next_close {
+                    Some(Some(close)) if close >= from => Some(close),
+                    Some(None) => None,
+                    _ => {
+                        let found = comment[from..].find(']').map(|i| from + i);
+                        next_close = Some(found);
+                        found
+                    }
+                }? - from;
                 let codes: Vec<String> =
                     inner[..close].split(',').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
                 let end = comment.len() - inner.len() + close + 1;
@@ -193,8 +232,7 @@ fn directives_in(comment: &str, line: usize, column: usize, alone: bool) -> Vec<
                 Some((codes, end)) => (Some(codes), end),
                 // A bare `lgtm` counts only at the start of the comment or after `;`.
                 None if form == Form::Lgtm && !starts_with_word_char(rest) => {
-                    let before = comment[..at].trim_end();
-                    if !(before.ends_with(';') || before.trim_start_matches('#').trim().is_empty()) {
+                    if !(comment[..at].trim_end().ends_with(';') || at <= lead) {
                         continue;
                     }
                     (None, at + word.len())
@@ -210,7 +248,7 @@ fn directives_in(comment: &str, line: usize, column: usize, alone: bool) -> Vec<
             out.push(Directive {
                 form,
                 line,
-                column: column + comment[..at].chars().count(),
+                column: column + columns.at(at),
                 covers,
                 codes,
                 text: comment[at..end].to_string(),
@@ -218,6 +256,32 @@ fn directives_in(comment: &str, line: usize, column: usize, alone: bool) -> Vec<
         }
     }
     out
+}
+
+/// Character columns of growing byte offsets of one text, each counted on
+/// from the one asked before.
+struct CharColumns<'a> {
+    text: &'a str,
+    byte: usize,
+    chars: usize,
+}
+
+impl<'a> CharColumns<'a> {
+    fn new(text: &'a str) -> CharColumns<'a> {
+        CharColumns { text, byte: 0, chars: 0 }
+    }
+
+    /// The number of characters before byte `at` (a char boundary at or
+    /// after the previous one asked).
+    fn at(&mut self, at: usize) -> usize {
+        if at < self.byte {
+            self.byte = 0;
+            self.chars = 0;
+        }
+        self.chars += self.text[self.byte..at].chars().count();
+        self.byte = at;
+        self.chars
+    }
 }
 
 /// The IDs at the start of `list` (after `noqa:`), separated by commas or

@@ -10,8 +10,8 @@ use crate::baseline::{fingerprint, Baseline, BaselineWriter};
 use crate::config::resolve_all;
 use crate::report::{FileReport, FindingRecord};
 use crate::rule_ids::is_ruff_code;
-use crate::suppression::{names_query, Form, Suppressions};
-use crate::Query;
+use crate::suppression::{Form, Suppressions};
+use crate::{find_query, Query};
 
 /// What became of a finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,8 +139,9 @@ pub fn position(finding: &FindingRecord) -> (usize, usize) {
 impl Policy<'_> {
     /// Triages the findings of one file.
     pub fn triage(&mut self, mut report: FileReport) -> TriagedFile {
-        let suppressions =
-            if self.honour_comments { Suppressions::scan(&report.text) } else { Suppressions::default() };
+        // Read by the analysis, within the file's time budget.
+        let suppressions = std::mem::take(&mut report.suppressions);
+        let suppressions = if self.honour_comments { suppressions } else { Suppressions::default() };
         let mut findings = std::mem::take(&mut report.findings);
         findings.retain(|f| !self.per_file_ignores.ignores(&report.path, f.query_id));
         findings.sort_by_key(|f| (position(f), f.example_type == 0, f.query_id));
@@ -191,8 +192,10 @@ impl Policy<'_> {
                         if is_ruff_code(code) {
                             return false;
                         }
-                        let ran = self.queries.iter().any(|q| names_query(code, q.meta.id));
-                        ran && !used.iter().any(|id| names_query(code, id))
+                        // What the code names is resolved once, then compared by id.
+                        let Some(named) = find_query(code) else { return false };
+                        let ran = self.queries.iter().any(|q| q.meta.id == named.meta.id);
+                        ran && !used.contains(&named.meta.id)
                     })
                     .cloned()
                     .collect();

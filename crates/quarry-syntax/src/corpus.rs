@@ -1,9 +1,11 @@
 //! Finding source files: directory trees (honouring `.gitignore`) and zip
 //! archives such as a JDK's `src.zip`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::exclude::PathGlobs;
+use crate::gitignore_negation::NegationCheck;
 use crate::language::Language;
 /// The CPython standard library the benchmarks and examples read when given no folder:
 /// `QUARRY_STDLIB`, else the `stdlib` path of the `python3` on `PATH` (`None` when neither
@@ -23,7 +25,9 @@ pub fn default_stdlib() -> Option<PathBuf> {
 /// Every file of `language` under `paths`, sorted for determinism. A path that
 /// is not a directory is taken as it is, whatever its extension (loading it
 /// reports what is wrong with it); directories are walked recursively,
-/// skipping what `.gitignore`, `.ignore` and hidden-file rules exclude.
+/// skipping what `.gitignore`, `.ignore` and hidden-file rules exclude (a
+/// lone `!` line of a `.gitignore` matches nothing, as in git; see the
+/// `gitignore_negation` module).
 /// Links inside directories are followed only to regular files. Entries
 /// with the language's extension that are named pipes, sockets, devices or
 /// broken or cyclic links are reported, as are unreadable directories:
@@ -52,9 +56,13 @@ pub fn source_files_excluding(
             continue;
         }
         let exclude = exclude.clone();
+        let negation = NegationCheck::default();
         let walk = ignore::WalkBuilder::new(path)
             .require_git(false)
-            .filter_entry(move |entry| entry.depth() == 0 || !exclude.matches(entry.path()))
+            .filter_entry(move |entry| {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                entry.depth() == 0 || (!exclude.matches(entry.path()) && negation.keeps(entry.path(), is_dir))
+            })
             .build();
         for entry in walk {
             match entry {
@@ -80,9 +88,39 @@ pub fn source_files_excluding(
             }
         }
     }
+    let mut files = distinct_files(files);
     files.sort();
-    files.dedup();
     (files, errors)
+}
+
+/// `files` without a second spelling of a file already listed (`a.py` and
+/// `./a.py`, a folder's walk and a file named in it, `d/../a.py`): the
+/// first spelling is kept. Two paths are one file when their folders
+/// resolve to the same folder (links included) and their names are equal;
+/// a link to a file under another name stays a file of its own, as its
+/// name is what queries and reports see.
+fn distinct_files(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut folders: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut seen: HashSet<PathBuf> = HashSet::with_capacity(files.len());
+    let mut kept = Vec::with_capacity(files.len());
+    for file in files {
+        let key = match (file.parent(), file.file_name()) {
+            (Some(parent), Some(name)) => {
+                let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+                let folder = folders.entry(parent.to_path_buf()).or_insert_with(|| {
+                    std::fs::canonicalize(parent)
+                        .or_else(|_| std::path::absolute(parent))
+                        .unwrap_or_else(|_| parent.to_path_buf())
+                });
+                folder.join(name)
+            }
+            _ => file.clone(),
+        };
+        if seen.insert(key) {
+            kept.push(file);
+        }
+    }
+    kept
 }
 
 fn not_regular(path: &Path, file_type: &std::fs::FileType) -> String {

@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod encoding;
 pub mod error;
 pub mod exclude;
+mod gitignore_negation;
 pub mod java_lexer;
 pub mod language;
 pub mod lexer;

@@ -9,7 +9,8 @@ use quarry_data::codequeries::build::{build, BuildOptions};
 use quarry_data::codequeries::labels::Subtokenizer;
 use quarry_data::codequeries::perturb::{perturb_file, PerturbOptions};
 use quarry_data::codequeries::split::Ratios;
-use quarry_query::{all_queries, find_query};
+use quarry_query::all_queries;
+use quarry_query::config::resolve_all;
 use quarry_syntax::DEFAULT_MAX_FILE_BYTES;
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
@@ -138,13 +139,10 @@ fn load_tokenizer(path: &Option<PathBuf>) -> Result<Option<Subtokenizer>, String
 }
 
 fn codequeries(args: CodeQueriesArgs) -> i32 {
-    let mut queries = Vec::new();
-    for key in &args.queries {
-        match find_query(key) {
-            Some(q) => queries.push(q),
-            None => return report_error(&format!("unknown query `{key}` (see `quarry queries`)")),
-        }
-    }
+    let mut queries = match resolve_all(&args.queries) {
+        Ok(queries) => queries,
+        Err(message) => return report_error(&message),
+    };
     if queries.is_empty() {
         queries = all_queries();
     }

@@ -166,5 +166,6 @@ fn answer_file(
         text: file.text().to_string(),
         has_syntax_errors: file.has_errors(),
         findings,
+        suppressions: Default::default(),
     })
 }

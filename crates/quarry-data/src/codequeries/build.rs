@@ -7,7 +7,8 @@
 //! streamed into one file per setting and split (optionally gzip), with the
 //! limited-budget sample applied to the ideal training split, and the
 //! statistics are written. Memory does not grow with the corpus: only one
-//! chunk's examples are held at a time.
+//! chunk's examples are held at a time. The temporary files of a run killed
+//! while writing are removed by the next.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -95,6 +96,7 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
     let mut summary = BuildSummary { files: files.len(), failed_files: walk_errors, ..Default::default() };
     let shards_dir = options.out.join(".shards");
     std::fs::create_dir_all(&shards_dir).map_err(|e| DataError::io(&shards_dir, e))?;
+    remove_stale_temporaries(options, &shards_dir)?;
     let chunks: Vec<&[PathBuf]> = files.chunks(options.chunk_size.max(1)).collect();
     // The corpus is one project: imported classes resolve across its files.
     let project = Project::new(&files, &LoadOptions { max_file_bytes: options.max_file_bytes });
@@ -137,6 +139,43 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
     table.commit()?;
     std::fs::remove_dir_all(&shards_dir).map_err(|e| DataError::io(&shards_dir, e))?;
     Ok(summary)
+}
+
+/// Removes the temporary files a killed earlier run left behind (an
+/// [`AtomicFile`] is written as `.NAME.TAG.tmp` beside its target and removed
+/// when dropped, which a killed process never does): those of this build's
+/// outputs in the output folder, and every one in the shard folder, which is
+/// the build's own. A rerun would otherwise keep them beside its outputs for
+/// good. One build writes to an output folder at a time.
+fn remove_stale_temporaries(options: &BuildOptions, shards_dir: &Path) -> Result<(), DataError> {
+    let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
+    let mut outputs: Vec<String> = vec!["stats.json".into(), "stats.txt".into()];
+    for setting in SETTINGS {
+        for split in Split::ALL {
+            outputs.push(format!("{setting}_{}.{extension}", split.name()));
+        }
+    }
+    let is_temporary_of = |name: &str, target: &str| {
+        name.strip_prefix('.')
+            .and_then(|rest| rest.strip_prefix(target))
+            .is_some_and(|tag| tag.starts_with('.') && tag.ends_with(".tmp"))
+    };
+    for (dir, own) in [(options.out.as_path(), false), (shards_dir, true)] {
+        let entries = std::fs::read_dir(dir).map_err(|e| DataError::io(dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| DataError::io(dir, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stale = if own {
+                name.starts_with('.') && name.ends_with(".tmp")
+            } else {
+                outputs.iter().any(|target| is_temporary_of(&name, target))
+            };
+            if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
+                std::fs::remove_file(entry.path()).map_err(|e| DataError::io(entry.path(), e))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn query_ids(queries: &[&'static Query]) -> String {

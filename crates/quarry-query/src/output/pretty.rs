@@ -6,6 +6,10 @@
 //! [`MAX_LINE_CHARS`] characters around the span, at most five lines are
 //! shown per span, and after `max_findings` findings of one file the rest are
 //! counted rather than shown (JSON Lines and SARIF keep every full span).
+//! Nothing from the input reaches the terminal raw: file names, messages and
+//! comment texts have their control characters escaped, and source lines
+//! show them as visible characters ([`style::escape_controls`],
+//! [`style::visible_controls`]).
 
 use std::io::{self, Write};
 
@@ -57,7 +61,7 @@ pub fn write(out: &mut dyn Write, file: &TriagedFile, max_findings: usize, palet
         writeln!(
             out,
             "note: {hidden} more finding(s) in {} not shown (--max-shown; --format jsonl or sarif lists all)\n",
-            file.report.path.display()
+            style::escape_controls(&file.report.path.display().to_string())
         )?;
     }
     Ok(())
@@ -70,14 +74,14 @@ pub fn write_unused(out: &mut dyn Write, unused: &UnusedSuppression, palette: Pa
         "{}{}: suppression `{}` names {} but nothing was found there",
         palette.paint(style::WARNING, "warning"),
         palette.paint(style::QUERY, "[unused-suppression]"),
-        unused.text,
+        style::escape_controls(&unused.text),
         unused.unused.join(", ")
     )?;
     writeln!(
         out,
         "  {} {}:{}:{}\n",
         palette.paint(style::GUTTER, "-->"),
-        unused.file,
+        style::escape_controls(&unused.file),
         unused.line + 1,
         unused.column + 1
     )
@@ -91,14 +95,14 @@ fn write_finding(out: &mut dyn Write, lines: &[Line<'_>], finding: &FindingRecor
         "{}{}: {}",
         palette.paint(kind_style, kind),
         palette.paint(style::QUERY, &format!("[{}]", finding.query_id)),
-        finding.message
+        style::escape_controls(&finding.message)
     )?;
     let Some(first) = finding.answer_spans.first() else { return Ok(()) };
     writeln!(
         out,
         "  {} {}:{}:{}",
         palette.paint(style::GUTTER, "-->"),
-        finding.file,
+        style::escape_controls(&finding.file),
         first.start_line + 1,
         first.start_column + 1
     )?;
@@ -117,7 +121,7 @@ fn write_finding(out: &mut dyn Write, lines: &[Line<'_>], finding: &FindingRecor
             let to = if line == span.end_line { Some(span.end_column) } else { None };
             let shown = window(source, from, to);
             let number = palette.paint(style::GUTTER, &format!("{:>width$}", line + 1));
-            writeln!(out, "{number} {bar} {}", shown.text)?;
+            writeln!(out, "{number} {bar} {}", style::visible_controls(&shown.text))?;
             let underline: String = std::iter::repeat_n(mark, shown.marked.max(1)).collect();
             let note = if line == last { format!(" {label}") } else { String::new() };
             writeln!(

@@ -11,6 +11,7 @@
 
 use std::io::{self, Write};
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use quarry_syntax::SpanRecord;
 use serde_json::{json, Value};
 
@@ -118,8 +119,37 @@ pub fn write(
     writeln!(out)
 }
 
+/// The bytes a SARIF `uri` (an RFC 3986 relative reference) cannot hold as
+/// they are: controls, space, the delimiters `#` and `?`, `%` itself (a
+/// file named `a%20b.py` is not `a b.py`), `:` (which would make the first
+/// segment a scheme) and the characters RFC 3986 leaves out. Bytes outside
+/// ASCII are always encoded (as UTF-8).
+const URI_ESCAPED: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b':')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// A file's path as a SARIF `uri`: `/`-separated and percent-encoded.
+pub fn file_uri(file: &str) -> String {
+    let path = file.trim_start_matches("./").replace('\\', "/");
+    utf8_percent_encode(&path, URI_ESCAPED).to_string()
+}
+
 fn location(file: &str, span: &SpanRecord, id: Option<usize>) -> Value {
-    let uri = file.trim_start_matches("./").replace('\\', "/");
+    let uri = file_uri(file);
     let mut location = json!({
         "physicalLocation": {
             "artifactLocation": {"uri": uri},
@@ -136,4 +166,18 @@ fn location(file: &str, span: &SpanRecord, id: Option<usize>) -> Value {
         location["message"] = json!({"text": "supporting fact"});
     }
     location
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(file_uri("./pkg/a b#c%20d?.py"), "pkg/a%20b%23c%2520d%3F.py");
+        assert_eq!(file_uri("src\\mod.py"), "src/mod.py");
+        assert_eq!(file_uri("d/é\u{1b}[31m.py"), "d/%C3%A9%1B%5B31m.py");
+        assert_eq!(file_uri("a:b.py"), "a%3Ab.py");
+        assert_eq!(file_uri("plain/path_1-2.py"), "plain/path_1-2.py");
+    }
 }

@@ -18,12 +18,14 @@
 //! `time`, ...) never are: both are left out. Negative form: `import` statements that
 //! are not redundant repeats of another.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
 use crate::ast::{contains, named_children};
 
-use crate::scopes::innermost_scope;
+use crate::scopes::Scopes;
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -54,24 +56,43 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
                 .into_iter()
                 .filter(|(module, _)| !is_common_third_party(module) && !is_builtin_module(module))
                 .collect(),
-            module_scope: innermost_scope(scopes, s) == 0,
+            module_scope: in_module_scope(cx, scopes, s),
             type_checking: type_checking_only(cx, s),
         })
         .collect();
+    // The imports that can be the first of a repeat, by what they bind: each
+    // import is then compared with those sharing a binding, not with all.
+    let mut by_alias: HashMap<&(String, String), Vec<usize>> = HashMap::new();
+    for (index, import) in imports.iter().enumerate() {
+        if import.module_scope && !import.type_checking {
+            for alias in &import.aliases {
+                let list = by_alias.entry(alias).or_default();
+                if list.last() != Some(&index) {
+                    list.push(index);
+                }
+            }
+        }
+    }
     let mut findings = Vec::new();
     for duplicate_import in &imports {
         let (duplicate, duplicate_aliases) = (&duplicate_import.statement, &duplicate_import.aliases);
-        let mut originals = Vec::new();
-        for original_import in &imports {
-            let original = &original_import.statement;
-            if original.id() == duplicate.id() || !original_import.module_scope || original_import.type_checking {
-                continue;
+        // For each earlier-or-later import sharing a binding, the first of
+        // the duplicate's aliases it holds (the module the message names).
+        let mut shared: Vec<(usize, usize)> = Vec::new();
+        let mut seen: HashSet<usize> = HashSet::new();
+        for (position, alias) in duplicate_aliases.iter().enumerate() {
+            for &original in by_alias.get(alias).map(Vec::as_slice).unwrap_or_default() {
+                if imports[original].statement.id() != duplicate.id() && seen.insert(original) {
+                    shared.push((original, position));
+                }
             }
-            let Some((module, _)) = duplicate_aliases.iter().find(|a| original_import.aliases.contains(a)) else {
-                continue;
-            };
-            if !duplicate_import.module_scope || dominates(*original, *duplicate) {
-                originals.push((*original, module.clone()));
+        }
+        shared.sort_unstable();
+        let mut originals = Vec::new();
+        for (original, position) in shared {
+            let original = imports[original].statement;
+            if !duplicate_import.module_scope || dominates(cx, original, *duplicate) {
+                originals.push((original, duplicate_aliases[position].0.clone()));
             }
         }
         match polarity {
@@ -129,9 +150,9 @@ fn aliases(cx: &FileContext<'_>, statement: Node<'_>) -> Vec<(String, String)> {
 /// Whether the statement sits in the body of an `if TYPE_CHECKING:` (or
 /// `if typing.TYPE_CHECKING:`), which never runs: an import there makes no
 /// later import redundant.
-fn type_checking_only(cx: &FileContext<'_>, statement: Node<'_>) -> bool {
+fn type_checking_only<'t>(cx: &FileContext<'t>, statement: Node<'t>) -> bool {
     let mut current = statement;
-    while let Some(parent) = current.parent() {
+    while let Some(parent) = cx.syntax().parent(current) {
         if parent.py_kind() == Kind::IfStatement
             && parent.field(Field::Consequence).is_some_and(|c| c.id() == current.id())
             && parent.field(Field::Condition).is_some_and(|c| {
@@ -148,6 +169,22 @@ fn type_checking_only(cx: &FileContext<'_>, statement: Node<'_>) -> bool {
 
 /// Whether `first` runs on every path to `second`: `first` comes earlier
 /// and its statement list contains `second`.
-fn dominates(first: Node<'_>, second: Node<'_>) -> bool {
-    first.start_byte() < second.start_byte() && first.parent().is_some_and(|list| contains(list, second))
+fn dominates<'t>(cx: &FileContext<'t>, first: Node<'t>, second: Node<'_>) -> bool {
+    first.start_byte() < second.start_byte() && cx.syntax().parent(first).is_some_and(|list| contains(list, second))
+}
+
+/// Whether the statement is in the module's own scope: the innermost scope
+/// holding it is the module's. An import statement holds no scope and no
+/// other node spans exactly its bytes, so the innermost scope whose span
+/// holds it is its nearest ancestor defining a scope; the parent index
+/// finds it without a scan of every scope per import.
+fn in_module_scope<'t>(cx: &FileContext<'t>, scopes: &Scopes, statement: Node<'t>) -> bool {
+    let mut current = cx.syntax().parent(statement);
+    while let Some(node) = current {
+        if let Some(scope) = scopes.of_node(node.id()) {
+            return scope == 0;
+        }
+        current = cx.syntax().parent(node);
+    }
+    true
 }

@@ -21,8 +21,8 @@
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
 
-use crate::ast::decorators;
-use crate::class_syntax::MemberKind;
+use crate::ast::decorators_under;
+use crate::class_syntax::{Member, MemberKind};
 use crate::classes::Lookup;
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
@@ -51,14 +51,14 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     for (id, class) in classes.all().iter().enumerate() {
         for member in class.members.iter().filter(|m| m.kind == MemberKind::Method) {
             let name = member.name.as_str();
-            if (name.starts_with("__") && name.ends_with("__")) || !is_normal(cx, member.node) {
+            if (name.starts_with("__") && name.ends_with("__")) || !is_normal(cx, member) {
                 continue;
             }
-            if class.members.iter().filter(|m| m.name == name).count() > 1 {
+            if class.declarations(name) > 1 {
                 continue;
             }
             let Some(base) = overridden(cx, id, name) else { continue };
-            if called.iter().any(|c| c == name) {
+            if called.binary_search_by(|c| c.as_str().cmp(name)).is_ok() {
                 continue;
             }
             let sub = Signature::of(file, member.node);
@@ -90,9 +90,8 @@ fn overridden<'f>(cx: &FileContext<'f>, id: usize, name: &str) -> Option<Node<'f
     for sup in classes.local_supers(id) {
         match classes.lookup(sup, name) {
             Lookup::Local(owner, member) if member.kind == MemberKind::Method => {
-                let base = member.node;
-                let duplicated = classes.get(owner).members.iter().filter(|m| m.name == name).count() > 1;
-                return (is_normal(cx, base) && !duplicated).then_some(base);
+                let duplicated = classes.get(owner).declarations(name) > 1;
+                return (is_normal(cx, member) && !duplicated).then_some(member.node);
             }
             Lookup::Local(..) | Lookup::External(..) | Lookup::Builtin(_) | Lookup::Unknown => return None,
             Lookup::Missing => {}
@@ -102,12 +101,15 @@ fn overridden<'f>(cx: &FileContext<'f>, id: usize, name: &str) -> Option<Node<'f
 }
 
 /// A plain instance method: no decorator, which could make it a static or
-/// class method, a property, or change its signature.
-fn is_normal(cx: &FileContext<'_>, function: Node<'_>) -> bool {
-    decorators(cx.file(), function).is_empty()
+/// class method, a property, or change its signature. The member knows its
+/// `decorated_definition`, so no parent is searched from the root (which
+/// costs a scan of the class body per method).
+fn is_normal(cx: &FileContext<'_>, member: &Member<'_>) -> bool {
+    decorators_under(cx.file(), member.decorated).is_empty()
 }
 
-/// Names called anywhere in the file, as `name(...)` or `x.name(...)`.
+/// Names called anywhere in the file, as `name(...)` or `x.name(...)`,
+/// sorted and without repeats (searched by bisection).
 fn called_names(cx: &FileContext<'_>) -> Vec<String> {
     let mut names: Vec<String> = cx
         .nodes(Kind::Call)

@@ -205,6 +205,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         check(cx, polarity, name, function, class, &mut findings);
     }
     // `__add__ = lambda self: ...` and `__add__ = some_function` in a class body.
+    let module_functions = module_functions(cx);
     for &class in cx.nodes(Kind::ClassDefinition) {
         let Some(body) = class.field(Field::Body) else { continue };
         for statement in statements(body) {
@@ -219,7 +220,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             }
             let function = match right.py_kind() {
                 Kind::Lambda => Some(right),
-                Kind::Identifier => module_function(cx, cx.text(right)),
+                Kind::Identifier => module_functions.get(cx.text(right)).copied(),
                 _ => None,
             };
             if let Some(function) = function {
@@ -229,18 +230,27 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     }
     if polarity == Polarity::Negative {
         // A function bound to several special names is wrong if any binding is.
-        let wrong: Vec<_> = find(cx, Polarity::Positive).into_iter().flat_map(|f| f.answers).collect();
+        let wrong: std::collections::HashSet<_> =
+            find(cx, Polarity::Positive).into_iter().flat_map(|f| f.answers).collect();
         findings.retain(|f| !f.answers.iter().any(|a| wrong.contains(a)));
     }
     findings
 }
 
-/// The undecorated function of that name defined at module level.
-fn module_function<'t>(cx: &FileContext<'t>, name: &str) -> Option<Node<'t>> {
-    cx.nodes(Kind::FunctionDefinition).iter().copied().find(|f| {
-        cx.syntax().parent(*f).is_some_and(|p| p.py_kind() == Kind::Module)
-            && field_text(cx.file(), *f, Field::Name) == Some(name)
-    })
+/// The undecorated functions defined at module level, by name (the first
+/// of each name), indexed once so that a class body of many assignments
+/// costs no scan of every function per assignment.
+fn module_functions<'t>(cx: &FileContext<'t>) -> std::collections::HashMap<&'t str, Node<'t>> {
+    let mut functions = std::collections::HashMap::new();
+    for &function in cx.nodes(Kind::FunctionDefinition) {
+        if cx.syntax().parent(function).is_none_or(|p| p.py_kind() != Kind::Module) {
+            continue;
+        }
+        if let Some(name) = field_text(cx.file(), function, Field::Name) {
+            functions.entry(name).or_insert(function);
+        }
+    }
+    functions
 }
 
 /// Checks one function (or lambda) bound to special method `name` in `class`.

@@ -1,0 +1,139 @@
+//! Work that grows with the input only linearly (or as n log n): classes of
+//! thousands of methods, files of thousands of imports and of tens of
+//! thousands of suppression comments. Each test times the same work on an
+//! input and on one four times larger: a quadratic step takes sixteen times
+//! as long, a linear one four, and the bound between them (ten, plus slack
+//! for a loaded machine) fails when a quadratic step comes back.
+
+use std::time::{Duration, Instant};
+
+use quarry_query::report::{analyze_parsed_within, FileReport};
+use quarry_query::triage::{PerFileIgnores, Policy, Status};
+use quarry_query::{find_query, Polarity, Query};
+use quarry_syntax::{Deadline, Language, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
+
+/// Runs `queries` (both forms) on `text`, timing the analysis alone.
+fn analysed(text: String, queries: &[&'static Query]) -> (Duration, FileReport) {
+    let file = ParsedFile::parse(SourceFile::from_text("big.py", text), Language::Python).unwrap();
+    let start = Instant::now();
+    let report = analyze_parsed_within(
+        &file,
+        queries,
+        &[Polarity::Positive, Polarity::Negative],
+        DEFAULT_MAX_DEPTH,
+        &Deadline::unlimited(),
+    )
+    .unwrap();
+    (start.elapsed(), report)
+}
+
+/// Asserts that four times the input took well under sixteen times as long.
+fn assert_linear(what: &str, small: Duration, large: Duration) {
+    assert!(large < small * 10 + Duration::from_millis(500), "{what}: n: {small:?}, 4n: {large:?}");
+}
+
+/// A base class of `n` methods and a subclass overriding each, with a
+/// different arity, a first parameter other than `self` and a special
+/// method bound again and again.
+fn classes(n: usize) -> String {
+    let mut text = String::from("class Base(object):\n");
+    for i in 0..n {
+        text.push_str(&format!("    def m{i}(self, a):\n        pass\n"));
+    }
+    text.push_str("class Sub(Base):\n");
+    for i in 0..n {
+        text.push_str(&format!("    def m{i}(this):\n        pass\n    __eq__ = lambda self: True\n"));
+    }
+    text
+}
+
+#[test]
+fn class_queries_are_linear_in_methods_per_class() {
+    let queries = ["signature-mismatch", "non-self", "special-method-wrong-signature"].map(|q| find_query(q).unwrap());
+    let (small, _) = analysed(classes(2_000), &queries);
+    let (large, report) = analysed(classes(8_000), &queries);
+    assert_linear("Q7, Q22, Q47", small, large);
+    let count = |id: &str, example_type: u8| {
+        report.findings.iter().filter(|f| f.query_id == id && f.example_type == example_type).count()
+    };
+    // Every override needs fewer arguments than its base; every `m{i}` of
+    // the subclass is named `this`, those of the base `self`.
+    assert_eq!(count("signature-mismatch", 1), 8_000);
+    assert_eq!(count("non-self", 1), 8_000);
+    assert_eq!(count("non-self", 0), 8_000);
+    // `__eq__ = lambda self: True` takes one parameter, not two.
+    assert_eq!(count("special-method-wrong-signature", 1), 8_000);
+}
+
+/// `n` distinct imports, each also repeated inside a function.
+fn imports(n: usize) -> String {
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!("import mod{i}\n"));
+    }
+    for i in 0..n {
+        text.push_str(&format!("def f{i}():\n    import mod{i}\n"));
+    }
+    text
+}
+
+#[test]
+fn repeated_import_is_linear_in_imports_per_file() {
+    let queries = [find_query("repeated-import").unwrap()];
+    let (small, _) = analysed(imports(1_500), &queries);
+    let (large, report) = analysed(imports(6_000), &queries);
+    assert_linear("Q25", small, large);
+    let positives: Vec<_> = report.findings.iter().filter(|f| f.example_type == 1).collect();
+    assert_eq!(positives.len(), 6_000, "each import in a function repeats one at module level");
+    assert_eq!(positives[0].supporting_fact_spans[0].start_line, 0);
+    assert!(positives[0].message.contains("module mod0 is redundant, as it was previously imported on line 1"));
+}
+
+/// `n` findings of `equals-none`, each on a line with its own `# noqa`.
+fn suppressed(n: usize) -> String {
+    (0..n).map(|i| format!("x{i} = y == None  # noqa: E711 # lgtm[py/test-equals-none]\n")).collect()
+}
+
+#[test]
+fn suppression_is_linear_in_comments_and_findings() {
+    let queries = [find_query("equals-none").unwrap()];
+    let triage = |n: usize| {
+        let (analysis, report) = analysed(suppressed(n), &queries);
+        // The comments are read by the analysis, under the file's budget.
+        assert_eq!(report.suppressions.directives.len(), 2 * n);
+        let ignores = PerFileIgnores::none();
+        let mut policy = Policy {
+            per_file_ignores: &ignores,
+            honour_comments: true,
+            baseline: None,
+            writer: None,
+            queries: &queries,
+        };
+        let start = Instant::now();
+        let triaged = policy.triage(report);
+        (analysis + start.elapsed(), triaged)
+    };
+    let (small, _) = triage(5_000);
+    let (large, triaged) = triage(20_000);
+    assert_linear("suppression", small, large);
+    let suppressed = triaged.findings.iter().filter(|t| matches!(t.status, Status::Suppressed { .. })).count();
+    assert_eq!(suppressed, 20_000);
+    // The `# noqa` comes first and suppresses each finding: every `lgtm` is unused.
+    assert_eq!(triaged.unused_suppressions.len(), 20_000);
+    assert_eq!(triaged.unused_suppressions[0].unused, ["py/test-equals-none"]);
+}
+
+#[test]
+fn one_comment_of_many_directives_is_read_in_linear_time() {
+    let time = |n: usize| {
+        let text = format!("x = 1  {}{}\n", "# noqa: E711 ".repeat(n), "# lgtm[".repeat(n));
+        let start = Instant::now();
+        let found = quarry_query::suppression::Suppressions::scan(&text);
+        (start.elapsed(), found)
+    };
+    let (small, _) = time(5_000);
+    let (large, found) = time(20_000);
+    assert_linear("one comment", small, large);
+    assert_eq!(found.directives.len(), 20_000, "every `# noqa`; an unclosed `lgtm[` is none");
+    assert_eq!(found.directives[1].column, 7 + "# noqa: E711 ".len());
+}
