@@ -235,9 +235,10 @@ fn warn_about(summary: &BuildSummary, max_len: usize) {
             all_cut - dropped
         );
     }
+    let any: usize = stats.splits.values().map(|c| c.iter().sum::<usize>()).sum();
     for split in Split::ALL {
         let written: usize = stats.splits.get(split.name()).map_or(0, |c| c.iter().sum());
-        if written > 0 && stats.positives(split) == 0 {
+        if (written > 0 || any == 0) && stats.positives(split) == 0 {
             eprintln!(
                 "quarry: warning: the {} split has no positive example ({written} negatives): its exact match \
                  would measure negatives only",
