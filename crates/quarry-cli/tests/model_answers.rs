@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "common/char_vocab.rs"]
+mod char_vocab;
+use char_vocab::write_char_vocab;
+
 fn quarry(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_quarry")).env("RAYON_NUM_THREADS", "1").args(args).output().expect("run quarry")
 }
@@ -46,15 +50,7 @@ fn span_model_answers_queries_in_every_setting() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // A character-level WordPiece vocabulary; a first span model saves it as tokenizer.json.
-    let mut vocab = vec!["[PAD]".to_string(), "[UNK]".into(), "[CLS]".into(), "[SEP]".into()];
-    for c in (33u8..127).map(char::from).filter(|c| !c.is_ascii_uppercase()) {
-        vocab.push(c.to_string());
-        vocab.push(format!("##{c}"));
-    }
-    std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
-    let seed = dir.join("seed.jsonl");
-    std::fs::write(&seed, "{\"subtokenized_input_sequence\":[\"[CLS]\",\"x\",\"[SEP]\"],\"label_sequence\":[4,0,4]}\n")
-        .unwrap();
+    let seed = write_char_vocab(&dir);
     let first = train("span", &seed, &dir, &dir.join("first"));
 
     let data = dir.join("data");
