@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use quarry_data::codequeries::build::{build, BuildOptions};
+use quarry_data::codequeries::build::{build, BuildOptions, CutPositives};
 use quarry_data::codequeries::labels::{block_span_text, char_spans, Subtokenizer};
 use quarry_data::codequeries::perturb::{perturb_example, PerturbOptions};
 use quarry_data::codequeries::schema::label;
-use quarry_data::codequeries::split::Ratios;
+use quarry_data::codequeries::selection::Negatives;
+use quarry_data::codequeries::split::{Ratios, Split};
 use quarry_data::codequeries::{Example, RelevanceRow};
 use quarry_stdx::rng::SplitMix64;
 
@@ -61,6 +62,8 @@ fn options(out: &Path, tokenizer: Option<&Path>, max_len: usize) -> BuildOptions
         ratios: Ratios { train: 1.0, valid: 0.0, test: 0.0 },
         seed: 0,
         budget: None,
+        negatives: Negatives::All,
+        cut_positives: CutPositives::Keep,
         gzip: false,
         chunk_size: 2,
         max_file_bytes: 1 << 20,
@@ -292,4 +295,71 @@ fn minilm_labels_align_when_the_model_is_present() {
     let tokenizer = Subtokenizer::load(Path::new(&dir)).unwrap();
     check_examples(&read(&out.join("ideal_train.jsonl")), Some(&tokenizer));
     check_examples(&read(&out.join("file_ideal_train.jsonl")), Some(&tokenizer));
+}
+
+#[test]
+fn paper_negatives_follow_each_querys_ratio_and_whole_files_follow_them() {
+    let out = temp_dir("paper-negatives");
+    let mut opts = options(&out, None, 512);
+    opts.negatives = Negatives::Paper;
+    let summary = build(&opts, &|_, _| {}).unwrap();
+    let ideal: Vec<Example> = read(&out.join("ideal_train.jsonl"));
+    let mut per_query = std::collections::BTreeMap::<&str, (usize, usize)>::new();
+    for e in &ideal {
+        let entry = per_query.entry(e.query_name.as_str()).or_default();
+        if e.example_type == 1 {
+            entry.0 += 1
+        } else {
+            entry.1 += 1
+        }
+    }
+    for (query, stats) in &summary.stats.queries {
+        let (positives, negatives) = per_query.get(query.as_str()).copied().unwrap_or_default();
+        assert_eq!((stats.positive, stats.negative), (positives, negatives), "{query}");
+        let quota = Negatives::Paper.quota(query, positives, stats.candidate_negatives);
+        assert_eq!(negatives, quota, "{query}: {positives} positives, {} found", stats.candidate_negatives);
+        assert!(stats.paper.is_some(), "{query}");
+    }
+    assert!(summary.stats.queries.values().any(|q| q.candidate_negatives > q.negative), "something was sampled");
+    // A file-level negative, and its relevance rows, exist only where an ideal example does.
+    let kept: std::collections::HashSet<(String, String)> =
+        ideal.iter().map(|e| (e.query_name.clone(), e.code_file_path.clone())).collect();
+    let file_level: Vec<Example> = read(&out.join("file_ideal_train.jsonl"));
+    assert!(file_level.iter().all(|e| kept.contains(&(e.query_name.clone(), e.code_file_path.clone()))));
+    let rows: Vec<RelevanceRow> = read(&out.join("twostep_train.jsonl"));
+    assert!(rows.iter().all(|r| kept.contains(&(r.query_name.clone(), r.code_file_path.clone()))));
+    assert!(summary.bytes_written > 0 && summary.bytes_per_file > 0.0);
+    assert!(std::fs::read_to_string(out.join("stats.txt")).unwrap().contains("Distribution beside the paper"));
+    // The same seed gives the same dataset.
+    let again = temp_dir("paper-negatives-again");
+    let mut opts = options(&again, None, 512);
+    opts.negatives = Negatives::Paper;
+    build(&opts, &|_, _| {}).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(out.join("ideal_train.jsonl")).unwrap(),
+        std::fs::read_to_string(again.join("ideal_train.jsonl")).unwrap()
+    );
+}
+
+#[test]
+fn positives_whose_answers_are_all_cut_are_dropped_and_counted() {
+    let out = temp_dir("cut-positives");
+    let tokenizer_dir = char_tokenizer(&temp_dir("tokenizer-cut"));
+    let mut opts = options(&out, Some(&tokenizer_dir), 16);
+    opts.cut_positives = CutPositives::Drop;
+    let summary = build(&opts, &|_, _| {}).unwrap();
+    let ideal: Vec<Example> = read(&out.join("ideal_train.jsonl"));
+    assert!(ideal.iter().all(|e| e.example_type == 0), "16 sub-tokens leave no answer span");
+    let cut = &summary.stats.cut["train"];
+    assert!(cut.positives_all_cut > 0);
+    assert_eq!(cut.positives_dropped, cut.positives_all_cut);
+    assert!(summary.stats.spans_cut() >= cut.positives_dropped);
+    // Kept, as the reference keeps them, they are still counted.
+    let kept = temp_dir("cut-positives-kept");
+    let summary = build(&options(&kept, Some(&tokenizer_dir), 16), &|_, _| {}).unwrap();
+    let cut = &summary.stats.cut["train"];
+    assert!(cut.positives_all_cut > 0 && cut.positives_dropped == 0);
+    let ideal: Vec<Example> = read(&kept.join("ideal_train.jsonl"));
+    assert_eq!(ideal.iter().filter(|e| e.example_type == 1).count(), summary.stats.positives(Split::Train));
+    assert!(ideal.iter().all(|e| e.id.contains("#Q")), "every example has an id");
 }

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::Device;
-use quarry_data::codequeries::build::{build, BuildOptions};
+use quarry_data::codequeries::build::{build, BuildOptions, CutPositives};
 use quarry_data::codequeries::labels::Subtokenizer;
 use quarry_data::codequeries::perturb::{perturb_file, PerturbOptions};
+use quarry_data::codequeries::selection::Negatives;
 use quarry_data::codequeries::split::Ratios;
 use quarry_data::codequeries::Example;
 use quarry_data::jsonl::read_records;
@@ -23,6 +24,7 @@ use quarry_model::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, EncodedExample,
     SpanExample,
 };
+use quarry_model::eval_checks::EvalChecks;
 use quarry_model::file_level::{Runner, Setting};
 use quarry_model::relevance_model::RELEVANCE_CLASSES;
 use quarry_model::spans::{Breakdown, ExactMatch};
@@ -123,6 +125,15 @@ pub struct Evaluated {
     pub examples: usize,
     /// What produced the numbers: model, data and setting.
     pub produced_by: String,
+    /// Predicting no span on the same examples: answer and fact spans.
+    #[serde(default)]
+    pub baseline_full: [Rate; 3],
+    /// Predicting no span: answer spans.
+    #[serde(default)]
+    pub baseline_answer_only: [Rate; 3],
+    /// The evaluation's warnings ([`EvalChecks::warnings`]).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 fn rates(b: &Breakdown) -> [Rate; 3] {
@@ -130,9 +141,29 @@ fn rates(b: &Breakdown) -> [Rate; 3] {
 }
 
 impl Evaluated {
-    fn new(em: &ExactMatch, examples: usize, produced_by: String) -> Self {
+    fn new(em: &ExactMatch, checks: &EvalChecks, examples: usize, produced_by: String) -> Self {
         let full = Breakdown { all: em.all, positive: em.positive, negative: em.negative };
-        Evaluated { full: rates(&full), answer_only: rates(&em.answer_only), examples, produced_by }
+        let b = &checks.baseline;
+        let baseline = Breakdown { all: b.all, positive: b.positive, negative: b.negative };
+        Evaluated {
+            full: rates(&full),
+            answer_only: rates(&em.answer_only),
+            examples,
+            produced_by,
+            baseline_full: rates(&baseline),
+            baseline_answer_only: rates(&b.answer_only),
+            warnings: checks.warnings(em),
+        }
+    }
+
+    /// The report row of the answer-and-fact figures.
+    fn row(&self, name: &str) -> Row {
+        Row::new(name, &self.full, &self.baseline_full, &self.warnings, self.produced_by.clone())
+    }
+
+    /// The report row of the answer-only figures.
+    fn answer_only_row(&self, name: &str) -> Row {
+        Row::new(name, &self.answer_only, &self.baseline_answer_only, &self.warnings, self.produced_by.clone())
     }
 }
 
@@ -263,9 +294,10 @@ impl Run<'_, '_> {
             let examples = run.test_sample(examples, |e| (e.query.clone().unwrap_or_default(), is_positive(e)));
             let encoded = run.encode(&examples)?;
             let eval = model.evaluate(&encoded, run.config.batch_size)?;
+            let checks = EvalChecks::of_encoded(&encoded, &eval.predictions, &examples, &[], run.max_len);
             let by =
                 format!("model {}, data {} ({} examples), ideal setting", dir.display(), data.display(), encoded.len());
-            Ok(Evaluated::new(&eval.exact_match, encoded.len(), by))
+            Ok(Evaluated::new(&eval.exact_match, &checks, encoded.len(), by))
         })
     }
 
@@ -291,7 +323,7 @@ impl Run<'_, '_> {
                 max_len: run.max_len,
                 batch_size: run.config.batch_size,
             };
-            let em = runner.evaluate(setting, &examples, &mut |_, _| {})?;
+            let (em, checks) = runner.evaluate_checked(setting, &examples, &mut |_, _| {})?;
             let mut by = format!(
                 "model {}, data {} ({} examples), {} setting",
                 span_best.display(),
@@ -302,7 +334,7 @@ impl Run<'_, '_> {
             if setting == Setting::TwoStep {
                 by.push_str(&format!(", relevance model {}", relevance_best.display()));
             }
-            Ok(Evaluated::new(&em, examples.len(), by))
+            Ok(Evaluated::new(&em, &checks, examples.len(), by))
         })
     }
 }
@@ -364,6 +396,8 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             ratios: config.ratios,
             seed: config.seed,
             budget: None,
+            negatives: Negatives::Paper,
+            cut_positives: CutPositives::Drop,
             gzip: false,
             chunk_size: 128,
             max_file_bytes: quarry_syntax::DEFAULT_MAX_FILE_BYTES,
@@ -431,7 +465,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     let mut table3 = Vec::new();
     for setting in [Setting::Prefix, Setting::SlidingWindow, Setting::TwoStep, Setting::FileIdeal] {
         let e = run.file_eval(setting, &span.dir, &relevance.dir)?;
-        table3.push(Row::new(setting_label(setting), &e.full, e.produced_by.clone()));
+        table3.push(e.row(setting_label(setting)));
     }
     let relevance_best = relevance.dir.join("best");
     let relevance_row: RelevanceRow = run.stage("eval-relevance", |run| {
@@ -447,6 +481,9 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             recall: eval.recall,
             f1: eval.f1,
             examples: encoded.len(),
+            predict_nothing_accuracy: (eval.confusion.true_negatives + eval.confusion.false_positives) as f64
+                / eval.confusion.total().max(1) as f64,
+            warnings: eval.warnings(),
             produced_by: format!(
                 "model {}, data {} ({} rows)",
                 relevance_best.display(),
@@ -462,14 +499,14 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     for (budget, repeat, trained) in &budget_runs {
         let e = run.ideal_eval(&format!("eval-budget-{budget}-run{}", repeat + 1), &trained.dir, &ideal_test)?;
         let label = format!("{budget} per query (run {}, {} training examples)", repeat + 1, trained.examples);
-        budgets.push(Row::new(&label, &e.full, e.produced_by));
+        budgets.push(e.row(&label));
     }
 
     let report = Report {
         model: config.model.clone(),
         corpus: config.corpus.display().to_string(),
         written,
-        table2: vec![Row::new("span model, ideal setting", &ideal.full, ideal.produced_by.clone())],
+        table2: vec![ideal.row("span model, ideal setting")],
         table3: {
             let mut rows = table3;
             rows.sort_by_key(|r| {
@@ -479,19 +516,15 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
         },
         relevance: relevance_row,
         table4: vec![
-            Row::new("trained without supporting facts", &no_facts_eval.answer_only, no_facts_eval.produced_by),
-            Row::new("trained with supporting facts", &ideal.answer_only, ideal.produced_by.clone()),
+            no_facts_eval.answer_only_row("trained without supporting facts"),
+            ideal.answer_only_row("trained with supporting facts"),
         ],
         table5: {
             let mut rows = Vec::new();
             if let Some(p) = perturbed_eval {
-                rows.push(Row::new(
-                    &format!("Perturbed ({dropped} examples dropped: no valid perturbation)"),
-                    &p.full,
-                    p.produced_by,
-                ));
+                rows.push(p.row(&format!("Perturbed ({dropped} examples dropped: no valid perturbation)")));
             }
-            rows.push(Row::new("Original", &ideal.full, ideal.produced_by.clone()));
+            rows.push(ideal.row("Original"));
             rows
         },
         budgets,

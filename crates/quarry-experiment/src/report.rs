@@ -62,12 +62,28 @@ pub struct Row {
     pub negative: Rate,
     /// Model checkpoint, data file and setting that produced the row.
     pub produced_by: String,
+    /// What predicting no span scores on the same examples: all, positive, negative.
+    #[serde(default)]
+    pub predict_nothing: [Rate; 3],
+    /// Why the row's figures could mislead (no positives, all predictions empty, spans lost
+    /// to truncation).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 impl Row {
-    /// A row from `[all, positive, negative]`.
-    pub fn new(name: &str, rates: &[Rate; 3], produced_by: String) -> Self {
-        Row { name: name.into(), all: rates[0], positive: rates[1], negative: rates[2], produced_by }
+    /// A row from `[all, positive, negative]`, the predict-nothing baseline of the same
+    /// examples, and the evaluation's warnings.
+    pub fn new(name: &str, rates: &[Rate; 3], baseline: &[Rate; 3], warnings: &[String], produced_by: String) -> Self {
+        Row {
+            name: name.into(),
+            all: rates[0],
+            positive: rates[1],
+            negative: rates[2],
+            produced_by,
+            predict_nothing: *baseline,
+            warnings: warnings.to_vec(),
+        }
     }
 }
 
@@ -86,6 +102,12 @@ pub struct RelevanceRow {
     pub examples: usize,
     /// Model and data that produced the numbers.
     pub produced_by: String,
+    /// Accuracy of calling no block relevant on the same rows.
+    #[serde(default)]
+    pub predict_nothing_accuracy: f64,
+    /// The evaluation's warnings (no relevant row, no row predicted relevant).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// Everything the experiment measured.
@@ -132,24 +154,29 @@ fn paper(table: &str, row: &str) -> Option<[f64; 3]> {
 fn table(out: &mut String, number: &str, title: &str, first: &str, rows: &[Row]) {
     let label = if number.starts_with('F') { "Figure" } else { "Table" };
     let _ = writeln!(out, "### {label} {}: {title}\n", number.trim_start_matches('F'));
-    let _ = writeln!(out, "| {first} | All | Positive | Negative | Paper (All / Pos. / Neg.) |");
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    let _ =
+        writeln!(out, "| {first} | All | Positive | Negative | Predict nothing (All) | Paper (All / Pos. / Neg.) |");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
     for (i, r) in rows.iter().enumerate() {
         let paper =
             paper(number, &r.name).map_or("–".to_string(), |p| format!("{:.2} / {:.2} / {:.2}", p[0], p[1], p[2]));
         let _ = writeln!(
             out,
-            "| {} [{}] | {} | {} | {} | {paper} |",
+            "| {} [{}] | {} | {} | {} | {} | {paper} |",
             r.name,
             i + 1,
             r.all.cell(),
             r.positive.cell(),
-            r.negative.cell()
+            r.negative.cell(),
+            r.predict_nothing[0].cell()
         );
     }
     let _ = writeln!(out);
     for (i, r) in rows.iter().enumerate() {
         let _ = writeln!(out, "[{}] {}", i + 1, r.produced_by);
+        for warning in &r.warnings {
+            let _ = writeln!(out, "**Warning** [{}]: {warning}", i + 1);
+        }
     }
     let _ = writeln!(out);
 }
@@ -173,14 +200,18 @@ pub fn render(r: &Report) -> String {
     let _ = writeln!(
         out,
         "Relevance classifier (two-step, first step): accuracy {:.2}, precision {:.2}, recall {:.2}, F1 {:.2} on {} rows \
-         (paper: 96.38, 95.73, 90.10, –). [{}]\n",
+         (paper: 96.38, 95.73, 90.10, –); calling no block relevant: accuracy {:.2}. [{}]\n",
         100.0 * rel.accuracy,
         100.0 * rel.precision,
         100.0 * rel.recall,
         100.0 * rel.f1,
         rel.examples,
+        100.0 * rel.predict_nothing_accuracy,
         rel.produced_by
     );
+    for warning in &rel.warnings {
+        let _ = writeln!(out, "**Warning** (relevance): {warning}\n");
+    }
     table(&mut out, "4", "answer-span exact match, trained with and without supporting facts", "Model", &r.table4);
     table(&mut out, "5", "robustness to minor syntax errors", "Test data", &r.table5);
     table(

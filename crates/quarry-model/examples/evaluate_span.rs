@@ -20,8 +20,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let setting: Setting = rest.first().map_or("ideal", String::as_str).parse()?;
     let loaded = load_model(&ModelSource::parse(model)?, None, &Device::Cpu, 0)?;
     let span = SpanModel::new(loaded)?;
-    let options =
-        SpanEvalOptions { setting, max_len: 512, batch_size: 16, limit_per_query: None, seed: 0, predictions: None };
+    let options = SpanEvalOptions {
+        setting,
+        max_len: 512,
+        batch_size: 16,
+        limit_per_query: None,
+        seed: 0,
+        predictions: None,
+        limit: None,
+    };
     let report = evaluate_span(&span, &PathBuf::from(data), None, &options, &mut |_, _| {})?;
     report.write_table(&mut std::io::stdout())?;
     Ok(())

@@ -12,6 +12,7 @@ use quarry_data::codequeries::schema::label;
 use quarry_data::codequeries::Example;
 
 use crate::error::{ModelError, Result};
+use crate::eval_checks::EvalChecks;
 use crate::span_model::SpanModel;
 use crate::spans::{aligned, ExactMatch, ExampleGroup, Label};
 
@@ -226,16 +227,29 @@ impl Runner<'_> {
         examples: &[Example],
         on_example: &mut dyn FnMut(usize, usize),
     ) -> Result<ExactMatch> {
+        Ok(self.evaluate_checked(setting, examples, on_example)?.0)
+    }
+
+    /// [`Runner::evaluate`] with the predict-nothing baseline and the counts its warnings
+    /// need ([`EvalChecks`]).
+    pub fn evaluate_checked(
+        &self,
+        setting: Setting,
+        examples: &[Example],
+        on_example: &mut dyn FnMut(usize, usize),
+    ) -> Result<(ExactMatch, EvalChecks)> {
         let mut em = ExactMatch::default();
+        let mut checks = EvalChecks::default();
         for (i, example) in examples.iter().enumerate() {
             let (input, predicted) = self.predict(setting, example)?;
             let gold = gold_labels(&input.labels);
             let (p, g) = aligned(&predicted, &gold);
             let group = ExampleGroup { query: Some(&example.query_name), single_hop: Some(example.single_hop) };
             em.add_grouped(&p, &g, group);
+            checks.add(&p, &g, None, Some(example.example_type == 1), group);
             on_example(i + 1, examples.len());
         }
-        Ok(em)
+        Ok((em, checks))
     }
 }
 

@@ -20,6 +20,7 @@ pub mod decoder_attention;
 pub mod device;
 pub mod dropout;
 pub mod error;
+pub mod eval_checks;
 mod fast_math;
 pub mod features;
 pub mod file_level;

@@ -390,6 +390,47 @@ pub fn fit<M: Trainable + ?Sized>(
     Ok(state.history)
 }
 
+/// Which checkpoints a finished run keeps in its output directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// `best/` only: the resumable `last/` (weights, optimizer moments, trainer state) is
+    /// removed once training has ended, so the run cannot be resumed.
+    Best,
+    /// `last/` only: `best/` is removed (evaluate `last/`).
+    Last,
+    /// Both (the default).
+    #[default]
+    All,
+}
+
+impl std::str::FromStr for Keep {
+    type Err = String;
+
+    /// Parses `best`, `last` or `all`.
+    fn from_str(text: &str) -> std::result::Result<Keep, String> {
+        match text {
+            "best" => Ok(Keep::Best),
+            "last" => Ok(Keep::Last),
+            "all" => Ok(Keep::All),
+            _ => Err(format!("keep `{text}`: expected `best`, `last` or `all`")),
+        }
+    }
+}
+
+/// Removes the checkpoints of a finished run in `out_dir` that `keep` does not keep.
+pub fn keep_checkpoints(out_dir: &Path, keep: Keep) -> Result<()> {
+    let remove = match keep {
+        Keep::Best => "last",
+        Keep::Last => "best",
+        Keep::All => return Ok(()),
+    };
+    let dir = out_dir.join(remove);
+    match std::fs::remove_dir_all(&dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(ModelError::io(&dir, e)),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

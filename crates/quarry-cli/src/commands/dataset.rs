@@ -5,10 +5,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use quarry_data::codequeries::build::{build, BuildOptions};
+use quarry_data::codequeries::build::{build, BuildOptions, BuildSummary, CutPositives};
 use quarry_data::codequeries::labels::Subtokenizer;
 use quarry_data::codequeries::perturb::{perturb_file, PerturbOptions};
+use quarry_data::codequeries::selection::Negatives;
 use quarry_data::codequeries::split::Ratios;
+use quarry_data::codequeries::split::Split;
 use quarry_query::all_queries;
 use quarry_query::config::resolve_all;
 use quarry_syntax::DEFAULT_MAX_FILE_BYTES;
@@ -84,6 +86,15 @@ struct CodeQueriesArgs {
     /// Keep at most N ideal training examples per query, half positive, half negative.
     #[arg(long)]
     budget: Option<usize>,
+    /// Negatives kept per query and split: `paper` (positives times the query's ratio in
+    /// the paper's Tables 6-7, a seeded sample), `all` (every negative found), or one ratio
+    /// for every query (e.g. `1.4`).
+    #[arg(long, default_value = "paper")]
+    negatives: Negatives,
+    /// A positive whose answer spans `--max-len` cuts all: `drop` it (counted in the
+    /// statistics) or `keep` it as the reference code does (counted all the same).
+    #[arg(long, default_value = "drop")]
+    cut_positives: CutPositives,
     /// Write gzip-compressed JSON Lines.
     #[arg(long)]
     gzip: bool,
@@ -166,6 +177,8 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         ratios: args.split,
         seed: args.seed,
         budget: args.budget,
+        negatives: args.negatives,
+        cut_positives: args.cut_positives,
         gzip: args.gzip,
         chunk_size: args.chunk_size,
         max_file_bytes: args.max_file_bytes,
@@ -187,18 +200,49 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
                 eprintln!("quarry: error: {failure} (skipped)");
             }
             print!("{}", summary.stats.render());
+            warn_about(&summary, args.max_len);
             let seconds = start.elapsed().as_secs_f64();
             eprintln!(
-                "quarry: {} files in {seconds:.1} s ({:.0} files/s), {} skipped, {} chunk(s) resumed; output in {}",
+                "quarry: {} files in {seconds:.1} s ({:.0} files/s), {} skipped, {} chunk(s) resumed; \
+                 {} bytes written ({:.0} per file); output in {}",
                 summary.files,
                 summary.files as f64 / seconds.max(1e-9),
                 summary.failed_files.len(),
                 summary.resumed_chunks,
+                summary.bytes_written,
+                summary.bytes_per_file,
                 args.out.display()
             );
             EXIT_OK
         }
         Err(e) => report_error(&e.to_string()),
+    }
+}
+
+/// Warnings a researcher must see: spans cut by the maximum length, and splits without
+/// positives (whose exact match would measure negatives only).
+fn warn_about(summary: &BuildSummary, max_len: usize) {
+    let stats = &summary.stats;
+    let all_cut: usize = stats.cut.values().map(|c| c.positives_all_cut).sum();
+    let dropped: usize = stats.cut.values().map(|c| c.positives_dropped).sum();
+    if stats.spans_cut() > 0 || all_cut > 0 {
+        eprintln!(
+            "quarry: warning: --max-len {max_len} cut {} answer/fact span(s); {all_cut} positive example(s) lost \
+             every answer span ({dropped} dropped, {} kept as positives without answers)",
+            stats.spans_cut(),
+            all_cut - dropped
+        );
+    }
+    let any: usize = stats.splits.values().map(|c| c.iter().sum::<usize>()).sum();
+    for split in Split::ALL {
+        let written: usize = stats.splits.get(split.name()).map_or(0, |c| c.iter().sum());
+        if (written > 0 || any == 0) && stats.positives(split) == 0 {
+            eprintln!(
+                "quarry: warning: the {} split has no positive example ({written} negatives): its exact match \
+                 would measure negatives only",
+                split.name()
+            );
+        }
     }
 }
 

@@ -33,7 +33,7 @@ pub fn run(args: EncodeArgs) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("quarry: error: {e:#}");
-            1
+            super::output::EXIT_INPUT_ERROR
         }
     }
 }

@@ -12,7 +12,7 @@ use quarry_model::RelevanceModel;
 
 use super::input::Format;
 use super::model_arg::{load_checkpoint, load_selector, load_span_model, InferenceArgs};
-use super::output::{with_stdout, write_json};
+use super::output::{with_stdout, write_json, EXIT_INPUT_ERROR};
 
 /// What to evaluate.
 #[derive(Subcommand)]
@@ -43,6 +43,9 @@ pub struct EvalArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
+    /// Evaluate only the first N examples of the data file.
+    #[arg(long)]
+    pub limit: Option<usize>,
 }
 
 /// Arguments of `quarry evaluate relevance`.
@@ -87,7 +90,7 @@ pub fn run(task: EvaluateTask) -> i32 {
         Ok(code) => code,
         Err(e) => {
             eprintln!("quarry: error: {e:#}");
-            1
+            EXIT_INPUT_ERROR
         }
     }
 }
@@ -108,6 +111,7 @@ fn evaluate(span_args: SpanEvalArgs) -> Result<i32> {
         limit_per_query: span_args.limit_per_query,
         seed: span_args.seed,
         predictions: span_args.predictions.as_deref(),
+        limit: args.limit,
     };
     let show = std::io::stderr().is_terminal() && setting != Setting::Ideal;
     let report = evaluate_span(&model, &args.data, selector.as_deref(), &options, &mut |done, total| {
@@ -119,6 +123,7 @@ fn evaluate(span_args: SpanEvalArgs) -> Result<i32> {
     if show {
         eprintln!();
     }
+    warn(&report.warnings());
     Ok(with_stdout(|out| match args.format {
         Format::Json => write_json(out, &report.to_json(&args.model, &args.data)),
         Format::Pretty => report.write_table(out),
@@ -128,9 +133,17 @@ fn evaluate(span_args: SpanEvalArgs) -> Result<i32> {
 fn relevance(relevance_args: RelevanceEvalArgs) -> Result<i32> {
     let args = &relevance_args.common;
     let model = RelevanceModel::new(load_checkpoint(&args.model, &args.run.device)?, None)?;
-    let eval = evaluate_relevance(&model, &args.data, args.run.max_len, args.run.batch_size)?;
+    let eval = evaluate_relevance(&model, &args.data, args.run.max_len, args.run.batch_size, args.limit)?;
+    warn(&eval.warnings());
     Ok(with_stdout(|out| match args.format {
         Format::Json => write_json(out, &eval.to_json()),
         Format::Pretty => eval.write_table(out),
     }))
+}
+
+/// Prints each warning on stderr (they are also in the table and in the JSON output).
+fn warn(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("quarry: warning: {warning}");
+    }
 }

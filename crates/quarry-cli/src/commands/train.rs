@@ -89,7 +89,7 @@ pub fn run(task: TrainTask) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("quarry: error: {e:#}");
-            1
+            super::output::EXIT_INPUT_ERROR
         }
     }
 }

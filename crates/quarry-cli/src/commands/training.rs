@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 use quarry_model::device::parse_device;
-use quarry_model::train::{fit, planned_steps, read_state, EpochLog, TrainConfig, TrainEvent, Trainable};
+use quarry_model::train::{
+    fit, keep_checkpoints, planned_steps, read_state, EpochLog, Keep, TrainConfig, TrainEvent, Trainable,
+};
 use quarry_model::{load_model, LoadedModel, ModelSource};
 
 use super::model_arg::model_source;
@@ -57,6 +59,13 @@ pub struct TrainArgs {
     /// `cpu`, `cuda` or `cuda:N`.
     #[arg(long, default_value = "cpu")]
     pub device: String,
+    /// Train and validate on the first N examples of each file only.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Checkpoints kept once training ends: `best` (lowest validation loss; the resumable
+    /// `last/` is removed), `last`, or `all`.
+    #[arg(long, default_value = "all")]
+    pub keep: Keep,
 }
 
 /// The training schedule every training command shares, `quarry experiment` included.
@@ -107,13 +116,15 @@ pub fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
 }
 
 /// Trains `model` with the settings of `args`, printing progress, then the best checkpoint.
-pub fn run_training<M: Trainable>(
+pub fn run_training<'a, M: Trainable>(
     model: &M,
-    train: &[M::Example],
-    valid: &[M::Example],
+    train: &'a [M::Example],
+    valid: &'a [M::Example],
     args: &TrainArgs,
     setup: &Setup,
 ) -> Result<()> {
+    let first = |examples: &'a [M::Example]| &examples[..args.limit.map_or(examples.len(), |n| n.min(examples.len()))];
+    let (train, valid) = (first(train), first(valid));
     eprintln!("{} training and {} validation examples, max length {}", train.len(), valid.len(), setup.max_len);
     let config = TrainConfig {
         epochs: args.schedule.epochs,
@@ -142,7 +153,10 @@ pub fn run_training<M: Trainable>(
     }
     let mut progress = Progress { bar: std::io::stderr().is_terminal() };
     fit(model, train, valid, &config, &mut |event| progress.report(event))?;
-    println!("best checkpoint: {}", args.out.join("best").display());
+    keep_checkpoints(&args.out, args.keep)?;
+    let kept = if args.keep == Keep::Last { "last checkpoint" } else { "best checkpoint" };
+    let dir = if args.keep == Keep::Last { "last" } else { "best" };
+    println!("{kept}: {}", args.out.join(dir).display());
     Ok(())
 }
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use quarry_query::project::Project;
 use quarry_query::report::analyze_parsed_in;
 use quarry_query::{Polarity, Query};
-use quarry_stdx::rng::{stable_hash, SplitMix64};
+use quarry_stdx::rng::stable_hash;
 use quarry_stdx::AtomicFile;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
@@ -25,6 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::examples::file_examples;
 use super::labels::Subtokenizer;
+use super::schema::label;
+use super::selection::{select, Candidate, Negatives};
 use super::split::{split_of, Ratios, Split};
 use super::stats::DatasetStats;
 use crate::error::DataError;
@@ -52,6 +54,11 @@ pub struct BuildOptions {
     /// Keep at most this many ideal training examples per query, half
     /// positive and half negative.
     pub budget: Option<usize>,
+    /// How many negative examples to keep per query and split.
+    pub negatives: Negatives,
+    /// What to do with a positive ideal example whose answer spans were all cut by
+    /// `max_len`.
+    pub cut_positives: CutPositives,
     /// Write `.jsonl.gz` instead of `.jsonl`.
     pub gzip: bool,
     /// Files per chunk (and per shard).
@@ -62,6 +69,33 @@ pub struct BuildOptions {
     /// error. `None`: no limit (the output then depends on nothing but the
     /// input).
     pub time_budget: Option<std::time::Duration>,
+}
+
+/// What to do with a positive ideal example whose answer spans all lie beyond `max_len`
+/// subtokens. The reference code keeps it (its training and evaluation truncate the labels,
+/// so the example becomes a positive without answers, scored as an empty prediction);
+/// quarry drops it by default and counts it, so that no such example is silent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CutPositives {
+    /// Leave it out of the ideal setting and count it in the statistics.
+    #[default]
+    Drop,
+    /// Keep it, as the reference code does; it is counted all the same.
+    Keep,
+}
+
+impl std::str::FromStr for CutPositives {
+    type Err = String;
+
+    /// Parses `drop` or `keep`.
+    fn from_str(text: &str) -> Result<CutPositives, String> {
+        match text {
+            "drop" => Ok(CutPositives::Drop),
+            "keep" => Ok(CutPositives::Keep),
+            _ => Err(format!("cut positives `{text}`: expected `drop` or `keep`")),
+        }
+    }
 }
 
 /// What a build did.
@@ -75,6 +109,10 @@ pub struct BuildSummary {
     pub resumed_chunks: usize,
     /// Examples written per setting and split.
     pub written: std::collections::BTreeMap<String, usize>,
+    /// Bytes of the example files written (all settings and splits).
+    pub bytes_written: u64,
+    /// `bytes_written` per Python file found.
+    pub bytes_per_file: f64,
     /// Statistics of the ideal setting.
     pub stats: DatasetStats,
 }
@@ -87,8 +125,15 @@ struct ShardLine {
     query: String,
     #[serde(default)]
     positive: bool,
+    /// The source file, relative to the corpus.
+    #[serde(default)]
+    file: String,
     record: serde_json::Value,
 }
+
+/// The setting of a shard line that stands for a positive dropped because `max_len` cut
+/// all its answer spans; its record holds the span counts.
+const CUT: &str = "cut";
 
 /// Runs the build. `progress(done, total)` is called after each chunk.
 pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<BuildSummary, DataError> {
@@ -104,7 +149,14 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
     let mut done = 0;
     for chunk in &chunks {
         let key = chunk.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n");
-        let fingerprint = format!("{key}\n{}\n{}\n{}", options.max_len, options.seed, query_ids(&options.queries));
+        // v2: shard lines name their file; cut positives are lines of their own.
+        let fingerprint = format!(
+            "v2\n{key}\n{}\n{}\n{}\n{:?}",
+            options.max_len,
+            options.seed,
+            query_ids(&options.queries),
+            options.cut_positives
+        );
         // Shards are compressed like the outputs: a corpus's shards can be several gigabytes.
         let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
         let shard = shards_dir.join(format!("{:016x}.{extension}", stable_hash(&fingerprint)));
@@ -124,11 +176,7 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
         summary.failed_files.sort();
         summary.failed_files.dedup();
     }
-    let selection = match options.budget {
-        Some(budget) => Some(budget_selection(&shard_paths, budget, options.seed)?),
-        None => None,
-    };
-    merge(options, &shard_paths, selection.as_ref(), &mut summary)?;
+    merge(options, &shard_paths, &mut summary)?;
     let stats_path = options.out.join("stats.json");
     let mut stats_file = AtomicFile::create(&stats_path)?;
     let json = serde_json::to_vec_pretty(&summary).map_err(|e| DataError::Invalid(e.to_string()))?;
@@ -212,6 +260,7 @@ fn write_shard(
                         split: Split::Train,
                         query: String::new(),
                         positive: false,
+                        file: String::new(),
                         record: message.clone().into(),
                     })?;
                     failures.push(message);
@@ -257,11 +306,30 @@ fn process_file(options: &BuildOptions, project: &Project, path: &Path, load: &L
                     .label_example_cached(example, options.max_len, &mut cache)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
             }
+            if setting == "ideal" && options.tokenizer.is_some() && answers_all_cut(example) {
+                let dropped = options.cut_positives == CutPositives::Drop;
+                push(ShardLine {
+                    setting: CUT.into(),
+                    split,
+                    query: example.query_name.clone(),
+                    positive: true,
+                    file: relative.clone(),
+                    record: serde_json::json!({
+                        "answer_spans": example.answer_spans.len(),
+                        "fact_spans": example.supporting_fact_spans.len(),
+                        "dropped": dropped,
+                    }),
+                })?;
+                if dropped {
+                    continue;
+                }
+            }
             push(ShardLine {
                 setting: setting.into(),
                 split,
                 query: example.query_name.clone(),
                 positive: example.example_type == 1,
+                file: relative.clone(),
                 record: to_value(example),
             })?;
         }
@@ -277,10 +345,20 @@ fn process_file(options: &BuildOptions, project: &Project, path: &Path, load: &L
             split,
             query: row.query_name.clone(),
             positive: row.relevance_label == 1,
+            file: relative.clone(),
             record: to_value(row),
         })?;
     }
     Ok(lines)
+}
+
+/// Whether `example` is a positive whose labels, pruned to the maximum length, hold no
+/// answer span any more (a `B` label starts every answer span).
+fn answers_all_cut(example: &super::schema::Example) -> bool {
+    example.example_type == 1
+        && !example.answer_spans.is_empty()
+        && !example.label_sequence.is_empty()
+        && !example.label_sequence.contains(&label::B)
 }
 
 /// Serialisation of the record types behind one trait object.
@@ -328,80 +406,69 @@ fn read_failures(shards: &[PathBuf]) -> Result<Vec<String>, DataError> {
     Ok(failures)
 }
 
-/// For the budget: which ideal training examples to keep, as a flag per
-/// example in shard order. Per query, `budget / 2` positives and as many
-/// negatives (fewer when one side has fewer), chosen by a seeded shuffle.
-fn budget_selection(shards: &[PathBuf], budget: usize, seed: u64) -> Result<Vec<bool>, DataError> {
-    let mut members: std::collections::BTreeMap<(String, bool), Vec<usize>> = Default::default();
-    let mut index = 0;
+/// Writes the selected examples of every shard into one file per setting and split, and
+/// counts them. A first pass reads who is where (query, split, polarity, file) and the cut
+/// positives; [`select`] decides; a second pass writes.
+fn merge(options: &BuildOptions, shards: &[PathBuf], summary: &mut BuildSummary) -> Result<(), DataError> {
+    let mut candidates = Vec::new();
     for_each_line(shards, |line| {
-        if line.setting == "ideal" && line.split == Split::Train {
-            members.entry((line.query, line.positive)).or_default().push(index);
-            index += 1;
+        match line.setting.as_str() {
+            "ideal" => candidates.push(Candidate {
+                query: line.query,
+                split: line.split,
+                positive: line.positive,
+                file: line.file,
+            }),
+            CUT => summary.stats.add_cut(&line.query, line.split, &line.record),
+            _ => {}
         }
         Ok(())
     })?;
-    let mut keep = vec![false; index];
-    let queries: std::collections::BTreeSet<String> = members.keys().map(|(q, _)| q.clone()).collect();
-    for query in queries {
-        let positives = members.get(&(query.clone(), true)).cloned().unwrap_or_default();
-        let negatives = members.get(&(query.clone(), false)).cloned().unwrap_or_default();
-        let per_side = (budget / 2).min(positives.len()).min(negatives.len());
-        let mut rng = SplitMix64::new(seed ^ stable_hash(&query));
-        for mut side in [positives, negatives] {
-            // Partial Fisher-Yates: the first `per_side` entries are the sample.
-            for i in 0..per_side {
-                let j = i + rng.below_modulo(side.len() - i);
-                side.swap(i, j);
-                keep[side[i]] = true;
-            }
-        }
+    let selection = select(&candidates, options.negatives, options.budget, options.seed);
+    drop(candidates);
+    for ((query, split), count) in &selection.candidate_negatives {
+        summary.stats.add_candidates(query, split, *count);
     }
-    Ok(keep)
-}
-
-fn merge(
-    options: &BuildOptions,
-    shards: &[PathBuf],
-    selection: Option<&Vec<bool>>,
-    summary: &mut BuildSummary,
-) -> Result<(), DataError> {
     let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
     let mut outputs = Vec::new();
     for setting in SETTINGS {
         for split in Split::ALL {
             let path = options.out.join(format!("{setting}_{}.{extension}", split.name()));
-            outputs.push(((setting, split), AtomicFile::create(&path)?, 0usize));
+            outputs.push(((setting, split), path.clone(), AtomicFile::create(&path)?, 0usize));
         }
     }
-    let mut train_index = 0;
+    let mut ideal_index = 0;
     for_each_line(shards, |line| {
-        if line.setting == "error" {
-            return Ok(());
-        }
-        if line.setting == "ideal" && line.split == Split::Train {
-            let index = train_index;
-            train_index += 1;
-            if selection.is_some_and(|keep| !keep[index]) {
-                return Ok(());
+        let keep = match line.setting.as_str() {
+            "ideal" => {
+                ideal_index += 1;
+                selection.keep[ideal_index - 1]
             }
+            "file_ideal" => line.positive || selection.keeps_file(&line.query, &line.file),
+            "twostep" => selection.keeps_file(&line.query, &line.file),
+            _ => false,
+        };
+        if !keep {
+            return Ok(());
         }
         if line.setting == "ideal" {
             if let Ok(example) = serde_json::from_value::<super::schema::Example>(line.record.clone()) {
                 summary.stats.add(&example, line.split);
             }
         }
-        if let Some((_, file, count)) =
-            outputs.iter_mut().find(|((setting, split), _, _)| *setting == line.setting && *split == line.split)
+        if let Some((_, _, file, count)) =
+            outputs.iter_mut().find(|((setting, split), _, _, _)| *setting == line.setting && *split == line.split)
         {
             file.write_json_line(&line.record)?;
             *count += 1;
         }
         Ok(())
     })?;
-    for ((setting, split), file, count) in outputs {
+    for ((setting, split), path, file, count) in outputs {
         file.commit()?;
+        summary.bytes_written += std::fs::metadata(&path).map_err(|e| DataError::io(&path, e))?.len();
         summary.written.insert(format!("{setting}_{}", split.name()), count);
     }
+    summary.bytes_per_file = summary.bytes_written as f64 / summary.files.max(1) as f64;
     Ok(())
 }

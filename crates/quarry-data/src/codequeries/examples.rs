@@ -58,7 +58,10 @@ fn make_example(
 ) -> Example {
     let answer_spans_in_blocks = answers.iter().filter_map(|s| span_in_blocks(s, context)).collect();
     let supporting_fact_spans_in_blocks = facts.iter().filter_map(|s| span_in_blocks(s, context)).collect();
+    let index = find_query(query_name).map_or(0, |q| q.meta.index);
+    let blocks = context.iter().map(|b| b.index.to_string()).collect::<Vec<_>>().join(".");
     Example {
+        id: format!("{path}#Q{index}#{blocks}"),
         query_name: query_name.to_string(),
         code_file_path: path.to_string(),
         context_blocks: context.iter().map(|b| context_block(file, b)).collect(),
@@ -153,6 +156,7 @@ pub fn file_examples(file: &ParsedFile, blocks: &Blocks, path: &str, findings: &
         relevant.dedup();
         let mut file_level = make_example(file, path, query, positive, &all, answers, facts);
         file_level.relevant_blocks = relevant.clone();
+        file_level.id = format!("{path}#Q{}#file", find_query(query).map_or(0, |q| q.meta.index));
         out.file_level.push(file_level);
         // Relevance rows: every block, labelled by that relevance.
         for block in blocks.all() {

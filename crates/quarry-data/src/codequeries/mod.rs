@@ -5,8 +5,10 @@
 pub mod build;
 pub mod examples;
 pub mod labels;
+pub mod paper;
 pub mod perturb;
 pub mod schema;
+pub mod selection;
 pub mod split;
 pub mod stats;
 

@@ -41,6 +41,10 @@ pub struct BlockSpan {
 /// One labelled example (ideal or file-level setting).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Example {
+    /// A stable identifier: `FILE#Q<index>#<relevant block indices>` (`#file` for a
+    /// file-level example); predictions carry it. Empty in the public dataset.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
     /// The exact CodeQueries query name.
     pub query_name: String,
     /// The source file, relative to the corpus root.
