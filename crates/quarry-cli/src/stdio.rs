@@ -27,6 +27,13 @@ pub fn print_err(args: fmt::Arguments<'_>) {
     let _ = io::stderr().lock().write_fmt(args);
 }
 
+/// `message` for a terminal: control characters (an escape sequence in a file name) are
+/// written as escapes, line breaks kept, so nothing from the input reaches the terminal
+/// raw.
+pub fn visible(message: &str) -> String {
+    message.split('\n').map(quarry_query::output::style::escape_controls).collect::<Vec<_>>().join("\n")
+}
+
 /// Flushes standard output at the end of a run (the flush `std` does at exit ignores
 /// errors, which would lose the last line silently).
 pub fn flush_out() {

@@ -410,3 +410,21 @@ fn a_lying_zip_member_is_inflated_only_to_the_limit() {
     let output = run(&args, "inspect generate on a zip bomb");
     assert_clean_exit(&output, "inspect generate on a zip bomb");
 }
+
+#[test]
+fn file_names_reach_the_terminal_escaped() {
+    // A file whose name holds an escape sequence and whose bytes are not Python text.
+    let f = Fixture::new("names");
+    let name = f.dir.join("evil\u{1b}[31mred.py");
+    std::fs::write(&name, b"\xff\xfe\x00").unwrap();
+    for args in [
+        vec!["query".to_string(), f.dir.to_str().unwrap().to_string()],
+        vec!["blocks".into(), name.to_str().unwrap().into()],
+    ] {
+        let output = run(&args, "a name with an escape sequence");
+        assert_clean_exit(&output, "a name with an escape sequence");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("evil"), "the file is not named: {stderr}");
+        assert!(!stderr.contains('\u{1b}'), "an escape sequence reached the terminal: {stderr:?}");
+    }
+}

@@ -57,9 +57,14 @@ pub fn positive(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
-/// [`positive`] as an `f32`.
+/// [`positive`] as an `f32` (a value beyond `f32`'s range is refused, not made infinite,
+/// and one that rounds to zero is refused too).
 pub fn positive_f32(text: &str) -> Result<f32, String> {
-    positive(text).map(|v| v as f32)
+    let value = positive(text)? as f32;
+    if !value.is_finite() || value <= 0.0 {
+        return Err(format!("`{text}` is outside the range of a 32-bit number"));
+    }
+    Ok(value)
 }
 
 /// A finite number of zero or more (a weight decay, an n-gram weight).
@@ -100,6 +105,7 @@ mod tests {
             assert!(positive(bad).is_err(), "{bad}");
         }
         assert!(non_negative("-0.1").is_err() && non_negative("0").is_ok());
+        assert!(positive_f32("1e300").is_err() && positive_f32("1e-300").is_err() && positive_f32("0.5").is_ok());
         assert!(ngram_weights(&[0.25; 4]).is_ok());
         assert!(
             ngram_weights(&[0.001; 1000]).is_err() && ngram_weights(&[]).is_err() && ngram_weights(&[0.0]).is_err()

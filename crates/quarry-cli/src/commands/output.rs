@@ -21,7 +21,7 @@ pub fn with_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> i32 
 
 /// Prints `message` as an error on stderr and returns the input-error exit code.
 pub fn report_error(message: &str) -> i32 {
-    eprintln!("quarry: error: {message}");
+    eprintln!("quarry: error: {}", crate::stdio::visible(message));
     EXIT_INPUT_ERROR
 }
 

@@ -230,7 +230,7 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         let (files, walk_errors) = plan.files(&paths);
         failed += walk_errors.len();
         for error in &walk_errors {
-            eprintln!("quarry: error: {error}");
+            eprintln!("quarry: error: {}", crate::stdio::visible(error));
         }
         if files.is_empty() && walk_errors.is_empty() && !force_exclude {
             let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();

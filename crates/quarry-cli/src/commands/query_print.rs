@@ -122,7 +122,8 @@ impl Printer<'_> {
             Err(error) => {
                 *failed += 1;
                 self.tally.add_failed();
-                progress.suspend(|| eprintln!("quarry: error: {error} (skipped)"));
+                progress
+                    .suspend(|| eprintln!("quarry: error: {} (skipped)", crate::stdio::visible(&error.to_string())));
                 return Ok(());
             }
         };
