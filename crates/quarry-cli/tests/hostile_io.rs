@@ -306,6 +306,23 @@ fn numeric_options_no_run_can_use_are_refused() {
     let f = Fixture::new("numbers");
     let (py, hyp, rf) = (f.path("a.py"), f.path("hyp.txt"), f.path("ref.txt"));
     let many_weights = vec!["0.001"; 1000].join(",");
+    let out = f.path("o");
+    let train_span = |option: &str, value: &str| {
+        strings(&[
+            "train",
+            "span",
+            "--train",
+            &py,
+            "--valid",
+            &py,
+            "--model",
+            "scratch:1x8",
+            "--out",
+            &out,
+            option,
+            value,
+        ])
+    };
     let cases: Vec<(&str, Vec<String>, &str)> = vec![
         ("--jobs 100000", strings(&["query", &py, "--jobs", "100000"]), "--jobs"),
         ("--jobs 0", strings(&["query", &py, "--jobs", "0"]), "--jobs"),
@@ -338,42 +355,8 @@ fn numeric_options_no_run_can_use_are_refused() {
             ]),
             "--top-k",
         ),
-        (
-            "--lr NaN",
-            strings(&[
-                "train",
-                "span",
-                "--train",
-                &py,
-                "--valid",
-                &py,
-                "--model",
-                "scratch:1x8",
-                "--out",
-                &f.path("o"),
-                "--lr",
-                "NaN",
-            ]),
-            "--learning-rate",
-        ),
-        (
-            "--batch-size 10^12",
-            strings(&[
-                "train",
-                "span",
-                "--train",
-                &py,
-                "--valid",
-                &py,
-                "--model",
-                "scratch:1x8",
-                "--out",
-                &f.path("o"),
-                "--batch-size",
-                "1000000000000",
-            ]),
-            "--batch-size",
-        ),
+        ("--lr NaN", train_span("--lr", "NaN"), "--learning-rate"),
+        ("--batch-size 10^12", train_span("--batch-size", "1000000000000"), "--batch-size"),
     ];
     for (name, args, option) in cases {
         let output = run(&args, name);
