@@ -126,7 +126,15 @@ def _scorer(name: str) -> Callable[..., float]:
     return scorer
 
 
-bleu = _scorer("bleu")
+def bleu(hyps: Sequence[str], refs: References, **options: Any) -> float:
+    """``bleu``: sacrebleu's corpus BLEU (13a tokens, exp smoothing). Returns the
+    corpus score alone, without the per-line scores :func:`score` also computes;
+    options as :func:`score`."""
+    if options:
+        return score("bleu", hyps, refs, **options).score
+    return _native.corpus_bleu(list(hyps), _streams(refs))
+
+
 sentence_bleu = _scorer("sentence-bleu")
 codeqa_bleu = _scorer("codeqa-bleu")
 rouge_l = _scorer("rouge-l")

@@ -35,6 +35,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(query::query_jsonl, module)?)?;
     module.add_function(wrap_pyfunction!(metrics::metric_names, module)?)?;
     module.add_function(wrap_pyfunction!(metrics::score, module)?)?;
+    module.add_function(wrap_pyfunction!(metrics::corpus_bleu, module)?)?;
     module.add_function(wrap_pyfunction!(codeqa::codeqa_pairs, module)?)?;
     module.add_class::<nlp::Pipeline>()?;
     module.add_class::<nlp::Doc>()?;

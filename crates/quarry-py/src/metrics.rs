@@ -69,6 +69,17 @@ pub fn score(
     })
 }
 
+/// Corpus BLEU alone, as `sacrebleu.corpus_bleu(hyps, refs).score` (the headline of
+/// `score("bleu", ...)` without the sentence BLEU of every line it also computes).
+#[pyfunction]
+pub fn corpus_bleu(py: Python<'_>, hyps: Vec<String>, refs: Vec<Vec<String>>) -> PyResult<f64> {
+    detached(py, move || {
+        let hyps: Vec<&str> = hyps.iter().map(String::as_str).collect();
+        let refs: Vec<Vec<&str>> = refs.iter().map(|stream| stream.iter().map(String::as_str).collect()).collect();
+        quarry_eval::bleu::corpus_bleu(&hyps, &refs).map(|s| s.score).map_err(failure)
+    })
+}
+
 /// WordNet as `quarry metrics meteor` opens it: `dir`, else
 /// `$QUARRY_WORDNET_DIR` or the system's; none when absent and not named.
 fn open_wordnet(dir: Option<PathBuf>) -> Result<Option<WordNet>, Failure> {
