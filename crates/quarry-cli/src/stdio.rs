@@ -12,7 +12,9 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use crate::commands::output::EXIT_INPUT_ERROR;
+/// Exit code for usage and input errors, and for output that cannot be written
+/// (re-exported by `commands::output`, whose other items print through here).
+pub const EXIT_INPUT_ERROR: i32 = 2;
 
 /// Writes to standard output, ending the process as described in the module
 /// documentation when it cannot be written.

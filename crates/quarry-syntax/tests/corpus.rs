@@ -16,7 +16,11 @@ fn python_libs() -> Vec<PathBuf> {
     if let Ok(dir) = std::env::var("QUARRY_PYTHON_LIB") {
         return vec![PathBuf::from(dir)];
     }
-    let mut found: Vec<PathBuf> = std::fs::read_dir("/root/.pyenv/versions")
+    // pyenv's root: `PYENV_ROOT`, else `~/.pyenv`.
+    let pyenv = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".pyenv")));
+    let mut found: Vec<PathBuf> = std::fs::read_dir(pyenv.unwrap_or_default().join("versions"))
         .into_iter()
         .flatten()
         .flatten()
@@ -72,7 +76,7 @@ fn cpython_standard_libraries() {
     if libs.is_empty() {
         quarry_stdx::skip::skip(
             concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
-            "no CPython standard library found under /root/.pyenv (set QUARRY_PYTHON_LIB)",
+            "no CPython standard library found under pyenv's root (set QUARRY_PYTHON_LIB)",
         );
         return;
     }

@@ -4,8 +4,7 @@ use std::io::{self, BufWriter, Write};
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
-/// Exit code for usage and input errors.
-pub const EXIT_INPUT_ERROR: i32 = 2;
+pub use crate::stdio::EXIT_INPUT_ERROR;
 
 /// Runs `write` against a buffered stdout. A closed pipe (`| head`) ends the
 /// output quietly; any other write error is reported.
