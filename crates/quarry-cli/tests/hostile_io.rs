@@ -49,6 +49,14 @@ impl Fixture {
         self.dir.join(name).to_str().unwrap().to_string()
     }
 
+    /// `quarry cs1qa retrieve` over the fixture's questions, then `tail`.
+    fn retrieve(&self, tail: &[&str]) -> Vec<String> {
+        let (corpus, questions) = (self.path("corpus.jsonl"), self.path("q.jsonl"));
+        let mut args = strings(&["cs1qa", "retrieve", "--corpus", &corpus, "--questions", &questions]);
+        args.extend(strings(tail));
+        args
+    }
+
     /// A named pipe no one writes to.
     fn fifo(&self, name: &str) -> Option<String> {
         let path = self.path(name);
@@ -178,19 +186,7 @@ fn writers(f: &Fixture) -> Vec<(&'static str, Vec<String>)> {
     vec![
         ("query -o", strings(&["query", &py, "--format", "jsonl", "-o", "{}"])),
         ("query --write-baseline", strings(&["query", &py, "--baseline", "{}", "--write-baseline", "-q"])),
-        (
-            "cs1qa retrieve --out",
-            strings(&[
-                "cs1qa",
-                "retrieve",
-                "--corpus",
-                &f.path("corpus.jsonl"),
-                "--questions",
-                &f.path("q.jsonl"),
-                "--out",
-                "{}",
-            ]),
-        ),
+        ("cs1qa retrieve --out", f.retrieve(&["--out", "{}"])),
     ]
 }
 
@@ -265,10 +261,7 @@ fn printers(f: &Fixture) -> Vec<(&'static str, Vec<String>)> {
             "metrics --per-line",
             strings(&["metrics", "bleu", "--hyp", &f.path("hyp.txt"), "--ref", &f.path("ref.txt"), "--per-line"]),
         ),
-        (
-            "cs1qa retrieve",
-            strings(&["cs1qa", "retrieve", "--corpus", &f.path("corpus.jsonl"), "--questions", &f.path("q.jsonl")]),
-        ),
+        ("cs1qa retrieve", f.retrieve(&[])),
     ]
 }
 
@@ -341,20 +334,7 @@ fn numeric_options_no_run_can_use_are_refused() {
             strings(&["metrics", "sentence-bleu", "--hyp", &hyp, "--ref", &rf, "--weights=-1,1"]),
             "--weights",
         ),
-        (
-            "--top-k 0",
-            strings(&[
-                "cs1qa",
-                "retrieve",
-                "--corpus",
-                &f.path("corpus.jsonl"),
-                "--questions",
-                &f.path("q.jsonl"),
-                "--top-k",
-                "0",
-            ]),
-            "--top-k",
-        ),
+        ("--top-k 0", f.retrieve(&["--top-k", "0"]), "--top-k"),
         ("--lr NaN", train_span("--lr", "NaN"), "--learning-rate"),
         ("--batch-size 10^12", train_span("--batch-size", "1000000000000"), "--batch-size"),
     ];
