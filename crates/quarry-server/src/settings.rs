@@ -6,12 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-use quarry_query::config::{self, selected_queries, Settings};
+use quarry_query::check::Plan;
+use quarry_query::config::{self, Settings};
 use quarry_query::report::WorkLimits;
 use quarry_query::triage::PerFileIgnores;
-use quarry_query::Query;
-use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
-use quarry_syntax::{LoadOptions, DEFAULT_MAX_FILE_BYTES};
+use quarry_query::{Polarity, Query};
+use quarry_syntax::exclude::PathGlobs;
+use quarry_syntax::LoadOptions;
 
 /// Everything the server needs from the configuration.
 pub struct Resolved {
@@ -37,38 +38,38 @@ impl Resolved {
         match config::discover(folder)? {
             Some(file) => {
                 let root = file.root();
-                Resolved::from_settings(Some(file.path), &file.settings, &root)
+                Resolved::from_settings(Some(file.path), file.settings, &root, folder)
             }
-            None => Resolved::from_settings(None, &Settings::default(), folder),
+            None => Resolved::from_settings(None, Settings::default(), folder, folder),
         }
     }
 
     /// The defaults (no configuration file), for when the file is bad.
     pub fn defaults(folder: &Path) -> Resolved {
-        Resolved::from_settings(None, &Settings::default(), folder).expect("the default settings resolve")
+        Resolved::from_settings(None, Settings::default(), folder, folder).expect("the default settings resolve")
     }
 
-    fn from_settings(file: Option<PathBuf>, settings: &Settings, root: &Path) -> Result<Resolved, String> {
+    /// Resolves `settings` as `quarry query` does (its python-version default
+    /// and [`Plan::new`]), for the positive form with the default work limits.
+    fn from_settings(
+        file: Option<PathBuf>,
+        settings: Settings,
+        root: &Path,
+        folder: &Path,
+    ) -> Result<Resolved, String> {
         let named = |e: String| match &file {
             Some(path) if !e.contains(&path.display().to_string()) => format!("{}: {e}", path.display()),
             _ => e,
         };
-        let queries = selected_queries(settings).map_err(named)?;
-        let mut exclude: Vec<String> = match &settings.exclude {
-            Some(patterns) => patterns.clone(),
-            None => DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
-        };
-        exclude.extend(settings.extend_exclude.iter().flatten().cloned());
-        let per_file_ignores = match &settings.per_file_ignores {
-            Some(entries) => PerFileIgnores::new(root, entries).map_err(named)?,
-            None => PerFileIgnores::none(),
-        };
+        let settings = config::with_python_version(settings, Some(folder));
+        let plan =
+            Plan::new(&settings, root, &[Polarity::Positive], WorkLimits::default().time_budget).map_err(named)?;
         Ok(Resolved {
-            queries,
-            load: LoadOptions { max_file_bytes: settings.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES) },
-            limits: WorkLimits::default(),
-            per_file_ignores,
-            exclude: PathGlobs::new(root, &exclude).map_err(named)?,
+            queries: plan.queries,
+            load: plan.load,
+            limits: plan.limits,
+            per_file_ignores: plan.per_file_ignores,
+            exclude: plan.exclude,
             file,
         })
     }
