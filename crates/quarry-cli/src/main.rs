@@ -45,3 +45,16 @@ fn main() {
     stdio::flush_out();
     std::process::exit(code);
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks over every subcommand: two arguments with one id (as a
+    /// shared argument block's field can collide with a command's own) fail here, not on a
+    /// user's first run of that command.
+    #[test]
+    fn every_command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -29,7 +29,7 @@ use quarry_model::file_level::{Runner, Setting};
 use quarry_model::relevance_model::RELEVANCE_CLASSES;
 use quarry_model::spans::{Breakdown, ExactMatch};
 use quarry_model::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
-use quarry_model::{load_model, LoadedModel, ModelSource, RelevanceModel, SpanModel, Tokenizer};
+use quarry_model::{load_model, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel, Tokenizer};
 use quarry_query::all_queries;
 use quarry_stdx::rng::sample_per_key;
 use quarry_stdx::AtomicFile;
@@ -84,6 +84,8 @@ pub struct Config {
     pub checkpoint_every: Option<usize>,
     /// Where models run.
     pub device: Device,
+    /// The precision models compute in (`bf16`: mixed precision, for CUDA).
+    pub precision: Precision,
 }
 
 impl Config {
@@ -110,6 +112,7 @@ impl Config {
             train_limit: None,
             checkpoint_every: Some(200),
             device: Device::Cpu,
+            precision: Precision::F32,
         }
     }
 }
@@ -220,11 +223,18 @@ impl Run<'_, '_> {
     /// The base encoder, freshly initialized or loaded.
     fn base_model(&self) -> Result<LoadedModel> {
         let source = ModelSource::parse(&self.config.model)?;
-        Ok(load_model(&source, self.config.tokenizer.as_deref(), &self.config.device, self.config.seed)?)
+        self.load(&source, self.config.tokenizer.as_deref())
     }
 
     fn checkpoint(&self, dir: &Path) -> Result<LoadedModel> {
-        Ok(load_model(&ModelSource::Dir(dir.to_path_buf()), None, &self.config.device, self.config.seed)?)
+        self.load(&ModelSource::Dir(dir.to_path_buf()), None)
+    }
+
+    /// Loads `source` onto the configured device, computing in the configured precision.
+    fn load(&self, source: &ModelSource, tokenizer: Option<&Path>) -> Result<LoadedModel> {
+        let model = load_model(source, tokenizer, &self.config.device, self.config.seed)?;
+        model.set_precision(self.config.precision);
+        Ok(model)
     }
 
     /// Trains with `fit` in `train/NAME`, resuming an interrupted run of the same stage.

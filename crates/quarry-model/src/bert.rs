@@ -142,7 +142,7 @@ impl Layer {
     fn attention(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let (b, s, h) = x.dims3()?;
         let key_bias = self.key_bias(train)?;
-        if x.device().is_cpu() && x.dtype() == DType::F32 {
+        if x.device().is_cpu() && x.dtype() == DType::F32 && self.query.compute_dtype().is_none() {
             // One product for queries, keys and values, and the fused attention kernel.
             let w = Tensor::cat(&[self.query.weight(train), self.key.weight(train), self.value.weight(train)], 0)?;
             let bias = Tensor::cat(&[self.query.bias(train), &key_bias, self.value.bias(train)], 0)?;
@@ -152,7 +152,7 @@ impl Layer {
         // Scaling the queries is cheaper than scaling the (seq x seq) scores.
         let scale = 1.0 / (self.head_dim as f64).sqrt();
         let q = self.split_heads(&(self.query.forward(x, train)? * scale)?)?;
-        let k = self.split_heads(&affine(x, self.key.weight(train), &key_bias)?)?;
+        let k = self.split_heads(&self.key.forward_with_bias(x, &key_bias, train)?)?;
         let v = self.split_heads(&self.value.forward(x, train)?)?;
         let scores = q.matmul(&k.t()?)?;
         let probs = crate::ops::masked_softmax(&scores, mask_bias)?;
@@ -189,9 +189,11 @@ impl EncoderOutput {
         self.hidden_states.iter().map(|h| h.i((.., position, ..))).collect()
     }
 
-    /// The last layer's summary-token vectors, `(batch, hidden)`.
+    /// The last layer's summary-token vectors, `(batch, hidden)`, contiguous: a strided view
+    /// cannot be a CUDA matrix product's operand (cuBLAS needs unit stride in one dimension
+    /// and the row length in the other).
     pub fn cls(&self) -> candle_core::Result<Tensor> {
-        self.last.i((.., 0, ..))
+        self.last.i((.., 0, ..))?.contiguous()
     }
 }
 
@@ -336,7 +338,7 @@ impl Encoder {
     /// (computed for inference: no gradient reaches the pooler).
     pub fn pooled(&self, output: &EncoderOutput) -> Result<Option<Tensor>> {
         match &self.pooler {
-            Some(p) => Ok(Some(p.forward(&output.cls()?, false)?.tanh()?)),
+            Some(p) => Ok(Some(crate::autocast::to_f32(&p.forward(&output.cls()?, false)?.tanh()?)?)),
             None => Ok(None),
         }
     }
@@ -345,4 +347,24 @@ impl Encoder {
 /// A shared generator seeded with `seed`, for building and training a model.
 pub fn seeded(seed: u64) -> Arc<SeededRng> {
     Arc::new(SeededRng::new(seed))
+}
+
+#[cfg(test)]
+mod tests {
+    use candle_core::{Device, Tensor};
+
+    use crate::{load_model, ModelSource};
+
+    #[test]
+    fn summary_vectors_are_contiguous_for_cuda_matrix_products() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\na\nb\n").unwrap();
+        let source = ModelSource::parse("scratch:1x16x2").unwrap();
+        let model = load_model(&source, Some(dir.path()), &Device::Cpu, 1).unwrap();
+        let ids = Tensor::new(&[[2u32, 4, 5, 3], [2, 5, 4, 3]], &Device::Cpu).unwrap();
+        let out = model.encoder.forward(&ids, &ids.ones_like().unwrap(), false).unwrap();
+        let cls = out.cls().unwrap();
+        assert_eq!(cls.dims(), [2, 16]);
+        assert!(cls.is_contiguous(), "a strided [CLS] view fails cuBLAS's stride check");
+    }
 }

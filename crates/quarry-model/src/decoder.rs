@@ -139,7 +139,7 @@ impl Attention {
         let q = self.split(&(self.q.forward(x, train)? * scale)?)?;
         let mut scores = q.matmul(&k.t()?)?;
         if let Some(c) = causal {
-            scores = scores.broadcast_add(c)?;
+            scores = scores.broadcast_add(&crate::autocast::cast(c, scores.dtype())?)?;
         }
         let probs = crate::ops::masked_softmax(&scores, key_bias)?;
         let probs = self.dropout.forward(&probs, train)?;
@@ -227,7 +227,8 @@ impl DecoderLayer {
         self_bias: &Tensor,
         train: bool,
     ) -> candle_core::Result<Tensor> {
-        if x.device().is_cpu() && x.dtype() == DType::F32 && memory.dtype() == DType::F32 {
+        let plain_f32 = x.dtype() == DType::F32 && memory.dtype() == DType::F32;
+        if x.device().is_cpu() && plain_f32 && self.self_attn.q.compute_dtype().is_none() {
             let kv = self.self_attn.keys_values_packed(x, train)?;
             let sa = self.self_attn.attend_fused(x, &kv, self_bias, true, train)?;
             let cross = self.cross_attn.keys_values_packed(memory, train)?;

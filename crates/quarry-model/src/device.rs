@@ -1,6 +1,7 @@
 //! Parsing `--device cpu|cuda[:N]`.
 
-use candle_core::Device;
+/// candle's device, re-exported for callers that name one without depending on candle.
+pub use candle_core::Device;
 
 use crate::error::{ModelError, Result};
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use candle_core::{DType, IndexOp, Tensor, D};
 
+use crate::autocast::to_f32;
 use crate::error::{ModelError, Result};
 use crate::layers::{Dropout, Linear};
 use crate::params::ParamStore;
@@ -13,7 +14,8 @@ pub const IGNORE_INDEX: i64 = -100;
 
 pub use crate::head_config::HeadConfig;
 
-/// Dropout then one linear layer over every token's last hidden state.
+/// Dropout then one linear layer over every token's last hidden state; logits in f32
+/// whatever the autocast precision.
 pub struct TokenClassifier {
     dropout: Dropout,
     linear: Linear,
@@ -31,7 +33,7 @@ impl TokenClassifier {
 
     /// Logits `(batch, seq, labels)` from hidden states `(batch, seq, hidden)`.
     pub fn forward(&self, hidden: &Tensor, train: bool) -> Result<Tensor> {
-        Ok(self.linear.forward(&self.dropout.forward(hidden, train)?, train)?)
+        Ok(to_f32(&self.linear.forward(&self.dropout.forward(hidden, train)?, train)?)?)
     }
 }
 
@@ -57,7 +59,7 @@ impl SequenceClassifier {
     pub fn forward(&self, hidden: &Tensor, train: bool) -> Result<Tensor> {
         let cls = hidden.i((.., 0, ..))?;
         let x = self.dense.forward(&self.dropout.forward(&cls, train)?, train)?.tanh()?;
-        Ok(self.out.forward(&self.dropout.forward(&x, train)?, train)?)
+        Ok(to_f32(&self.out.forward(&self.dropout.forward(&x, train)?, train)?)?)
     }
 }
 

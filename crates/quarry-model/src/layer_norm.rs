@@ -3,7 +3,8 @@
 //! candle's fused layer-norm kernel has no backward pass, so a model built on it
 //! silently stops gradients at every normalization. This one trains its input, scale
 //! and shift: on CPU through a fused kernel with a backward pass (`ops::layer_norm`),
-//! elsewhere through composed tensor operations.
+//! elsewhere through composed tensor operations when training and candle's fused kernel for
+//! inference.
 
 use candle_core::{Result, Tensor, D};
 
@@ -27,8 +28,13 @@ impl LayerNorm {
     /// Normalizes `x` over its last dimension; with `train`, gradients flow to `x`, scale
     /// and shift.
     pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
-        if x.device().is_cpu() && x.dtype() == candle_core::DType::F32 {
-            crate::ops::layer_norm(x, self.weight.get(train), self.bias.get(train), self.eps)
+        let (w, b) = (self.weight.get(train), self.bias.get(train));
+        let f32s = [x, w, b].iter().all(|t| t.dtype() == candle_core::DType::F32);
+        if x.device().is_cpu() && f32s {
+            crate::ops::layer_norm(x, w, b, self.eps)
+        } else if f32s && ![x, w, b].iter().any(|t| t.track_op()) {
+            // Inference elsewhere: candle's fused kernel, which has no backward pass.
+            candle_nn::ops::layer_norm(&x.contiguous()?, w, b, self.eps as f32)
         } else {
             self.forward_composed(x, train)
         }
@@ -53,6 +59,9 @@ impl LayerNorm {
             Some(key) => crate::dropout::dropout(a, key)?,
             None => a.clone(),
         };
+        // Under autocast the sub-layer's output is bf16 and the residual stream f32: the sum
+        // and its normalization are f32, as PyTorch's type promotion makes them.
+        let a = crate::autocast::cast(&a, residual.dtype())?;
         self.forward(&(a + residual)?, train)
     }
 

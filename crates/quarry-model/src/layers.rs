@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
-use candle_core::{Result, Tensor};
+use candle_core::{DType, Result, Tensor};
 
+use crate::autocast::{cast, Autocast};
 use crate::dropout::DropoutKey;
 use crate::params::{Init, ParamStore};
 use crate::rng::SeededRng;
@@ -37,11 +38,13 @@ impl Param {
     }
 }
 
-/// A fully connected layer `y = x W^T + b` over the last dimension.
+/// A fully connected layer `y = x W^T + b` over the last dimension, computed in the
+/// precision of its model's [`Autocast`] setting.
 #[derive(Debug, Clone)]
 pub struct Linear {
     weight: Param,
     bias: Param,
+    autocast: Arc<Autocast>,
 }
 
 impl Linear {
@@ -55,13 +58,24 @@ impl Linear {
     ) -> crate::error::Result<Self> {
         let weight = store.get(&format!("{prefix}.weight"), (out_dim, in_dim), Init::Normal(INIT_STD), required)?;
         let bias = store.get(&format!("{prefix}.bias"), out_dim, Init::Zeros, required)?;
-        Ok(Linear { weight: Param::new(weight), bias: Param::new(bias) })
+        Ok(Linear { weight: Param::new(weight), bias: Param::new(bias), autocast: store.autocast().clone() })
     }
 
     /// Applies the layer to `x` of shape `(..., in)`; only with `train` does the result
-    /// record gradients for the parameters.
+    /// record gradients for the parameters. Under bf16 autocast the result is bf16.
     pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
-        affine(x, self.weight.get(train), self.bias.get(train))
+        self.forward_with_bias(x, self.bias.get(train), train)
+    }
+
+    /// [`Linear::forward`] with `bias` in place of the layer's own (e.g. one whose gradient
+    /// is held at zero).
+    pub fn forward_with_bias(&self, x: &Tensor, bias: &Tensor, train: bool) -> Result<Tensor> {
+        autocast_affine(x, self.weight.get(train), bias, self.compute_dtype())
+    }
+
+    /// The dtype the layer's products run in under autocast, `None` for plain f32.
+    pub fn compute_dtype(&self) -> Option<DType> {
+        self.autocast.compute_dtype()
     }
 
     /// The weight `(out, in)`: tracked when `train`, detached otherwise.
@@ -75,10 +89,19 @@ impl Linear {
     }
 }
 
+/// [`affine`] in `compute` (autocast: input, weight and bias cast to it, gradients flowing
+/// back to the f32 originals), or as given when `compute` is `None`.
+pub fn autocast_affine(x: &Tensor, weight: &Tensor, bias: &Tensor, compute: Option<DType>) -> Result<Tensor> {
+    match compute {
+        None => affine(x, weight, bias),
+        Some(dtype) => affine(&cast(x, dtype)?, &cast(weight, dtype)?, &cast(bias, dtype)?),
+    }
+}
+
 /// `x W^T + b` over the last dimension of `x` `(..., in)`, for `weight` `(out, in)` and
 /// `bias` `(out,)`: one fused operation for f32 on the CPU, composed operations elsewhere.
 pub fn affine(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
-    let f32s = [x.dtype(), weight.dtype(), bias.dtype()].iter().all(|d| *d == candle_core::DType::F32);
+    let f32s = [x.dtype(), weight.dtype(), bias.dtype()].iter().all(|d| *d == DType::F32);
     if x.device().is_cpu() && f32s {
         return crate::fused_linear::linear(x, weight, bias);
     }

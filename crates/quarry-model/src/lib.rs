@@ -5,10 +5,12 @@
 //! retrieval models ([`cs1qa`]).
 
 pub mod adamw_cpu;
+pub mod adamw_flat;
 pub mod answer_model;
 pub mod answer_selection;
 pub mod answer_text;
 pub mod attention;
+pub mod autocast;
 pub mod beam;
 pub mod bert;
 pub mod checkpoint;
@@ -42,12 +44,14 @@ pub mod rng;
 pub mod span_eval;
 pub mod span_model;
 pub mod spans;
+pub mod speed;
 pub mod tokenizer;
 pub mod train;
 pub mod weights;
 
 pub use answer_model::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};
 pub use answer_selection::{AnswerSelection, Candidate};
+pub use autocast::Precision;
 pub use bert::{Encoder, EncoderOutput};
 pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
 pub use error::{ModelError, Result};

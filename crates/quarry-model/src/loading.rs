@@ -159,6 +159,14 @@ pub struct LoadedModel {
     pub dir: Option<PathBuf>,
 }
 
+impl LoadedModel {
+    /// Makes every linear layer of the model, heads built from its store later included,
+    /// compute in `precision` ([`crate::autocast`]).
+    pub fn set_precision(&self, precision: crate::Precision) {
+        self.store.autocast().set(precision);
+    }
+}
+
 /// Loads the model named by `source` onto `device`.
 ///
 /// `tokenizer` overrides the model directory's tokenizer and is required for scratch models.

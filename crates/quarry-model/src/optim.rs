@@ -6,6 +6,7 @@ use std::path::Path;
 use candle_core::{Tensor, Var};
 
 use crate::adamw_cpu;
+use crate::adamw_flat::{FlatMoments, FlatStep};
 use crate::error::{ModelError, Result};
 
 /// AdamW hyper-parameters.
@@ -42,6 +43,9 @@ pub struct AdamW {
     slots: Vec<Slot>,
     config: AdamWConfig,
     step: usize,
+    /// Off the CPU, every moment in one flat tensor ([`adamw_flat`]); the slots' moments are
+    /// views of it.
+    flat: Option<FlatMoments>,
 }
 
 /// Whether weight decay applies to a parameter of this name (not biases, not layer norms).
@@ -51,17 +55,41 @@ pub fn decays(name: &str) -> bool {
 
 impl AdamW {
     /// An optimizer over `vars` with zeroed moments.
+    ///
+    /// On the CPU each parameter's moments are tensors of their own, updated in place
+    /// ([`adamw_cpu`]); elsewhere they are parts of two flat tensors ([`adamw_flat`]).
     pub fn new(vars: Vec<(String, Var)>, config: AdamWConfig) -> Result<Self> {
+        let device = vars.first().map(|(_, v)| v.device().clone()).unwrap_or(candle_core::Device::Cpu);
+        if device.is_cpu() {
+            let slots = vars
+                .into_iter()
+                .map(|(name, var)| {
+                    let m = var.zeros_like()?;
+                    let v = var.zeros_like()?;
+                    let decay = decays(&name);
+                    Ok(Slot { name, var, m, v, decay })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(AdamW { slots, config, step: 0, flat: None });
+        }
+        Self::new_flat(vars, config, &device)
+    }
+
+    /// [`AdamW::new`] with the moments in two flat tensors on `device`.
+    pub fn new_flat(vars: Vec<(String, Var)>, config: AdamWConfig, device: &candle_core::Device) -> Result<Self> {
+        let described: Vec<(&Var, bool)> = vars.iter().map(|(name, var)| (var, decays(name))).collect();
+        let flat = FlatMoments::new(&described, device)?;
         let slots = vars
             .into_iter()
-            .map(|(name, var)| {
-                let m = var.zeros_like()?;
-                let v = var.zeros_like()?;
+            .enumerate()
+            .map(|(i, (name, var))| {
+                let m = flat.part(flat.m.as_tensor(), i, var.shape())?;
+                let v = flat.part(flat.v.as_tensor(), i, var.shape())?;
                 let decay = decays(&name);
                 Ok(Slot { name, var, m, v, decay })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(AdamW { slots, config, step: 0 })
+        Ok(AdamW { slots, config, step: 0, flat: Some(flat) })
     }
 
     /// Number of updates applied so far.
@@ -87,7 +115,21 @@ impl AdamW {
         let bias1 = 1.0 - c.beta1.powi(self.step as i32);
         let bias2_sqrt = (1.0 - c.beta2.powi(self.step as i32)).sqrt();
         let step_size = lr / bias1;
+        if let Some(flat) = &mut self.flat {
+            let params: Vec<&Var> = self.slots.iter().map(|s| &s.var).collect();
+            let grads: Vec<Option<Tensor>> = self.slots.iter().map(|s| grads.get(&s.name).cloned()).collect();
+            let step = FlatStep {
+                one_minus_beta1: 1.0 - c.beta1,
+                beta2: c.beta2,
+                decay: if c.weight_decay > 0.0 { 1.0 - lr * c.weight_decay } else { 1.0 },
+                step_size,
+                bias2_sqrt,
+                eps: c.eps,
+            };
+            return Ok(flat.update(&params, &grads, step)?.sqrt());
+        }
         let mut sum_sq = 0.0f64;
+        let mut device_sums = Vec::new();
         for slot in &mut self.slots {
             let Some(g) = grads.get(&slot.name) else {
                 continue;
@@ -109,12 +151,17 @@ impl AdamW {
                 sum_sq += adamw_cpu::update(theta, &slot.m, &slot.v, &g, s)?;
                 continue;
             }
-            sum_sq += g.sqr()?.sum_all()?.to_dtype(candle_core::DType::F64)?.to_scalar::<f64>()?;
+            // Summed on the device: one transfer per step, not one per parameter.
+            device_sums.push(g.sqr()?.sum_all()?);
             slot.m = (&slot.m + ((&g - &slot.m)? * (1.0 - c.beta1))?)?.detach();
             slot.v = ((&slot.v * c.beta2)? + ((&g * (1.0 - c.beta2))? * &g)?)?.detach();
             let denom = ((slot.v.sqrt()? / bias2_sqrt)? + c.eps)?;
             let theta = (theta.detach() * decay)?;
             slot.var.set(&(theta + ((&slot.m * -step_size)? / denom)?)?)?;
+        }
+        if !device_sums.is_empty() {
+            let sums = Tensor::stack(&device_sums, 0)?.to_dtype(candle_core::DType::F64)?;
+            sum_sq += sums.to_device(&candle_core::Device::Cpu)?.to_vec1::<f64>()?.iter().sum::<f64>();
         }
         Ok(sum_sq.sqrt())
     }
@@ -137,15 +184,27 @@ impl AdamW {
         let dev = self.slots.first().map(|s| s.var.device().clone());
         let dev = dev.unwrap_or(candle_core::Device::Cpu);
         let map = candle_core::safetensors::load(path, &dev).map_err(|e| err(e.to_string()))?;
+        let mut flat_parts: [Vec<Tensor>; 2] = [Vec::new(), Vec::new()];
         for s in &mut self.slots {
-            for (key, target) in [("m", &mut s.m), ("v", &mut s.v)] {
+            for (k, (key, target)) in [("m", &mut s.m), ("v", &mut s.v)].into_iter().enumerate() {
                 let name = format!("{key}.{}", s.name);
                 let t = map.get(&name).ok_or_else(|| err(format!("missing optimizer state '{name}'")))?;
                 if t.shape() != s.var.shape() {
                     return Err(err(format!("optimizer state '{name}' has the wrong shape")));
                 }
-                // A copy of its own: the update rewrites moments in place.
-                *target = t.copy()?;
+                if self.flat.is_some() {
+                    flat_parts[k].push(t.flatten_all()?);
+                } else {
+                    // A copy of its own: the update rewrites moments in place.
+                    *target = t.copy()?;
+                }
+            }
+        }
+        if let Some(flat) = &self.flat {
+            // Written into the flat tensors in place, so the slots' views see them.
+            if !self.slots.is_empty() {
+                flat.m.set(&Tensor::cat(&flat_parts[0], 0)?)?;
+                flat.v.set(&Tensor::cat(&flat_parts[1], 0)?)?;
             }
         }
         let step = map.get("step").ok_or_else(|| err("missing step count".into()))?;
@@ -182,6 +241,58 @@ impl LinearDecay {
 mod tests {
     use super::*;
     use candle_core::Device;
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar().unwrap()
+    }
+
+    #[test]
+    fn flat_moments_update_as_the_per_tensor_path_and_resume() {
+        let dev = Device::Cpu;
+        let make = || {
+            vec![
+                ("a.weight".to_string(), Var::new(&[[0.5f32, -1.0], [2.0, 0.25]], &dev).unwrap()),
+                ("a.bias".to_string(), Var::new(&[0.1f32, -0.2], &dev).unwrap()),
+                ("b.weight".to_string(), Var::new(&[3f32, -2.0, 1.0], &dev).unwrap()),
+            ]
+        };
+        let config = AdamWConfig { lr: 0.05, weight_decay: 0.1, ..Default::default() };
+        let (slot_vars, flat_vars) = (make(), make());
+        let mut per_tensor = AdamW::new(slot_vars.clone(), config).unwrap();
+        let mut flat = AdamW::new_flat(flat_vars.clone(), config, &dev).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        for step in 0..4 {
+            let mut norms = Vec::new();
+            for (opt, vars) in [(&mut per_tensor, &slot_vars), (&mut flat, &flat_vars)] {
+                let mut grads = HashMap::new();
+                for (i, (name, var)) in vars.iter().enumerate() {
+                    // b.weight has no gradient in the second step: it must not move.
+                    if !(step == 1 && i == 2) {
+                        grads.insert(name.clone(), (var.as_tensor().sqr().unwrap() * (i + 1) as f64).unwrap());
+                    }
+                }
+                norms.push(opt.step_with_norm(&grads, 0.05).unwrap());
+            }
+            assert!((norms[0] - norms[1]).abs() < 1e-6 * norms[0], "{norms:?}");
+            for ((_, a), (name, b)) in slot_vars.iter().zip(&flat_vars) {
+                assert!(max_diff(a.as_tensor(), b.as_tensor()) < 1e-6, "{name} after step {step}");
+            }
+            if step == 1 {
+                // Saved and restored into a fresh flat optimizer, the run goes on the same.
+                flat.save(&dir.path().join("opt.safetensors")).unwrap();
+                let mut resumed = AdamW::new_flat(flat_vars.clone(), config, &dev).unwrap();
+                resumed.load(&dir.path().join("opt.safetensors")).unwrap();
+                for (a, b) in flat.slots.iter().zip(&resumed.slots) {
+                    assert_eq!(max_diff(&a.m, &b.m), 0.0);
+                    assert_eq!(max_diff(&a.v, &b.v), 0.0);
+                }
+                flat = resumed;
+            }
+        }
+        for (a, b) in per_tensor.slots.iter().zip(&flat.slots) {
+            assert!(max_diff(&a.m, &b.m) < 1e-6 && max_diff(&a.v, &b.v) < 1e-6, "{}", a.name);
+        }
+    }
 
     #[test]
     fn adamw_minimizes_a_quadratic_and_skips_decay_for_biases() {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use candle_core::{DType, Device, Shape, Tensor, Var};
 use candle_nn::VarMap;
 
+use crate::autocast::Autocast;
 use crate::error::{ModelError, Result};
 use crate::rng::SeededRng;
 
@@ -27,18 +28,25 @@ pub struct ParamStore {
     vars: VarMap,
     pretrained: Option<(PathBuf, HashMap<String, Tensor>)>,
     rng: Arc<SeededRng>,
+    autocast: Arc<Autocast>,
     device: Device,
 }
 
 impl ParamStore {
     /// A store that initializes every parameter randomly.
     pub fn random(rng: Arc<SeededRng>, device: &Device) -> Self {
-        ParamStore { vars: VarMap::new(), pretrained: None, rng, device: device.clone() }
+        ParamStore { vars: VarMap::new(), pretrained: None, rng, autocast: Arc::default(), device: device.clone() }
     }
 
     /// A store that takes parameters from `tensors` (read from `source`).
     pub fn pretrained(source: PathBuf, tensors: HashMap<String, Tensor>, rng: Arc<SeededRng>, device: &Device) -> Self {
-        ParamStore { vars: VarMap::new(), pretrained: Some((source, tensors)), rng, device: device.clone() }
+        ParamStore {
+            vars: VarMap::new(),
+            pretrained: Some((source, tensors)),
+            rng,
+            autocast: Arc::default(),
+            device: device.clone(),
+        }
     }
 
     /// The device parameters live on.
@@ -49,6 +57,11 @@ impl ParamStore {
     /// The shared random generator.
     pub fn rng(&self) -> &Arc<SeededRng> {
         &self.rng
+    }
+
+    /// The precision setting every layer built from this store computes in.
+    pub fn autocast(&self) -> &Arc<Autocast> {
+        &self.autocast
     }
 
     /// Whether a pretrained tensor of this name exists.

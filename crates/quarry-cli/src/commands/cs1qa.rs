@@ -14,12 +14,11 @@ use quarry_model::cs1qa::{
     answer_bleu, bm25_pairs, dense_search, hits_text, line_report_json, line_report_text, middle_baseline, recall_at,
     score_selections, DualEncoder, LineModel, Pooling, TypeModel,
 };
-use quarry_model::device::parse_device;
-use quarry_model::{load_model, LoadedModel, ModelSource};
+use quarry_model::{LoadedModel, ModelSource};
 use quarry_stdx::AtomicFile;
 use serde_json::json;
 
-use super::model_arg::InferenceArgs;
+use super::model_arg::{DeviceArgs, InferenceArgs};
 use super::output::{report_error, with_stdout, write_json, EXIT_INPUT_ERROR, EXIT_OK};
 use super::training::{load, run_training, TrainArgs};
 
@@ -166,9 +165,9 @@ pub struct QuestionEncoding {
     /// Questions per forward pass (dense).
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 64)]
     pub batch_size: usize,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// Retrieval method.
@@ -292,10 +291,9 @@ fn questions(path: &Path) -> Result<Vec<RetrievalQuestion>> {
     Ok(loaded.into_records())
 }
 
-fn load_eval_model(model: &Option<String>, device: &str) -> Result<LoadedModel> {
+fn load_eval_model(model: &Option<String>, device: &DeviceArgs) -> Result<LoadedModel> {
     let Some(spec) = model else { bail!("--model is required") };
-    let device = parse_device(device)?;
-    load_model(&ModelSource::parse(spec)?, None, &device, 0).with_context(|| format!("loading model '{spec}'"))
+    device.load(&ModelSource::parse(spec)?, None, 0).with_context(|| format!("loading model '{spec}'"))
 }
 
 fn train_type(args: TrainArgs) -> Result<i32> {
@@ -400,7 +398,7 @@ fn eval_answers(args: AnswersArgs) -> Result<i32> {
     }))
 }
 
-fn dense_model(spec: &str, pooling: Option<&str>, device: &str) -> Result<DualEncoder> {
+fn dense_model(spec: &str, pooling: Option<&str>, device: &DeviceArgs) -> Result<DualEncoder> {
     let model = load_eval_model(&Some(spec.to_string()), device)?;
     let pooling = pooling.map(Pooling::parse).transpose()?;
     Ok(DualEncoder::new(model, pooling)?)

@@ -2,10 +2,9 @@
 
 use std::io::Write;
 
+use super::model_arg::DeviceArgs;
 use anyhow::{Context, Result};
 use clap::Args;
-use quarry_model::device::parse_device;
-use quarry_model::load_model;
 
 /// Arguments of `quarry encode`.
 #[derive(Args)]
@@ -22,9 +21,9 @@ pub struct EncodeArgs {
     /// Print every layer's summary-token vector, not only the last.
     #[arg(long)]
     pub all_layers: bool,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// Runs `quarry encode`.
@@ -39,9 +38,10 @@ pub fn run(args: EncodeArgs) -> i32 {
 }
 
 fn encode(args: EncodeArgs) -> Result<()> {
-    let device = parse_device(&args.device)?;
     let source = super::model_arg::model_source(&args.model)?;
-    let model = load_model(&source, args.tokenizer.as_deref(), &device, 0)
+    let model = args
+        .device
+        .load(&source, args.tokenizer.as_deref(), 0)
         .with_context(|| format!("loading model '{}'", args.model))?;
     let max_len = model.config.max_input_len();
     let mut stdout = std::io::stdout().lock();
@@ -52,6 +52,7 @@ fn encode(args: EncodeArgs) -> Result<()> {
             if args.all_layers { features } else { features.into_iter().last().into_iter().collect() };
         let value = serde_json::json!({
             "text": text,
+            "ids": enc.ids,
             "tokens": enc.tokens,
             "offsets": enc.offsets,
             "summary": layers,

@@ -8,9 +8,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use quarry_data::codequeries::split::Ratios;
 use quarry_experiment::codequeries::{run as run_codequeries, Config, Progress};
-use quarry_model::device::parse_device;
 use quarry_model::train::TrainEvent;
 
+use super::model_arg::DeviceArgs;
 use super::training::ScheduleArgs;
 
 /// Which paper's protocol to run.
@@ -70,9 +70,9 @@ pub struct CodeQueriesArgs {
     /// Keep a resumable checkpoint every N optimizer steps.
     #[arg(long, default_value_t = 200)]
     pub checkpoint_every: usize,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// Runs `quarry experiment ...`.
@@ -104,7 +104,8 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     config.test_limit = args.test_limit;
     config.train_limit = args.train_limit;
     config.checkpoint_every = Some(args.checkpoint_every.max(1));
-    config.device = parse_device(&args.device)?;
+    config.device = args.device.device()?;
+    config.precision = args.device.dtype;
     let bar = std::io::stderr().is_terminal();
     let mut message = |m: &str| eprintln!("quarry: {m}");
     let mut train = |event: &TrainEvent| match event {

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::model_arg::DeviceArgs;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use quarry_model::device::parse_device;
-use quarry_model::{load_model, AnswerConfig, AnswerModel, AnswerSelection, Candidate, DecodeOptions, ModelSource};
+use quarry_model::{AnswerConfig, AnswerModel, AnswerSelection, Candidate, DecodeOptions, ModelSource};
 use quarry_stdx::AtomicFile;
 
 /// What to generate.
@@ -62,9 +62,9 @@ pub struct GenerateAnswerArgs {
     /// Output file: one answer per line.
     #[arg(long)]
     pub out: PathBuf,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// `--select` of `quarry generate answer`.
@@ -105,9 +105,8 @@ pub fn run(task: GenerateTask) -> i32 {
 
 fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
     let selection = args.select.selection(args.select_temperature)?;
-    let device = parse_device(&args.device)?;
     let source = ModelSource::parse(&args.model)?;
-    let loaded = load_model(&source, None, &device, 0).with_context(|| format!("loading model '{}'", args.model))?;
+    let loaded = args.device.load(&source, None, 0).with_context(|| format!("loading model '{}'", args.model))?;
     if loaded.dir.as_ref().is_none_or(|d| !d.join(quarry_model::checkpoint::HEAD_CONFIG).is_file()) {
         anyhow::bail!("'{}' is not a checkpoint of `quarry train answer` (no head_config.json)", args.model);
     }

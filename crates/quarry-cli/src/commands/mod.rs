@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 
+pub mod bench;
 pub mod blocks;
 pub mod codeqa;
 pub mod cs1qa;
@@ -67,6 +68,9 @@ pub enum Command {
     Generate(generate::GenerateTask),
     /// Print per-layer summary-token vectors of texts.
     Encode(encode::EncodeArgs),
+    /// Measure a model's speed on a device (e.g. `quarry bench encoder`).
+    #[command(subcommand)]
+    Bench(bench::BenchTask),
     /// Answer queries on Python files with a trained span model.
     Predict(predict::PredictArgs),
     /// English NLP with spaCy's small English pipeline (e.g. `quarry nlp parse`).
@@ -96,6 +100,7 @@ pub fn run(command: Command) -> i32 {
         Command::Experiment(task) => experiment::run(task),
         Command::Generate(task) => generate::run(task),
         Command::Encode(args) => encode::run(args),
+        Command::Bench(task) => bench::run(task),
         Command::Predict(args) => predict::run(args),
         Command::Nlp(cmd) => nlp::run(cmd),
         Command::Cs1qa(command) => cs1qa::run(command),

@@ -1,10 +1,40 @@
 //! The `--model` argument: how a command names a checkpoint and loads it.
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 use clap::Args;
 use quarry_model::device::parse_device;
 use quarry_model::file_level::BlockSelector;
-use quarry_model::{load_model, LoadedModel, RelevanceModel, SpanModel};
+use quarry_model::{load_model, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel};
+
+/// Where a command runs its model (`--device`) and in what precision (`--dtype`): one
+/// definition for every model command.
+#[derive(Args, Clone, Debug)]
+pub struct DeviceArgs {
+    /// `cpu`, `cuda` or `cuda:N`.
+    #[arg(id = "device", long = "device", value_name = "DEVICE", default_value = "cpu")]
+    pub name: String,
+    /// `f32`, or `bf16`: mixed precision as PyTorch's autocast (linear layers in bf16;
+    /// weights, optimizer state, layer norms, softmax and losses in f32). Meant for CUDA; on
+    /// the CPU bf16 products are slow.
+    #[arg(long, default_value = "f32")]
+    pub dtype: Precision,
+}
+
+impl DeviceArgs {
+    /// The device named by `--device`.
+    pub fn device(&self) -> quarry_model::Result<quarry_model::device::Device> {
+        parse_device(&self.name)
+    }
+
+    /// Loads `source` onto the device, computing in `--dtype`.
+    pub fn load(&self, source: &ModelSource, tokenizer: Option<&Path>, seed: u64) -> quarry_model::Result<LoadedModel> {
+        let model = load_model(source, tokenizer, &self.device()?, seed)?;
+        model.set_precision(self.dtype);
+        Ok(model)
+    }
+}
 
 /// Interprets a `--model` argument like [`quarry_model::ModelSource::parse`], saying on
 /// stderr which checkpoint a training output directory stands for.
@@ -17,19 +47,18 @@ pub fn model_source(spec: &str) -> quarry_model::Result<quarry_model::ModelSourc
 }
 
 /// Loads a checkpoint (directory, cached hub id) onto `device`.
-pub fn load_checkpoint(spec: &str, device: &str) -> Result<LoadedModel> {
-    let device = parse_device(device)?;
+pub fn load_checkpoint(spec: &str, device: &DeviceArgs) -> Result<LoadedModel> {
     let source = model_source(spec)?;
-    load_model(&source, None, &device, 0).with_context(|| format!("loading model '{spec}'"))
+    device.load(&source, None, 0).with_context(|| format!("loading model '{spec}'"))
 }
 
 /// Loads a span checkpoint.
-pub fn load_span_model(spec: &str, device: &str) -> Result<SpanModel> {
+pub fn load_span_model(spec: &str, device: &DeviceArgs) -> Result<SpanModel> {
     Ok(SpanModel::new(load_checkpoint(spec, device)?)?)
 }
 
 /// Loads the relevance classifier named by `spec`, if any.
-pub fn load_selector(spec: Option<&str>, device: &str) -> Result<Option<Box<dyn BlockSelector>>> {
+pub fn load_selector(spec: Option<&str>, device: &DeviceArgs) -> Result<Option<Box<dyn BlockSelector>>> {
     let Some(spec) = spec else { return Ok(None) };
     Ok(Some(Box::new(RelevanceModel::new(load_checkpoint(spec, device)?, None)?)))
 }
@@ -43,7 +72,7 @@ pub struct InferenceArgs {
     /// Model inputs per forward pass.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 16)]
     pub batch_size: usize,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }

@@ -25,6 +25,11 @@ pub fn size(text: &str) -> Result<usize, String> {
     count_within(text, 1, 1 << 16)
 }
 
+/// How many times to repeat something, zero included (warm-up passes): 0 to 1,000,000.
+pub fn repeats(text: &str) -> Result<usize, String> {
+    count_within(text, 0, 1_000_000)
+}
+
 /// A sequence length in tokens or a hidden width: 1 to 1,048,576.
 pub fn length(text: &str) -> Result<usize, String> {
     count_within(text, 1, 1 << 20)

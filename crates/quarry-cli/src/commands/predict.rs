@@ -16,7 +16,7 @@ use quarry_query::Query;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile, DEFAULT_MAX_FILE_BYTES};
 
-use super::model_arg::{load_selector, load_span_model};
+use super::model_arg::{load_selector, load_span_model, DeviceArgs};
 use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};
 use super::query::{emit, select_queries, Collected, QueryFormat};
 
@@ -52,9 +52,9 @@ pub struct PredictArgs {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]
     max_file_bytes: u64,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    device: String,
+    /// Device and precision.
+    #[command(flatten)]
+    device: DeviceArgs,
 }
 
 /// Runs `quarry predict`.

@@ -4,8 +4,6 @@ use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 
 use clap::Args;
-use quarry_model::device::parse_device;
-use quarry_model::load_model;
 use quarry_probe::cache::{CacheKey, FeatureCache};
 use quarry_probe::encoder::{EncoderFeatures, ProbedToken};
 use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
@@ -16,6 +14,7 @@ use quarry_probe::train::TrainConfig;
 use quarry_probe::{Dataset, Task};
 
 use super::input::Format;
+use super::model_arg::DeviceArgs;
 use super::output::{report_error, with_stdout, write_json};
 
 /// Arguments of `quarry probe`.
@@ -37,9 +36,9 @@ pub struct ProbeArgs {
     /// Tokenizer file or directory, overriding the model's (required for scratch models).
     #[arg(long)]
     tokenizer: Option<PathBuf>,
-    /// Device for feature extraction: cpu or cuda[:N].
-    #[arg(long, default_value = "cpu")]
-    device: String,
+    /// Device and precision of feature extraction.
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Samples per encoder forward pass during extraction.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
     encoder_batch: usize,
@@ -99,8 +98,7 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
     }
     let load = || -> quarry_model::Result<quarry_model::LoadedModel> {
         let source = super::model_arg::model_source(&args.model)?;
-        let device = parse_device(&args.device)?;
-        load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
+        args.device.load(&source, args.tokenizer.as_deref(), args.seed)
     };
     let model = load().map_err(|e| {
         format!("--model {}: {e}; or pass precomputed layer_NN.bin features with --features DIR", args.model)

@@ -7,13 +7,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use quarry_model::device::parse_device;
 use quarry_model::train::{
     fit, keep_checkpoints, planned_steps, read_state, EpochLog, Keep, TrainConfig, TrainEvent, Trainable,
 };
-use quarry_model::{load_model, LoadedModel, ModelSource};
+use quarry_model::{LoadedModel, ModelSource};
 
-use super::model_arg::model_source;
+use super::model_arg::{model_source, DeviceArgs};
 
 /// Arguments of every `quarry train` task.
 #[derive(Args)]
@@ -56,9 +55,9 @@ pub struct TrainArgs {
     /// Also write the resumable `OUT/last` every N optimizer steps within an epoch.
     #[arg(long)]
     pub checkpoint_every: Option<usize>,
-    /// `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// Train and validate on the first N examples of each file only.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -95,7 +94,6 @@ pub struct Setup {
 
 /// Loads `--model`, or `OUT/last` when resuming.
 pub fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
-    let device = parse_device(&args.device)?;
     let state = if args.resume { read_state(&args.out)? } else { None };
     let resuming = state.is_some();
     let source = if let Some(state) = &state {
@@ -109,7 +107,9 @@ pub fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
     } else {
         model_source(&args.model)?
     };
-    let model = load_model(&source, args.tokenizer.as_deref(), &device, args.seed)
+    let model = args
+        .device
+        .load(&source, args.tokenizer.as_deref(), args.seed)
         .with_context(|| format!("loading model '{}'", args.model))?;
     let max_len = args.max_len.min(model.config.max_input_len());
     Ok((model, Setup { max_len, resuming }))
