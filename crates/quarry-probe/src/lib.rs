@@ -26,6 +26,7 @@ pub mod labels;
 pub mod metrics;
 pub mod mutate;
 pub mod npath;
+pub mod npy;
 pub mod outputs;
 pub mod probe;
 pub mod report;

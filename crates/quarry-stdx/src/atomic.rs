@@ -7,7 +7,8 @@
 //! symbolic link is followed: its target is written, not the link replaced. Anything that
 //! is not a regular file (a device such as `/dev/null`, a named pipe, `/dev/stdout` and
 //! whatever it stands for) is written in place, as a shell's `>` would, and never replaced
-//! by a file. Directories are replaced whole by [`write_dir_atomically`].
+//! by a file. Directories are replaced whole by [`write_dir_atomically`]. The path `-`
+//! (exactly) is standard output.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -85,6 +86,15 @@ impl AtomicFile {
     }
 
     fn open(target: &Path, gzip: bool) -> Result<AtomicFile, IoError> {
+        if crate::read::is_stdio(target) {
+            // `-`: standard output, written as the bytes come.
+            let writer: Box<dyn Write> = if gzip {
+                Box::new(flate2::write::GzEncoder::new(std::io::stdout(), flate2::Compression::default()))
+            } else {
+                Box::new(BufWriter::new(std::io::stdout()))
+            };
+            return Ok(AtomicFile { target: PathBuf::from("<stdout>"), placement: Placement::InPlace, writer });
+        }
         let (resolved, through_proc) = follow_links(target)?;
         let existing = match std::fs::metadata(target) {
             Ok(meta) => Some(meta),
@@ -210,6 +220,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
 /// complete old directory or the complete new one (see [`recover_dir`] for the instant
 /// between the two renames); a failed `write` leaves the old one untouched.
 pub fn write_dir_atomically<E: From<IoError>>(dir: &Path, write: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
+    if crate::read::is_stdio(dir) {
+        return Err(IoError::new(
+            dir,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "a folder cannot be written to standard output"),
+        )
+        .into());
+    }
     // A link to a directory stays a link: the directory it names is replaced.
     let (dir, _) = follow_links(dir)?;
     let dir = dir.as_path();

@@ -9,6 +9,9 @@
 //! the metadata and enforced while reading (`take(limit + 1)`), so a file that grows or
 //! lies about its size cannot make the reader hold more. Standard input, which may be
 //! anything, is read under the same limit.
+//!
+//! The path `-` (exactly; `./-` names a file) is standard input, for every reader here, as
+//! [`crate::atomic::AtomicFile`] takes it for standard output.
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
@@ -23,6 +26,11 @@ pub const MAX_TEXT_FILE_BYTES: u64 = 256 << 20;
 /// The size limit of the large files a command reads whole (model weights in msgpack,
 /// cached features, probing datasets): 4 GiB.
 pub const MAX_DATA_FILE_BYTES: u64 = 4 << 30;
+
+/// Whether `path` is `-`, standard input or output.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
 
 /// What a path that is not a regular file or a directory names, in words.
 pub fn special_file_kind(file_type: &std::fs::FileType) -> Option<&'static str> {
@@ -81,7 +89,13 @@ pub fn too_large(size: u64, limit: u64) -> std::io::Error {
 /// limit: the readers of data files (JSON Lines, parallel text files) that must not block on
 /// a named pipe or read a device forever. Anything else is an [`std::io::Error`] of kind
 /// `InvalidInput` saying what the path names, for the caller to report with the path.
+///
+/// `-` is standard input, copied (up to [`MAX_DATA_FILE_BYTES`]) into an unnamed temporary
+/// file first, so that a stream that never ends is refused rather than read forever.
 pub fn open_regular_file(path: &Path) -> std::io::Result<File> {
+    if is_stdio(path) {
+        return spool_stdin(MAX_DATA_FILE_BYTES);
+    }
     refuse_not_regular(&std::fs::metadata(path)?)?;
     let file = open_without_blocking(path)?;
     // The path may have been replaced between the two looks: check what was opened.
@@ -92,6 +106,9 @@ pub fn open_regular_file(path: &Path) -> std::io::Result<File> {
 /// Reads the whole regular file at `path` (links followed), refusing directories, special
 /// files and files over `max_bytes` bytes.
 pub fn read_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>, IoError> {
+    if is_stdio(path) {
+        return read_stdin(max_bytes);
+    }
     let file = open_regular_file(path).with_path(path)?;
     let declared = file.metadata().with_path(path)?.len();
     if declared > max_bytes {
@@ -119,6 +136,19 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, IoError> {
 /// may be `/dev/zero`). Errors name `<stdin>`.
 pub fn read_stdin(max_bytes: u64) -> Result<Vec<u8>, IoError> {
     read_limited(std::io::stdin().lock(), max_bytes, 0).with_path("<stdin>")
+}
+
+/// Standard input copied into an unnamed temporary file, rewound: at most `max_bytes`.
+fn spool_stdin(max_bytes: u64) -> std::io::Result<File> {
+    use std::io::{Seek, Write};
+    let mut file = tempfile::tempfile()?;
+    let copied = std::io::copy(&mut std::io::stdin().lock().take(max_bytes.saturating_add(1)), &mut file)?;
+    if copied > max_bytes {
+        return Err(too_large(copied, max_bytes));
+    }
+    file.flush()?;
+    file.rewind()?;
+    Ok(file)
 }
 
 /// Reads `reader` to its end, refusing more than `max_bytes` bytes.

@@ -19,7 +19,12 @@ pub use quarry_stdx::read::{open_regular_file, special_file_kind};
 
 /// Reads the whole regular file at `path` (links followed), refusing
 /// directories, special files and files over `max_bytes`.
+///
+/// `-` is standard input ([`quarry_stdx::read::is_stdio`]), read under the same limit.
 pub fn read_regular_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>, SyntaxError> {
+    if quarry_stdx::read::is_stdio(path) {
+        return quarry_stdx::read::read_stdin(max_bytes).map_err(SyntaxError::Io);
+    }
     let io_error = |source| SyntaxError::Io(IoError::new(path, source));
     let metadata = std::fs::metadata(path).map_err(io_error)?;
     check_kind(path, &metadata)?;

@@ -45,6 +45,10 @@ pub struct ProbeArgs {
     /// Folder of precomputed features (layer_NN.bin); default: the cache under --out.
     #[arg(long)]
     features: Option<PathBuf>,
+    /// Also write the features as NumPy arrays here (layer_NN.npy, labels.npy, splits.npy,
+    /// meta.json), for probing them in Python.
+    #[arg(long)]
+    npy: Option<PathBuf>,
     /// Layers to probe: `all` or a comma-separated list.
     #[arg(long, default_value = "all")]
     layers: String,
@@ -161,6 +165,11 @@ pub fn run(args: ProbeArgs) -> i32 {
         Ok(features) => features,
         Err(e) => return report_error(&format!("{}: {e}", args.data.display())),
     };
+    if let Some(dir) = &args.npy {
+        if let Err(e) = quarry_probe::npy::write_npy(dir, task, &dataset, &name, &features) {
+            return report_error(&e.to_string());
+        }
+    }
     let train = TrainConfig {
         epochs: args.epochs,
         patience: args.patience,
