@@ -18,7 +18,7 @@ use crate::registry::Query;
 use crate::suppression::Suppressions;
 
 /// A code block a finding needs, as reported alongside it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct BlockRef {
     /// Index of the block in the file.
     pub index: usize,

@@ -113,7 +113,9 @@ mod tests {
 
         let ran = run(&files[..1], &project, &config, &incoming, |_| true);
         assert!(matches!(ran.outcomes[0], Ok(Err(SyntaxError::Cancelled { .. }))), "not cancelled");
-        assert!(matches!(ran.arrived.as_slice(), [Incoming::Message(Message::Notification(n))] if n.method == "$/progress"));
+        assert!(
+            matches!(ran.arrived.as_slice(), [Incoming::Message(Message::Notification(n))] if n.method == "$/progress")
+        );
         // A message that does not interrupt: the batch completes.
         let progress = Notification::new("$/progress".into(), serde_json::Value::Null);
         sender.send(Incoming::Message(Message::Notification(progress))).unwrap();

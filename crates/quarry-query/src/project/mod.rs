@@ -224,6 +224,14 @@ impl Project {
         self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module).map(Arc::new)).as_deref()
     }
 
+    /// Gives `module` its summary, read elsewhere (from the analysis
+    /// cache) instead of from its file; no effect once it has one.
+    pub fn provide_summary(&self, module: ModuleId, summary: ModuleSummary) {
+        if let Some(slot) = self.inner.summaries.get(module) {
+            let _ = slot.set(Some(Arc::new(summary)));
+        }
+    }
+
     /// The summary of a module if it has been read already (never reads it).
     pub fn summary_if_read(&self, module: ModuleId) -> Option<&ModuleSummary> {
         self.inner.summaries.get(module)?.get()?.as_deref()

@@ -1,0 +1,220 @@
+//! A run of the queries over a project's files through the cache, as
+//! [`crate::run::analyze_files_in`] does without it (same reports, same
+//! order, same chunks).
+//!
+//! First every file is read and hashed, and the summaries of unchanged
+//! files are taken from the cache. Then, chunk by chunk, a file whose
+//! results entry exists is taken from it when the summaries of the modules
+//! it imports (directly or through other modules, as the project resolves
+//! imports) hash as they did when it was analysed; a summary not in the
+//! cache is read from its file for that check (its tree kept for the
+//! file's own analysis). Other files are analysed, and their entries
+//! written.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use quarry_syntax::{LoadOptions, SourceFile, SyntaxError};
+use rayon::prelude::*;
+
+use super::entry::CachedReport;
+use super::{hash_parts, AnalysisCache, Kind};
+use crate::project::{ModuleId, ModuleSummary, Project};
+use crate::report::{analyze_file_in, FileReport};
+use crate::run::RunOptions;
+
+/// What a cached run did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CacheCounts {
+    /// Files whose findings came from the cache.
+    pub hits: usize,
+    /// Files analysed.
+    pub analysed: usize,
+    /// Entries that could not be written.
+    pub write_errors: usize,
+}
+
+/// The per-file facts of a run, found once.
+struct Facts<'p> {
+    project: &'p Project,
+    cache: &'p AnalysisCache,
+    load: LoadOptions,
+    /// The settings' part of every results key.
+    settings: String,
+    /// Each file's text hash (`None`: unreadable, analysed to report why).
+    text_hashes: Vec<Option<String>>,
+    /// Each module's summary hash.
+    summary_hashes: Vec<OnceLock<String>>,
+    /// Each module's imports.
+    imports: Vec<OnceLock<Vec<ModuleId>>>,
+    /// Summary entries written or found in this run.
+    summaries_stored: Mutex<HashSet<String>>,
+    write_errors: Mutex<usize>,
+}
+
+/// Runs the queries over `files` within `project` through `cache`, and
+/// calls `each` with every file's report in the order of `files`, as
+/// [`crate::run::analyze_files_in`] does. Returns what came from the cache.
+pub fn analyze_files_cached<E>(
+    project: &Project,
+    files: &[PathBuf],
+    options: &RunOptions,
+    cache: &AnalysisCache,
+    analyzed: &(dyn Fn(&Path) + Sync),
+    mut each: impl FnMut(&Path, Result<FileReport, SyntaxError>) -> Result<(), E>,
+) -> Result<CacheCounts, E> {
+    let facts = Facts::gather(project, files, options, cache);
+    let mut counts = CacheCounts::default();
+    for (chunk, first) in files.chunks(options.chunk.max(1)).zip((0..).step_by(options.chunk.max(1))) {
+        let reports: Vec<(bool, Result<FileReport, SyntaxError>)> = chunk
+            .par_iter()
+            .enumerate()
+            .map(|(i, path)| {
+                let report = facts.cached_report(path, &facts.text_hashes[first + i]);
+                let outcome = match report {
+                    Some(report) => (true, Ok(report)),
+                    None => {
+                        let report = analyze_file_in(
+                            project,
+                            path,
+                            &options.queries,
+                            &options.polarities,
+                            &options.load,
+                            &options.limits,
+                        );
+                        if let Ok(report) = &report {
+                            facts.store(path, &facts.text_hashes[first + i], report);
+                        }
+                        (false, report)
+                    }
+                };
+                analyzed(path);
+                outcome
+            })
+            .collect();
+        for (path, (hit, report)) in chunk.iter().zip(reports) {
+            *if hit { &mut counts.hits } else { &mut counts.analysed } += 1;
+            each(path, report)?;
+        }
+    }
+    counts.write_errors = facts.write_errors.into_inner().unwrap_or(0);
+    Ok(counts)
+}
+
+impl<'p> Facts<'p> {
+    /// Reads and hashes every file and gives the project the summaries of
+    /// unchanged ones from the cache.
+    fn gather(project: &'p Project, files: &[PathBuf], options: &RunOptions, cache: &'p AnalysisCache) -> Facts<'p> {
+        let ids: Vec<&str> = options.queries.iter().map(|q| q.meta.id).collect();
+        let forms: Vec<u8> = options.polarities.iter().map(|p| p.example_type()).collect();
+        let settings = hash_parts(&[
+            ids.join(",").as_bytes(),
+            &forms,
+            &options.load.max_file_bytes.to_le_bytes(),
+            &(options.limits.max_depth as u64).to_le_bytes(),
+        ]);
+        let text_hashes: Vec<Option<String>> = files
+            .par_iter()
+            .map(|path| {
+                let source = SourceFile::load(path, &options.load).ok()?;
+                let text_hash = hash_parts(&[source.text().as_bytes()]);
+                if let Some(module) = project.module_of(path) {
+                    let key = summary_key(&text_hash, options.load.max_file_bytes);
+                    if let Some(summary) = cache.read::<ModuleSummary>(Kind::Summary, &key) {
+                        project.provide_summary(module, summary);
+                    }
+                }
+                Some(text_hash)
+            })
+            .collect();
+        let modules = project.modules().len();
+        Facts {
+            project,
+            cache,
+            load: options.load,
+            settings,
+            text_hashes,
+            summary_hashes: (0..modules).map(|_| OnceLock::new()).collect(),
+            imports: (0..modules).map(|_| OnceLock::new()).collect(),
+            summaries_stored: Mutex::new(HashSet::new()),
+            write_errors: Mutex::new(0),
+        }
+    }
+
+    fn results_key(&self, path: &Path, text_hash: &str) -> String {
+        hash_parts(&[self.settings.as_bytes(), path.as_os_str().as_encoded_bytes(), text_hash.as_bytes()])
+    }
+
+    /// The report of `path` from the cache, when its entry exists, its
+    /// imports are unchanged and its text still hashes to `text_hash`.
+    fn cached_report(&self, path: &Path, text_hash: &Option<String>) -> Option<FileReport> {
+        let text_hash = text_hash.as_deref()?;
+        let entry: CachedReport = self.cache.read(Kind::Results, &self.results_key(path, text_hash))?;
+        if entry.imports != self.imports_hash(path) {
+            return None;
+        }
+        let source = SourceFile::load(path, &self.load).ok()?;
+        if hash_parts(&[source.text().as_bytes()]) != text_hash {
+            return None;
+        }
+        entry.into_report(path, source.text().to_string())
+    }
+
+    /// Writes the entries of a file just analysed (when its text is still
+    /// the one hashed before).
+    fn store(&self, path: &Path, text_hash: &Option<String>, report: &FileReport) {
+        let Some(text_hash) = text_hash.as_deref() else { return };
+        if hash_parts(&[report.text.as_bytes()]) != text_hash {
+            return;
+        }
+        let mut failed = 0;
+        if let Some(module) = self.project.module_of(path) {
+            let key = summary_key(text_hash, self.load.max_file_bytes);
+            let first = self.summaries_stored.lock().map(|mut stored| stored.insert(key.clone())).unwrap_or(false);
+            if let (true, Some(summary)) = (first, self.project.summary(module)) {
+                failed += usize::from(self.cache.write(Kind::Summary, &key, summary).is_err());
+            }
+        }
+        let entry = CachedReport::of(report, self.imports_hash(path));
+        failed += usize::from(self.cache.write(Kind::Results, &self.results_key(path, text_hash), &entry).is_err());
+        if failed > 0 {
+            if let Ok(mut errors) = self.write_errors.lock() {
+                *errors += failed;
+            }
+        }
+    }
+
+    /// The hash of the paths and summaries of the modules `path` imports,
+    /// directly or through other modules (its own summary included).
+    fn imports_hash(&self, path: &Path) -> String {
+        let Some(module) = self.project.module_of(path) else { return String::new() };
+        let mut seen = HashSet::from([module]);
+        let mut queue = vec![module];
+        while let Some(m) = queue.pop() {
+            for &imported in self.imports[m].get_or_init(|| self.project.imports_of(m)) {
+                if seen.insert(imported) {
+                    queue.push(imported);
+                }
+            }
+        }
+        let mut modules: Vec<ModuleId> = seen.into_iter().collect();
+        let modules_index = self.project.modules();
+        modules.sort_by(|a, b| modules_index.path(*a).cmp(modules_index.path(*b)));
+        let mut parts: Vec<Vec<u8>> = Vec::with_capacity(modules.len() * 2);
+        for m in modules {
+            parts.push(modules_index.path(m).as_os_str().as_encoded_bytes().to_vec());
+            let summary = self.summary_hashes[m].get_or_init(|| match self.project.summary(m) {
+                Some(summary) => hash_parts(&[summary.stable_text().as_bytes()]),
+                None => String::new(),
+            });
+            parts.push(summary.as_bytes().to_vec());
+        }
+        hash_parts(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
+    }
+}
+
+/// The key of a summary entry.
+fn summary_key(text_hash: &str, max_file_bytes: u64) -> String {
+    hash_parts(&[b"summary", text_hash.as_bytes(), &max_file_bytes.to_le_bytes()])
+}
