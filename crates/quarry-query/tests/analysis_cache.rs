@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use quarry_query::cache::run::{analyze_files_cached, CacheCounts};
 use quarry_query::cache::AnalysisCache;
 use quarry_query::project::Project;
-use quarry_query::report::WorkLimits;
+use quarry_query::report::{FileReport, WorkLimits};
 use quarry_query::run::{analyze_files, RunOptions};
 use quarry_query::{all_queries, find_query, Polarity};
 
@@ -47,17 +47,21 @@ fn name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
 
+/// A file's entry in [`Findings`].
+fn found(path: &Path, report: FileReport) -> (String, Vec<(String, String, usize)>) {
+    let findings = report
+        .findings
+        .iter()
+        .map(|f| (f.query_id.to_string(), f.answer_spans[0].span.clone(), f.answer_spans[0].start_line))
+        .collect();
+    (name(path), findings)
+}
+
 fn cached(files: &[PathBuf], cache: &AnalysisCache, options: &RunOptions) -> (CacheCounts, Findings) {
     let project = Project::new(files, &options.load);
     let mut findings = Vec::new();
     let counts = analyze_files_cached(&project, files, options, cache, &|_| {}, |path, report| {
-        let report = report.unwrap();
-        let found = report
-            .findings
-            .iter()
-            .map(|f| (f.query_id.to_string(), f.answer_spans[0].span.clone(), f.answer_spans[0].start_line))
-            .collect();
-        findings.push((name(path), found));
+        findings.push(found(path, report.unwrap()));
         Ok::<(), ()>(())
     })
     .unwrap();
@@ -67,13 +71,7 @@ fn cached(files: &[PathBuf], cache: &AnalysisCache, options: &RunOptions) -> (Ca
 fn uncached(files: &[PathBuf], options: &RunOptions) -> Findings {
     let mut findings = Vec::new();
     analyze_files(files, options, |path, report| {
-        let report = report.unwrap();
-        let found = report
-            .findings
-            .iter()
-            .map(|f| (f.query_id.to_string(), f.answer_spans[0].span.clone(), f.answer_spans[0].start_line))
-            .collect();
-        findings.push((name(path), found));
+        findings.push(found(path, report.unwrap()));
         Ok::<(), ()>(())
     })
     .unwrap();

@@ -21,8 +21,8 @@ use rayon::prelude::*;
 use super::entry::CachedReport;
 use super::{hash_parts, AnalysisCache, Kind};
 use crate::project::{ModuleId, ModuleSummary, Project};
-use crate::report::{analyze_file_in, FileReport};
-use crate::run::RunOptions;
+use crate::report::FileReport;
+use crate::run::{analyze_one, RunOptions};
 
 /// What a cached run did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -75,14 +75,7 @@ pub fn analyze_files_cached<E>(
                 let outcome = match report {
                     Some(report) => (true, Ok(report)),
                     None => {
-                        let report = analyze_file_in(
-                            project,
-                            path,
-                            &options.queries,
-                            &options.polarities,
-                            &options.load,
-                            &options.limits,
-                        );
+                        let report = analyze_one(project, path, options);
                         if let Ok(report) = &report {
                             facts.store(path, &facts.text_hashes[first + i], report);
                         }
