@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crossbeam_channel::{bounded, select, Receiver};
+use quarry_query::cache::run::CacheView;
 use quarry_query::project::Project;
 use quarry_query::report::{analyze_file_until, FileReport};
 use quarry_query::Polarity;
@@ -35,11 +36,14 @@ pub struct Ran {
 
 /// Analyses `batch` in parallel in `project` with `config`'s queries and
 /// limits, reading `incoming` meanwhile; the first message for which
-/// `interrupts` is true cancels the files not finished yet.
+/// `interrupts` is true cancels the files not finished yet. With `cache`
+/// (a view of the analysis cache made for this `project`), a file's
+/// findings are taken from it when they are there, and stored when not.
 pub fn run(
     batch: &[PathBuf],
     project: &Project,
     config: &Resolved,
+    cache: Option<&CacheView>,
     incoming: &Receiver<Incoming>,
     interrupts: impl Fn(&Incoming) -> bool,
 ) -> Ran {
@@ -48,7 +52,8 @@ pub fn run(
     let (done, finished) = bounded::<()>(1);
     let outcomes = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
-            let outcomes: Vec<Outcome> = batch.par_iter().map(|path| analyse(path, project, config, &cancel)).collect();
+            let outcomes: Vec<Outcome> =
+                batch.par_iter().map(|path| analyse(path, project, config, cache, &cancel)).collect();
             let _ = done.send(());
             outcomes
         });
@@ -79,13 +84,34 @@ pub fn run(
     Ran { outcomes, arrived }
 }
 
-/// One file's analysis; a panic in it (a bug) costs that file's
-/// diagnostics, not the session.
-fn analyse(path: &std::path::Path, project: &Project, config: &Resolved, cancel: &Arc<AtomicBool>) -> Outcome {
+/// One file's analysis (or its findings from the cache); a panic in it (a
+/// bug) costs that file's diagnostics, not the session.
+fn analyse(
+    path: &std::path::Path,
+    project: &Project,
+    config: &Resolved,
+    cache: Option<&CacheView>,
+    cancel: &Arc<AtomicBool>,
+) -> Outcome {
     let deadline = Deadline::new(config.limits.time_budget).cancelled_by(cancel.clone());
     let analyse = || {
+        if let Some(report) = cache.and_then(|cache| cache.report(path)) {
+            return Ok(report);
+        }
         let positive = [Polarity::Positive];
-        analyze_file_until(project, path, &config.queries, &positive, &config.load, config.limits.max_depth, deadline)
+        let report = analyze_file_until(
+            project,
+            path,
+            &config.queries,
+            &positive,
+            &config.load,
+            config.limits.max_depth,
+            deadline,
+        );
+        if let (Some(cache), Ok(report)) = (cache, &report) {
+            cache.store(path, report);
+        }
+        report
     };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(analyse))
         .map_err(|_| format!("quarry: {}: the analysis failed (a bug in quarry)", path.display()))
@@ -111,7 +137,7 @@ mod tests {
         let progress = Notification::new("$/progress".into(), serde_json::Value::Null);
         sender.send(Incoming::Message(Message::Notification(progress))).unwrap();
 
-        let ran = run(&files[..1], &project, &config, &incoming, |_| true);
+        let ran = run(&files[..1], &project, &config, None, &incoming, |_| true);
         assert!(matches!(ran.outcomes[0], Ok(Err(SyntaxError::Cancelled { .. }))), "not cancelled");
         assert!(
             matches!(ran.arrived.as_slice(), [Incoming::Message(Message::Notification(n))] if n.method == "$/progress")
@@ -119,8 +145,37 @@ mod tests {
         // A message that does not interrupt: the batch completes.
         let progress = Notification::new("$/progress".into(), serde_json::Value::Null);
         sender.send(Incoming::Message(Message::Notification(progress))).unwrap();
-        let ran = run(&files[1..], &project, &config, &incoming, |_| false);
+        let ran = run(&files[1..], &project, &config, None, &incoming, |_| false);
         assert!(matches!(&ran.outcomes[0], Ok(Ok(report)) if report.findings.len() == 1), "small.py failed");
         assert_eq!(ran.arrived.len(), 1);
+    }
+
+    #[test]
+    fn unopened_files_are_stored_in_and_served_from_the_cache() {
+        let temp = tempfile::tempdir().unwrap();
+        let file = temp.path().join("m.py");
+        std::fs::write(&file, "import os\n").unwrap();
+        let files = vec![file.clone()];
+        let project = Project::new(&files, &Default::default());
+        let config = Resolved::defaults(temp.path());
+        let options = quarry_query::run::RunOptions {
+            queries: config.queries.clone(),
+            polarities: vec![Polarity::Positive],
+            load: config.load,
+            limits: config.limits,
+            chunk: 1,
+        };
+        let cache = quarry_query::cache::AnalysisCache::open(&temp.path().join(".quarry_cache")).unwrap();
+        let view = CacheView::new(&project, &files, &options, &cache);
+        assert!(view.report(&file).is_none());
+        let (_sender, incoming) = crossbeam_channel::unbounded::<Incoming>();
+        let ran = run(&files, &project, &config, Some(&view), &incoming, |_| false);
+        let Ok(Ok(analysed)) = &ran.outcomes[0] else { panic!("m.py failed") };
+        // A new session's view serves the same findings without analysing.
+        let project = Project::new(&files, &Default::default());
+        let cached = CacheView::new(&project, &files, &options, &cache).report(&file).expect("a cache hit");
+        let ids = |r: &FileReport| r.findings.iter().map(|f| f.query_id).collect::<Vec<_>>();
+        assert_eq!(ids(&cached), ids(analysed));
+        assert_eq!(ids(&cached), ["unused-import"]);
     }
 }

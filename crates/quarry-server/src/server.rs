@@ -28,8 +28,11 @@ use lsp_types::{
     Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
     TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
+use quarry_query::cache::run::CacheView;
+use quarry_query::cache::AnalysisCache;
 use quarry_query::project::Project;
 use quarry_query::report::FileReport;
+use quarry_query::run::RunOptions;
 use quarry_query::triage::Policy;
 use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::{Language, SyntaxError};
@@ -79,6 +82,11 @@ pub struct Server {
     project: Project,
     /// Which modules of the project import which.
     imports: ImportGraph,
+    /// The analysis cache beside the configuration, when it can be opened.
+    cache: Option<AnalysisCache>,
+    /// The cache as the project of the last [`Server::rebuild_project`]
+    /// sees it, for unopened files; dropped when the project changes.
+    cache_view: Option<CacheView>,
     /// Open documents edited since the project last took their text.
     stale: HashSet<PathBuf>,
     dirty: VecDeque<PathBuf>,
@@ -127,6 +135,8 @@ impl Server {
             files: Vec::new(),
             project: Project::new(&[], &Default::default()),
             imports: ImportGraph::default(),
+            cache: None,
+            cache_view: None,
             stale: HashSet::new(),
             dirty: VecDeque::new(),
             dirty_set: HashSet::new(),
@@ -383,6 +393,7 @@ impl Server {
         }
         self.remember_summary(path);
         self.project = self.project.edited(path, None);
+        self.cache_view = None;
         self.mark_dirty(path);
     }
 
@@ -419,6 +430,7 @@ impl Server {
                     self.log(MessageType::INFO, format!("quarry: configuration reloaded from {from}"));
                 }
                 self.config = config;
+                self.open_cache();
             }
             Err(error) => self
                 .log(MessageType::ERROR, format!("quarry: bad configuration, keeping the previous settings: {error}")),
@@ -449,11 +461,34 @@ impl Server {
         }
     }
 
+    /// Opens the analysis cache beside the configuration (`quarry query`'s);
+    /// one that cannot be opened is logged and not used.
+    fn open_cache(&mut self) {
+        let dir = AnalysisCache::location(&self.config.root);
+        self.cache = match AnalysisCache::open(&dir) {
+            Ok(cache) => Some(cache),
+            Err(error) => {
+                self.log(MessageType::WARNING, format!("quarry: no analysis cache: {error}"));
+                None
+            }
+        };
+    }
+
     /// A new project over `files` (the file set changed): every file is
     /// analysed again, open documents first.
     fn rebuild_project(&mut self) {
         let overlays = self.documents.iter().map(|(p, d)| (p.clone(), Arc::from(d.text.as_str()))).collect();
         self.project = Project::with_overlays(&self.files, &self.config.load, overlays);
+        self.cache_view = self.cache.as_ref().map(|cache| {
+            let options = RunOptions {
+                queries: self.config.queries.clone(),
+                polarities: vec![quarry_query::Polarity::Positive],
+                load: self.config.load,
+                limits: self.config.limits,
+                chunk: 1,
+            };
+            CacheView::new(&self.project, &self.files, &options, cache)
+        });
         self.imports.clear();
         self.stale.clear();
         self.summary_before.clear();
@@ -472,6 +507,7 @@ impl Server {
         for path in std::mem::take(&mut self.stale) {
             if let Some(document) = self.documents.get(&path) {
                 self.project = self.project.edited(&path, Some(Arc::from(document.text.as_str())));
+                self.cache_view = None;
             }
         }
         let open: Vec<PathBuf> = self.dirty.iter().filter(|p| self.documents.contains_key(*p)).cloned().collect();
@@ -488,7 +524,8 @@ impl Server {
         }
         let uris: Vec<&str> = batch.iter().filter_map(|p| self.documents.get(p)).map(|d| d.uri.as_str()).collect();
         let interrupts = |incoming: &Incoming| background || edits_one_of(incoming, &uris);
-        let ran = batch::run(&batch, &self.project, &self.config, &self.incoming, interrupts);
+        let cache = if background { self.cache_view.as_ref() } else { None };
+        let ran = batch::run(&batch, &self.project, &self.config, cache, &self.incoming, interrupts);
         for incoming in ran.arrived {
             match incoming {
                 Incoming::Message(message) => self.pending.push_back(message),

@@ -11,7 +11,7 @@
 //! file's own analysis). Other files are analysed, and their entries
 //! written.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -35,15 +35,20 @@ pub struct CacheCounts {
     pub write_errors: usize,
 }
 
-/// The per-file facts of a run, found once.
-struct Facts<'p> {
-    project: &'p Project,
-    cache: &'p AnalysisCache,
+/// The cache as one project's run sees it: every file's text hash (read
+/// once), the summaries of unchanged modules given to the project, and the
+/// import closure of each module, found once. Valid while the project's
+/// files are what they were when it was made (a language server makes a
+/// new one after an edit).
+pub struct CacheView {
+    project: Project,
+    cache: AnalysisCache,
     load: LoadOptions,
     /// The settings' part of every results key.
     settings: String,
-    /// Each file's text hash (`None`: unreadable, analysed to report why).
-    text_hashes: Vec<Option<String>>,
+    /// Each readable file's text hash (an unreadable one is analysed, to
+    /// report why).
+    text_hashes: HashMap<PathBuf, String>,
     /// Each module's summary hash.
     summary_hashes: Vec<OnceLock<String>>,
     /// Each module's imports.
@@ -64,20 +69,18 @@ pub fn analyze_files_cached<E>(
     analyzed: &(dyn Fn(&Path) + Sync),
     mut each: impl FnMut(&Path, Result<FileReport, SyntaxError>) -> Result<(), E>,
 ) -> Result<CacheCounts, E> {
-    let facts = Facts::gather(project, files, options, cache);
+    let view = CacheView::new(project, files, options, cache);
     let mut counts = CacheCounts::default();
-    for (chunk, first) in files.chunks(options.chunk.max(1)).zip((0..).step_by(options.chunk.max(1))) {
+    for chunk in files.chunks(options.chunk.max(1)) {
         let reports: Vec<(bool, Result<FileReport, SyntaxError>)> = chunk
             .par_iter()
-            .enumerate()
-            .map(|(i, path)| {
-                let report = facts.cached_report(path, &facts.text_hashes[first + i]);
-                let outcome = match report {
+            .map(|path| {
+                let outcome = match view.report(path) {
                     Some(report) => (true, Ok(report)),
                     None => {
                         let report = analyze_one(project, path, options);
                         if let Ok(report) = &report {
-                            facts.store(path, &facts.text_hashes[first + i], report);
+                            view.store(path, report);
                         }
                         (false, report)
                     }
@@ -91,14 +94,14 @@ pub fn analyze_files_cached<E>(
             each(path, report)?;
         }
     }
-    counts.write_errors = facts.write_errors.into_inner().unwrap_or(0);
+    counts.write_errors = view.write_errors();
     Ok(counts)
 }
 
-impl<'p> Facts<'p> {
-    /// Reads and hashes every file and gives the project the summaries of
-    /// unchanged ones from the cache.
-    fn gather(project: &'p Project, files: &[PathBuf], options: &RunOptions, cache: &'p AnalysisCache) -> Facts<'p> {
+impl CacheView {
+    /// Reads and hashes every file of `files` and gives `project` the
+    /// summaries of unchanged ones from `cache`.
+    pub fn new(project: &Project, files: &[PathBuf], options: &RunOptions, cache: &AnalysisCache) -> CacheView {
         let ids: Vec<&str> = options.queries.iter().map(|q| q.meta.id).collect();
         let forms: Vec<u8> = options.polarities.iter().map(|p| p.example_type()).collect();
         let settings = hash_parts(&[
@@ -107,9 +110,12 @@ impl<'p> Facts<'p> {
             &options.load.max_file_bytes.to_le_bytes(),
             &(options.limits.max_depth as u64).to_le_bytes(),
         ]);
-        let text_hashes: Vec<Option<String>> = files
+        let text_hashes: HashMap<PathBuf, String> = files
             .par_iter()
-            .map(|path| {
+            // An overlay's text is not the file's: neither its summary nor
+            // its findings are the cache's.
+            .filter(|path| !project.has_overlay(path))
+            .filter_map(|path| {
                 let source = SourceFile::load(path, &options.load).ok()?;
                 let text_hash = hash_parts(&[source.text().as_bytes()]);
                 if let Some(module) = project.module_of(path) {
@@ -118,13 +124,13 @@ impl<'p> Facts<'p> {
                         project.provide_summary(module, summary);
                     }
                 }
-                Some(text_hash)
+                Some((path.clone(), text_hash))
             })
             .collect();
         let modules = project.modules().len();
-        Facts {
-            project,
-            cache,
+        CacheView {
+            project: project.clone(),
+            cache: cache.clone(),
             load: options.load,
             settings,
             text_hashes,
@@ -139,26 +145,32 @@ impl<'p> Facts<'p> {
         hash_parts(&[self.settings.as_bytes(), path.as_os_str().as_encoded_bytes(), text_hash.as_bytes()])
     }
 
-    /// The report of `path` from the cache, when its entry exists, its
-    /// imports are unchanged and its text still hashes to `text_hash`.
-    fn cached_report(&self, path: &Path, text_hash: &Option<String>) -> Option<FileReport> {
-        let text_hash = text_hash.as_deref()?;
+    /// How many entries could not be written so far.
+    pub fn write_errors(&self) -> usize {
+        self.write_errors.lock().map_or(0, |n| *n)
+    }
+
+    /// The report of `path` from the cache, when its entry exists, the
+    /// modules it imports export what they did when it was analysed, and
+    /// its text still hashes as when the view was made.
+    pub fn report(&self, path: &Path) -> Option<FileReport> {
+        let text_hash = self.text_hashes.get(path)?;
         let entry: CachedReport = self.cache.read(Kind::Results, &self.results_key(path, text_hash))?;
         if entry.imports != self.imports_hash(path) {
             return None;
         }
         let source = SourceFile::load(path, &self.load).ok()?;
-        if hash_parts(&[source.text().as_bytes()]) != text_hash {
+        if hash_parts(&[source.text().as_bytes()]) != *text_hash {
             return None;
         }
         entry.into_report(path, source.text().to_string())
     }
 
     /// Writes the entries of a file just analysed (when its text is still
-    /// the one hashed before).
-    fn store(&self, path: &Path, text_hash: &Option<String>, report: &FileReport) {
-        let Some(text_hash) = text_hash.as_deref() else { return };
-        if hash_parts(&[report.text.as_bytes()]) != text_hash {
+    /// the one hashed when the view was made).
+    pub fn store(&self, path: &Path, report: &FileReport) {
+        let Some(text_hash) = self.text_hashes.get(path) else { return };
+        if hash_parts(&[report.text.as_bytes()]) != *text_hash {
             return;
         }
         let mut failed = 0;

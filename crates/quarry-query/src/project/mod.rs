@@ -224,6 +224,12 @@ impl Project {
         self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module).map(Arc::new)).as_deref()
     }
 
+    /// Whether `path` is read from an overlay (an unsaved buffer) rather
+    /// than from the disk.
+    pub fn has_overlay(&self, path: &Path) -> bool {
+        self.inner.overlays.contains_key(path)
+    }
+
     /// Gives `module` its summary, read elsewhere (from the analysis
     /// cache) instead of from its file; no effect once it has one.
     pub fn provide_summary(&self, module: ModuleId, summary: ModuleSummary) {
