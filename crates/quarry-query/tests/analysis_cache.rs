@@ -3,11 +3,12 @@
 //! exactly the files that import it when what they see of it changed, the
 //! file alone when not; other settings or another build re-analyse
 //! everything; a corrupt entry is analysed again and rewritten; two runs
-//! writing the same cache at once both get the right findings.
+//! writing the same cache at once both get the right findings; a view of
+//! the cache told of an unsaved edit serves no stale findings.
 
 use std::path::{Path, PathBuf};
 
-use quarry_query::cache::run::{analyze_files_cached, CacheCounts};
+use quarry_query::cache::run::{analyze_files_cached, CacheCounts, CacheView};
 use quarry_query::cache::AnalysisCache;
 use quarry_query::project::Project;
 use quarry_query::report::{FileReport, WorkLimits};
@@ -183,4 +184,22 @@ fn runs_writing_one_cache_at_once_get_the_right_findings() {
     let (run, findings) = cached(&files, &cache, &options);
     assert_eq!(run, counts(4, 0));
     assert_eq!(findings, expected);
+}
+
+#[test]
+fn a_view_told_of_an_unsaved_edit_serves_no_stale_findings() {
+    let (dir, files) = project();
+    let cache = AnalysisCache::open(&dir.path().join(".quarry_cache")).unwrap();
+    let options = options(all_queries());
+    cached(&files, &cache, &options);
+    let project = Project::new(&files, &options.load);
+    let mut view = CacheView::new(&project, &files, &options, &cache);
+    assert!(view.report(&project, &files[1]).is_some(), "child.py is not in the cache");
+    // An editor's unsaved buffer: Base no longer defines __init__.
+    let edited = project.edited(&files[0], Some(std::sync::Arc::from("class Base:\n    pass\n")));
+    view.forget(edited.module_of(&files[0]).unwrap());
+    assert!(view.report(&edited, &files[0]).is_none(), "an overlay came from the cache");
+    assert!(view.report(&edited, &files[1]).is_none(), "child.py's findings are stale");
+    assert!(view.report(&edited, &files[2]).is_none(), "grandchild.py's findings are stale");
+    assert!(view.report(&edited, &files[3]).is_some(), "alone.py imports nothing that changed");
 }

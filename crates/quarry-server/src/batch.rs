@@ -95,7 +95,7 @@ fn analyse(
 ) -> Outcome {
     let deadline = Deadline::new(config.limits.time_budget).cancelled_by(cancel.clone());
     let analyse = || {
-        if let Some(report) = cache.and_then(|cache| cache.report(path)) {
+        if let Some(report) = cache.and_then(|cache| cache.report(project, path)) {
             return Ok(report);
         }
         let positive = [Polarity::Positive];
@@ -109,7 +109,7 @@ fn analyse(
             deadline,
         );
         if let (Some(cache), Ok(report)) = (cache, &report) {
-            cache.store(path, report);
+            cache.store(project, path, report);
         }
         report
     };
@@ -167,13 +167,13 @@ mod tests {
         };
         let cache = quarry_query::cache::AnalysisCache::open(&temp.path().join(".quarry_cache")).unwrap();
         let view = CacheView::new(&project, &files, &options, &cache);
-        assert!(view.report(&file).is_none());
+        assert!(view.report(&project, &file).is_none());
         let (_sender, incoming) = crossbeam_channel::unbounded::<Incoming>();
         let ran = run(&files, &project, &config, Some(&view), &incoming, |_| false);
         let Ok(Ok(analysed)) = &ran.outcomes[0] else { panic!("m.py failed") };
         // A new session's view serves the same findings without analysing.
         let project = Project::new(&files, &Default::default());
-        let cached = CacheView::new(&project, &files, &options, &cache).report(&file).expect("a cache hit");
+        let cached = CacheView::new(&project, &files, &options, &cache).report(&project, &file).expect("a cache hit");
         let ids = |r: &FileReport| r.findings.iter().map(|f| f.query_id).collect::<Vec<_>>();
         assert_eq!(ids(&cached), ids(analysed));
         assert_eq!(ids(&cached), ["unused-import"]);

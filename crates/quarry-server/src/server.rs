@@ -85,7 +85,7 @@ pub struct Server {
     /// The analysis cache beside the configuration, when it can be opened.
     cache: Option<AnalysisCache>,
     /// The cache as the project of the last [`Server::rebuild_project`]
-    /// sees it, for unopened files; dropped when the project changes.
+    /// sees it, for unopened files; told of each module whose text changes.
     cache_view: Option<CacheView>,
     /// Open documents edited since the project last took their text.
     stale: HashSet<PathBuf>,
@@ -393,7 +393,7 @@ impl Server {
         }
         self.remember_summary(path);
         self.project = self.project.edited(path, None);
-        self.cache_view = None;
+        self.forget_in_cache(path);
         self.mark_dirty(path);
     }
 
@@ -461,6 +461,13 @@ impl Server {
         }
     }
 
+    /// Tells the cache view that the text of `path` changed.
+    fn forget_in_cache(&mut self, path: &Path) {
+        if let (Some(view), Some(module)) = (self.cache_view.as_mut(), self.project.module_of(path)) {
+            view.forget(module);
+        }
+    }
+
     /// Opens the analysis cache beside the configuration (`quarry query`'s);
     /// one that cannot be opened is logged and not used.
     fn open_cache(&mut self) {
@@ -507,7 +514,7 @@ impl Server {
         for path in std::mem::take(&mut self.stale) {
             if let Some(document) = self.documents.get(&path) {
                 self.project = self.project.edited(&path, Some(Arc::from(document.text.as_str())));
-                self.cache_view = None;
+                self.forget_in_cache(&path);
             }
         }
         let open: Vec<PathBuf> = self.dirty.iter().filter(|p| self.documents.contains_key(*p)).cloned().collect();

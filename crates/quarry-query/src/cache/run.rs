@@ -35,13 +35,13 @@ pub struct CacheCounts {
     pub write_errors: usize,
 }
 
-/// The cache as one project's run sees it: every file's text hash (read
-/// once), the summaries of unchanged modules given to the project, and the
-/// import closure of each module, found once. Valid while the project's
-/// files are what they were when it was made (a language server makes a
-/// new one after an edit).
+/// The cache as a project's run sees it: every file's text hash on disk
+/// (read once), the summaries of unchanged modules given to the project,
+/// and each module's imports and summary hash, found once. Its methods
+/// take the project, which may be a later one over the same files
+/// ([`Project::edited`]) once [`CacheView::forget`] was told which module
+/// changed; files read from an overlay are left to the analysis.
 pub struct CacheView {
-    project: Project,
     cache: AnalysisCache,
     load: LoadOptions,
     /// The settings' part of every results key.
@@ -75,12 +75,12 @@ pub fn analyze_files_cached<E>(
         let reports: Vec<(bool, Result<FileReport, SyntaxError>)> = chunk
             .par_iter()
             .map(|path| {
-                let outcome = match view.report(path) {
+                let outcome = match view.report(project, path) {
                     Some(report) => (true, Ok(report)),
                     None => {
                         let report = analyze_one(project, path, options);
                         if let Ok(report) = &report {
-                            view.store(path, report);
+                            view.store(project, path, report);
                         }
                         (false, report)
                     }
@@ -129,7 +129,6 @@ impl CacheView {
             .collect();
         let modules = project.modules().len();
         CacheView {
-            project: project.clone(),
             cache: cache.clone(),
             load: options.load,
             settings,
@@ -145,6 +144,16 @@ impl CacheView {
         hash_parts(&[self.settings.as_bytes(), path.as_os_str().as_encoded_bytes(), text_hash.as_bytes()])
     }
 
+    /// Forgets what was found of `module` (its text changed, or it is now
+    /// read from an overlay): its imports and summary are read again from
+    /// the project passed next.
+    pub fn forget(&mut self, module: ModuleId) {
+        if let (Some(imports), Some(summary)) = (self.imports.get_mut(module), self.summary_hashes.get_mut(module)) {
+            imports.take();
+            summary.take();
+        }
+    }
+
     /// How many entries could not be written so far.
     pub fn write_errors(&self) -> usize {
         self.write_errors.lock().map_or(0, |n| *n)
@@ -153,10 +162,10 @@ impl CacheView {
     /// The report of `path` from the cache, when its entry exists, the
     /// modules it imports export what they did when it was analysed, and
     /// its text still hashes as when the view was made.
-    pub fn report(&self, path: &Path) -> Option<FileReport> {
-        let text_hash = self.text_hashes.get(path)?;
+    pub fn report(&self, project: &Project, path: &Path) -> Option<FileReport> {
+        let text_hash = self.text_hashes.get(path).filter(|_| !project.has_overlay(path))?;
         let entry: CachedReport = self.cache.read(Kind::Results, &self.results_key(path, text_hash))?;
-        if entry.imports != self.imports_hash(path) {
+        if entry.imports != self.imports_hash(project, path) {
             return None;
         }
         let source = SourceFile::load(path, &self.load).ok()?;
@@ -168,20 +177,20 @@ impl CacheView {
 
     /// Writes the entries of a file just analysed (when its text is still
     /// the one hashed when the view was made).
-    pub fn store(&self, path: &Path, report: &FileReport) {
-        let Some(text_hash) = self.text_hashes.get(path) else { return };
+    pub fn store(&self, project: &Project, path: &Path, report: &FileReport) {
+        let Some(text_hash) = self.text_hashes.get(path).filter(|_| !project.has_overlay(path)) else { return };
         if hash_parts(&[report.text.as_bytes()]) != *text_hash {
             return;
         }
         let mut failed = 0;
-        if let Some(module) = self.project.module_of(path) {
+        if let Some(module) = project.module_of(path) {
             let key = summary_key(text_hash, self.load.max_file_bytes);
             let first = self.summaries_stored.lock().map(|mut stored| stored.insert(key.clone())).unwrap_or(false);
-            if let (true, Some(summary)) = (first, self.project.summary(module)) {
+            if let (true, Some(summary)) = (first, project.summary(module)) {
                 failed += usize::from(self.cache.write(Kind::Summary, &key, summary).is_err());
             }
         }
-        let entry = CachedReport::of(report, self.imports_hash(path));
+        let entry = CachedReport::of(report, self.imports_hash(project, path));
         failed += usize::from(self.cache.write(Kind::Results, &self.results_key(path, text_hash), &entry).is_err());
         if failed > 0 {
             if let Ok(mut errors) = self.write_errors.lock() {
@@ -192,24 +201,24 @@ impl CacheView {
 
     /// The hash of the paths and summaries of the modules `path` imports,
     /// directly or through other modules (its own summary included).
-    fn imports_hash(&self, path: &Path) -> String {
-        let Some(module) = self.project.module_of(path) else { return String::new() };
+    fn imports_hash(&self, project: &Project, path: &Path) -> String {
+        let Some(module) = project.module_of(path) else { return String::new() };
         let mut seen = HashSet::from([module]);
         let mut queue = vec![module];
         while let Some(m) = queue.pop() {
-            for &imported in self.imports[m].get_or_init(|| self.project.imports_of(m)) {
+            for &imported in self.imports[m].get_or_init(|| project.imports_of(m)) {
                 if seen.insert(imported) {
                     queue.push(imported);
                 }
             }
         }
         let mut modules: Vec<ModuleId> = seen.into_iter().collect();
-        let modules_index = self.project.modules();
+        let modules_index = project.modules();
         modules.sort_by(|a, b| modules_index.path(*a).cmp(modules_index.path(*b)));
         let mut parts: Vec<Vec<u8>> = Vec::with_capacity(modules.len() * 2);
         for m in modules {
             parts.push(modules_index.path(m).as_os_str().as_encoded_bytes().to_vec());
-            let summary = self.summary_hashes[m].get_or_init(|| match self.project.summary(m) {
+            let summary = self.summary_hashes[m].get_or_init(|| match project.summary(m) {
                 Some(summary) => hash_parts(&[summary.stable_text().as_bytes()]),
                 None => String::new(),
             });
