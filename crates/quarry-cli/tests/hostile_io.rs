@@ -75,7 +75,8 @@ impl Fixture {
 
 fn quarry() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_quarry"));
-    command.stdin(Stdio::null());
+    // The analysis cache under the build's temporary folder, not the crate's.
+    command.stdin(Stdio::null()).env("QUARRY_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/quarry-cache"));
     command
 }
 

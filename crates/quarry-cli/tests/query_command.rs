@@ -7,7 +7,9 @@ mod common;
 use common::named_project;
 
 fn quarry(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_quarry")).args(args).output().expect("run quarry")
+    // The analysis cache under the build's temporary folder, not the crate's.
+    let cache = concat!(env!("CARGO_TARGET_TMPDIR"), "/quarry-cache");
+    Command::new(env!("CARGO_BIN_EXE_quarry")).env("QUARRY_CACHE_DIR", cache).args(args).output().expect("run quarry")
 }
 
 fn project(files: &[(&str, &[u8])]) -> PathBuf {

@@ -359,3 +359,41 @@ fn one_vocabulary_across_commands() {
         assert!(help.contains("--learning-rate") && help.contains("--lr"), "{command:?}: {help}");
     }
 }
+
+#[test]
+fn the_analysis_cache_is_beside_the_configuration_or_where_asked_and_can_be_skipped() {
+    let dir = project(
+        "cache",
+        &[("quarry.toml", "select = [\"unused-import\"]\n"), ("a.py", "import os\n"), ("b.py", "import sys\n")],
+    );
+    let cache = dir.join(".quarry_cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let cold = quarry_in(&dir, &["query", "--format", "jsonl", "."]);
+    assert!(cache.join("CACHEDIR.TAG").is_file(), "no cache: {}", stderr(&cold));
+    let warm = quarry_in(&dir, &["query", "--format", "jsonl", "."]);
+    assert_eq!(findings(&warm), findings(&cold));
+    assert_eq!(findings(&warm), [("unused-import".to_string(), 1), ("unused-import".to_string(), 1)]);
+    // A configuration change is seen on the next run.
+    std::fs::write(dir.join("quarry.toml"), "select = [\"repeated-import\"]\n").unwrap();
+    assert!(findings(&quarry_in(&dir, &["query", "--format", "jsonl", "."])).is_empty());
+    std::fs::write(dir.join("quarry.toml"), "select = [\"unused-import\"]\n").unwrap();
+    std::fs::remove_dir_all(&cache).unwrap();
+    let skipped = quarry_in(&dir, &["query", "--no-cache", "--format", "jsonl", "."]);
+    assert!(!cache.exists() && findings(&skipped).len() == 2, "{}", stderr(&skipped));
+    let elsewhere = dir.join("elsewhere");
+    let out = Command::new(env!("CARGO_BIN_EXE_quarry"))
+        .current_dir(&dir)
+        .env("QUARRY_CACHE_DIR", &elsewhere)
+        .args(["query", "--format", "jsonl", "."])
+        .output()
+        .unwrap();
+    assert!(elsewhere.join("CACHEDIR.TAG").is_file() && !cache.exists(), "{}", stderr(&out));
+    // A cache folder that cannot be made is a warning, not a failure.
+    let out = Command::new(env!("CARGO_BIN_EXE_quarry"))
+        .current_dir(&dir)
+        .env("QUARRY_CACHE_DIR", dir.join("a.py"))
+        .args(["query", "--format", "jsonl", "."])
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("no analysis cache") && findings(&out).len() == 2, "{}", stderr(&out));
+}

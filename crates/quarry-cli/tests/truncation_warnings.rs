@@ -10,7 +10,14 @@ mod char_vocab;
 use char_vocab::write_char_vocab;
 
 fn quarry(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_quarry")).env("RAYON_NUM_THREADS", "1").args(args).output().expect("run quarry")
+    // The analysis cache under the build's temporary folder, not the crate's.
+    let cache = concat!(env!("CARGO_TARGET_TMPDIR"), "/quarry-cache");
+    Command::new(env!("CARGO_BIN_EXE_quarry"))
+        .env("RAYON_NUM_THREADS", "1")
+        .env("QUARRY_CACHE_DIR", cache)
+        .args(args)
+        .output()
+        .expect("run quarry")
 }
 
 fn ok(output: Output) -> Output {

@@ -9,7 +9,7 @@ use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
 /// What kind of attribute a class body declares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum MemberKind {
     /// `def name(...)`.
     Method,

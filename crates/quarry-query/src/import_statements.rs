@@ -119,7 +119,7 @@ pub fn import_bindings<'t>(file: &ParsedFile, statement: Node<'t>) -> Vec<Import
 }
 
 /// What the module's `__all__` says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AllNames {
     /// No `__all__`.
     Absent,

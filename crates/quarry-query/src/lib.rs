@@ -9,12 +9,14 @@
 //! For running queries over a repository as a linter does: [`config`]
 //! (`[tool.quarry]`, `quarry.toml`), [`suppression`] (`# noqa`, `# codeql[...]`,
 //! `# lgtm[...]`, `# quarry: skip-file`), [`baseline`], [`triage`] (which
-//! findings are reported) and [`output`] (diagnostics, SARIF, summary).
+//! findings are reported) and [`output`] (diagnostics, SARIF, summary);
+//! [`cache`] keeps files' findings and module summaries between runs.
 
 pub mod allocator;
 pub mod ast;
 pub mod baseline;
 pub mod builtins;
+pub mod cache;
 pub mod calls;
 pub mod check;
 pub mod class_syntax;

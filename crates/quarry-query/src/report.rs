@@ -18,7 +18,7 @@ use crate::registry::Query;
 use crate::suppression::Suppressions;
 
 /// A code block a finding needs, as reported alongside it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct BlockRef {
     /// Index of the block in the file.
     pub index: usize,
@@ -135,8 +135,24 @@ pub fn analyze_file_in(
     limits: &WorkLimits,
 ) -> Result<FileReport, SyntaxError> {
     let deadline = Deadline::new(limits.time_budget);
+    analyze_file_until(project, path, queries, polarities, options, limits.max_depth, deadline)
+}
+
+/// [`analyze_file_in`] under a deadline of the caller's, one that can be
+/// cancelled ([`Deadline::cancelled_by`]: the analysis then stops at its
+/// next check with [`SyntaxError::Cancelled`]), with the depth limit
+/// `max_depth`.
+pub fn analyze_file_until(
+    project: &Project,
+    path: &Path,
+    queries: &[&'static Query],
+    polarities: &[Polarity],
+    options: &LoadOptions,
+    max_depth: usize,
+    deadline: Deadline,
+) -> Result<FileReport, SyntaxError> {
     let file = project.parse_for_analysis(path, options, &deadline)?;
-    analyze_parsed_bounded(project, file, Some(*options), queries, polarities, limits, deadline)
+    analyze_parsed_bounded(project, file, Some(*options), queries, polarities, max_depth, deadline)
 }
 
 /// [`analyze_file_within`] for a file already read, such as standard input:
@@ -161,7 +177,7 @@ pub fn analyze_source_in(
 ) -> Result<FileReport, SyntaxError> {
     let deadline = Deadline::new(limits.time_budget);
     let file = ParsedFile::parse_within(source, Language::Python, &deadline)?;
-    analyze_parsed_bounded(project, file, None, queries, polarities, limits, deadline)
+    analyze_parsed_bounded(project, file, None, queries, polarities, limits.max_depth, deadline)
 }
 
 /// Queries a parsed file of `project` on a thread bounded by `deadline`;
@@ -173,14 +189,15 @@ fn analyze_parsed_bounded(
     loaded: Option<LoadOptions>,
     queries: &[&'static Query],
     polarities: &[Polarity],
-    limits: &WorkLimits,
+    max_depth: usize,
     deadline: Deadline,
 ) -> Result<FileReport, SyntaxError> {
     let path = file.source().path().to_path_buf();
-    let (queries, polarities, max_depth) = (queries.to_vec(), polarities.to_vec(), limits.max_depth);
+    let (queries, polarities) = (queries.to_vec(), polarities.to_vec());
     let project = project.clone();
+    let within = deadline.clone();
     deadline.run_bounded(&path, "running queries", move || {
-        analyze_checked(Some(&project), &file, loaded.as_ref(), &queries, &polarities, max_depth, &deadline)
+        analyze_checked(Some(&project), &file, loaded.as_ref(), &queries, &polarities, max_depth, &within)
     })
 }
 

@@ -41,6 +41,11 @@ pub fn analyze_files<E>(
     analyze_files_in(&Project::new(files, &options.load), files, options, &|_| {}, each)
 }
 
+/// Analyses one file of `project` as `options` say.
+pub(crate) fn analyze_one(project: &Project, path: &Path, options: &RunOptions) -> Result<FileReport, SyntaxError> {
+    analyze_file_in(project, path, &options.queries, &options.polarities, &options.load, &options.limits)
+}
+
 /// Runs the queries over `files` within an existing project (pass 2 alone),
 /// as [`analyze_files`] does; `analyzed` is called from the worker threads as
 /// each file is done (for progress), `each` in file order.
@@ -55,14 +60,7 @@ pub fn analyze_files_in<E>(
         let reports: Vec<Result<FileReport, SyntaxError>> = chunk
             .par_iter()
             .map(|path| {
-                let report = analyze_file_in(
-                    project,
-                    path,
-                    &options.queries,
-                    &options.polarities,
-                    &options.load,
-                    &options.limits,
-                );
+                let report = analyze_one(project, path, options);
                 analyzed(path);
                 report
             })

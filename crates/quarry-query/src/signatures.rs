@@ -11,7 +11,7 @@ use crate::parameters::{parameters, ParameterKind};
 use quarry_syntax::ParsedFile;
 
 /// The parameters of a function definition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Signature {
     /// Names of positional (or positional-or-keyword) parameters, in order.
     pub positional: Vec<String>,

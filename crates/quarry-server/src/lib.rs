@@ -7,12 +7,16 @@
 //! configuration when `pyproject.toml`/`quarry.toml` changes.
 //!
 //! [`transport`] frames messages (and survives malformed ones), [`server`]
-//! holds the state and the main loop, [`settings`] resolves the
+//! holds the state and the main loop, [`batch`] runs a batch of analyses
+//! that a message can cancel, [`dependants`] keeps the import graph that
+//! says which files an edit affects, [`settings`] resolves the
 //! configuration, [`diagnostics`], [`actions`] and [`hover`] turn findings
 //! into the protocol's answers, [`text`] converts positions and applies
 //! edits.
 
 pub mod actions;
+pub mod batch;
+pub mod dependants;
 pub mod diagnostics;
 pub mod hover;
 pub mod server;

@@ -1,16 +1,21 @@
 //! The server's state and main loop. Messages are handled as they come;
 //! when none is waiting, the next batch of files marked dirty is analysed
 //! (open documents first, in parallel), and their diagnostics published.
-//! So a burst of edits is applied before any analysis, a request waits at
-//! most one batch (each file bounded by the configuration's per-file time
-//! budget and size limit), and a request cancelled, or made stale by a
-//! later edit of its document, before it is reached is answered as such.
+//! So a burst of edits is applied before any analysis, and a request
+//! cancelled, or made stale by a later edit of its document, before it is
+//! reached is answered as such. A message arriving while a batch of
+//! unopened files runs cancels that batch ([`crate::batch`]; the files stay
+//! dirty), so an edit or a request waits for little more than the check
+//! each analysis makes between its steps; an edit of a document being
+//! analysed cancels that analysis. Each file is bounded by the
+//! configuration's per-file time budget and size limit.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, TryRecvError};
+use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::Notification as _;
 use lsp_types::request::Request as _;
@@ -23,22 +28,29 @@ use lsp_types::{
     Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
     TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
+use quarry_query::cache::run::CacheView;
+use quarry_query::cache::AnalysisCache;
 use quarry_query::project::Project;
-use quarry_query::report::{analyze_file_in, FileReport};
+use quarry_query::report::FileReport;
+use quarry_query::run::RunOptions;
 use quarry_query::triage::Policy;
-use quarry_query::Polarity;
 use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::{Language, SyntaxError};
-use rayon::prelude::*;
 
+use crate::dependants::ImportGraph;
 use crate::settings::{is_config_file, Resolved};
 use crate::text::Text;
 use crate::transport::Incoming;
-use crate::{actions, diagnostics, hover, uri};
+use crate::{actions, batch, diagnostics, hover, uri};
 
 /// Files of the workspace analysed together when no open document waits,
 /// per worker thread: small, so that an edit waits for little work.
 const BATCH_PER_THREAD: usize = 2;
+
+/// How long after the last edit of an open document the files it affects
+/// wait before their analysis starts: while the user types, the worker
+/// threads are left to the edited document itself.
+const QUIET_AFTER_EDIT: Duration = Duration::from_millis(250);
 
 /// An open document.
 struct Document {
@@ -68,6 +80,13 @@ pub struct Server {
     /// The project's files: the workspace's Python files and the open ones.
     files: Vec<PathBuf>,
     project: Project,
+    /// Which modules of the project import which.
+    imports: ImportGraph,
+    /// The analysis cache beside the configuration, when it can be opened.
+    cache: Option<AnalysisCache>,
+    /// The cache as the project of the last [`Server::rebuild_project`]
+    /// sees it, for unopened files; told of each module whose text changes.
+    cache_view: Option<CacheView>,
     /// Open documents edited since the project last took their text.
     stale: HashSet<PathBuf>,
     dirty: VecDeque<PathBuf>,
@@ -75,6 +94,8 @@ pub struct Server {
     /// What other modules saw of an edited module before its edit.
     summary_before: HashMap<PathBuf, String>,
     published: HashMap<PathBuf, Vec<Diagnostic>>,
+    /// When an open document's text last changed.
+    last_edit: Option<Instant>,
     shutdown: bool,
 }
 
@@ -113,11 +134,15 @@ impl Server {
             documents: HashMap::new(),
             files: Vec::new(),
             project: Project::new(&[], &Default::default()),
+            imports: ImportGraph::default(),
+            cache: None,
+            cache_view: None,
             stale: HashSet::new(),
             dirty: VecDeque::new(),
             dirty_set: HashSet::new(),
             summary_before: HashMap::new(),
             published: HashMap::new(),
+            last_edit: None,
             shutdown: false,
         };
         let watch = params
@@ -164,6 +189,12 @@ impl Server {
             }
             let incoming = if self.dirty.is_empty() || self.shutdown {
                 self.incoming.recv().ok()?
+            } else if let Some(wait) = self.background_delay() {
+                match self.incoming.recv_timeout(wait) {
+                    Ok(incoming) => incoming,
+                    Err(RecvTimeoutError::Timeout) => return Some(None),
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                }
             } else {
                 match self.incoming.try_recv() {
                     Ok(incoming) => incoming,
@@ -178,6 +209,14 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// How long the dirty files wait yet: only files that are not open wait,
+    /// until [`QUIET_AFTER_EDIT`] has passed since the last edit.
+    fn background_delay(&self) -> Option<Duration> {
+        let left = QUIET_AFTER_EDIT.checked_sub(self.last_edit?.elapsed())?;
+        let open_waits = self.dirty.iter().any(|p| self.documents.contains_key(p));
+        (!open_waits && !left.is_zero()).then_some(left)
     }
 
     /// Reads every message already waiting into `pending`.
@@ -337,6 +376,7 @@ impl Server {
             self.rebuild_project();
         }
         self.remember_summary(path);
+        self.last_edit = Some(Instant::now());
         self.stale.insert(path.to_path_buf());
         self.mark_dirty(path);
     }
@@ -353,6 +393,7 @@ impl Server {
         }
         self.remember_summary(path);
         self.project = self.project.edited(path, None);
+        self.forget_in_cache(path);
         self.mark_dirty(path);
     }
 
@@ -389,6 +430,7 @@ impl Server {
                     self.log(MessageType::INFO, format!("quarry: configuration reloaded from {from}"));
                 }
                 self.config = config;
+                self.open_cache();
             }
             Err(error) => self
                 .log(MessageType::ERROR, format!("quarry: bad configuration, keeping the previous settings: {error}")),
@@ -419,11 +461,42 @@ impl Server {
         }
     }
 
+    /// Tells the cache view that the text of `path` changed.
+    fn forget_in_cache(&mut self, path: &Path) {
+        if let (Some(view), Some(module)) = (self.cache_view.as_mut(), self.project.module_of(path)) {
+            view.forget(module);
+        }
+    }
+
+    /// Opens the analysis cache beside the configuration (`quarry query`'s);
+    /// one that cannot be opened is logged and not used.
+    fn open_cache(&mut self) {
+        let dir = AnalysisCache::location(&self.config.root);
+        self.cache = match AnalysisCache::open(&dir) {
+            Ok(cache) => Some(cache),
+            Err(error) => {
+                self.log(MessageType::WARNING, format!("quarry: no analysis cache: {error}"));
+                None
+            }
+        };
+    }
+
     /// A new project over `files` (the file set changed): every file is
     /// analysed again, open documents first.
     fn rebuild_project(&mut self) {
         let overlays = self.documents.iter().map(|(p, d)| (p.clone(), Arc::from(d.text.as_str()))).collect();
         self.project = Project::with_overlays(&self.files, &self.config.load, overlays);
+        self.cache_view = self.cache.as_ref().map(|cache| {
+            let options = RunOptions {
+                queries: self.config.queries.clone(),
+                polarities: vec![quarry_query::Polarity::Positive],
+                load: self.config.load,
+                limits: self.config.limits,
+                chunk: 1,
+            };
+            CacheView::new(&self.project, &self.files, &options, cache)
+        });
+        self.imports.clear();
         self.stale.clear();
         self.summary_before.clear();
         self.dirty.clear();
@@ -435,15 +508,18 @@ impl Server {
 
     /// Analyses the next batch of dirty files (every dirty open document,
     /// else [`BATCH_PER_THREAD`] files per worker thread) and publishes
-    /// their diagnostics.
+    /// their diagnostics; files whose analysis a message cancelled stay
+    /// dirty.
     fn analyse_next_batch(&mut self) {
         for path in std::mem::take(&mut self.stale) {
             if let Some(document) = self.documents.get(&path) {
                 self.project = self.project.edited(&path, Some(Arc::from(document.text.as_str())));
+                self.forget_in_cache(&path);
             }
         }
         let open: Vec<PathBuf> = self.dirty.iter().filter(|p| self.documents.contains_key(*p)).cloned().collect();
-        let batch: Vec<PathBuf> = if open.is_empty() {
+        let background = open.is_empty();
+        let batch: Vec<PathBuf> = if background {
             let n = (BATCH_PER_THREAD * rayon::current_num_threads()).min(self.dirty.len());
             self.dirty.drain(..n).collect()
         } else {
@@ -453,21 +529,21 @@ impl Server {
         for path in &batch {
             self.dirty_set.remove(path);
         }
-        let (project, config) = (&self.project, &self.config);
-        // A panic in one file's analysis (a bug) costs that file's
-        // diagnostics, not the session.
-        let reports: Vec<Result<Result<FileReport, SyntaxError>, String>> = batch
-            .par_iter()
-            .map(|path| {
-                let analyse = || {
-                    analyze_file_in(project, path, &config.queries, &[Polarity::Positive], &config.load, &config.limits)
-                };
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(analyse))
-                    .map_err(|_| format!("quarry: {}: the analysis failed (a bug in quarry)", path.display()))
-            })
-            .collect();
-        for (path, report) in batch.iter().zip(reports) {
-            match report {
+        let uris: Vec<&str> = batch.iter().filter_map(|p| self.documents.get(p)).map(|d| d.uri.as_str()).collect();
+        let interrupts = |incoming: &Incoming| background || edits_one_of(incoming, &uris);
+        let cache = if background { self.cache_view.as_ref() } else { None };
+        let ran = batch::run(&batch, &self.project, &self.config, cache, &self.incoming, interrupts);
+        for incoming in ran.arrived {
+            match incoming {
+                Incoming::Message(message) => self.pending.push_back(message),
+                Incoming::Malformed(reason) => {
+                    self.log(MessageType::ERROR, format!("quarry: skipped a message: {reason}"))
+                }
+            }
+        }
+        for (path, outcome) in batch.iter().zip(ran.outcomes) {
+            match outcome {
+                Ok(Err(SyntaxError::Cancelled { .. })) => self.mark_dirty(path),
                 Ok(report) => {
                     self.publish_report(path, report);
                     self.refresh_dependants(path);
@@ -519,24 +595,10 @@ impl Server {
         if after.as_deref() == Some(before.as_str()) {
             return;
         }
-        let modules = self.project.modules().len();
-        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); modules];
-        for m in 0..modules {
-            for imported in self.project.imports_of(m) {
-                importers[imported].push(m);
-            }
-        }
-        let mut seen = vec![false; modules];
-        let mut queue = vec![module];
-        seen[module] = true;
-        while let Some(m) = queue.pop() {
-            for &importer in &importers[m] {
-                if !std::mem::replace(&mut seen[importer], true) {
-                    queue.push(importer);
-                    let file = self.project.modules().path(importer).to_path_buf();
-                    self.mark_dirty(&file);
-                }
-            }
+        self.imports.forget(module);
+        for dependant in self.imports.dependants(&self.project, module) {
+            let file = self.project.modules().path(dependant).to_path_buf();
+            self.mark_dirty(&file);
         }
     }
 
@@ -603,6 +665,19 @@ impl Server {
 
     fn notify<N: notification::Notification>(&self, params: N::Params) {
         let _ = self.connection.sender.send(Notification::new(N::METHOD.into(), params).into());
+    }
+}
+
+/// Whether `incoming` is an edit (a change or a close) or the end (`exit`)
+/// of one of the documents `uris`.
+fn edits_one_of(incoming: &Incoming, uris: &[&str]) -> bool {
+    let Incoming::Message(Message::Notification(n)) = incoming else { return false };
+    match n.method.as_str() {
+        notification::Exit::METHOD => true,
+        notification::DidChangeTextDocument::METHOD | notification::DidCloseTextDocument::METHOD => {
+            n.params.pointer("/textDocument/uri").and_then(|u| u.as_str()).is_some_and(|u| uris.contains(&u))
+        }
+        _ => false,
     }
 }
 

@@ -18,6 +18,9 @@ use quarry_syntax::LoadOptions;
 pub struct Resolved {
     /// The configuration file read, if any.
     pub file: Option<PathBuf>,
+    /// The project root: the configuration file's folder, else the
+    /// workspace folder (where the analysis cache goes).
+    pub root: PathBuf,
     /// The selected queries, in registry order.
     pub queries: Vec<&'static Query>,
     /// How files are read (the size limit).
@@ -70,6 +73,7 @@ impl Resolved {
             limits: plan.limits,
             per_file_ignores: plan.per_file_ignores,
             exclude: plan.exclude,
+            root: root.to_path_buf(),
             file,
         })
     }

@@ -27,6 +27,9 @@ fn sibling(target: &Path, tag: &str) -> Result<PathBuf, IoError> {
     }
 }
 
+/// Temporaries made so far by this process.
+static TEMPORARIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Creates the folder `path` is to be written in, when it has one.
 fn create_parent(path: &Path) -> Result<(), IoError> {
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -114,7 +117,10 @@ impl AtomicFile {
             }
             _ => {
                 create_parent(&resolved)?;
-                let temp = sibling(&resolved, &format!("{}.tmp", std::process::id()))?;
+                // The process and a count: two threads writing one target at
+                // once each fill a temporary of their own.
+                let n = TEMPORARIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let temp = sibling(&resolved, &format!("{}.{n}.tmp", std::process::id()))?;
                 let file = File::create(&temp).with_path(&temp)?;
                 match &existing {
                     Some(meta) if hard_links(meta) > 1 => (Placement::CopyInto { temp }, file),

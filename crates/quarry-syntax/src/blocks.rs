@@ -31,7 +31,7 @@ use crate::parse::ParsedFile;
 use crate::position::Span;
 
 /// The four kinds of CodeQueries code block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockKind {
     /// Statements at module level, in no class or function.

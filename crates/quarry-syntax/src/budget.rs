@@ -4,8 +4,13 @@
 //! The budget is cooperative: parsing checks it through tree-sitter's
 //! progress callback, analyses between their steps. A file that runs out is
 //! reported as skipped ([`SyntaxError::TimeBudget`]) and the run goes on.
+//! A deadline can also carry a cancellation flag, set from another thread
+//! when the work is no longer wanted (a language server whose input changed):
+//! the same checks then stop it ([`SyntaxError::Cancelled`]).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tree_sitter::Node;
@@ -23,31 +28,48 @@ pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(5);
 pub const DEFAULT_MAX_DEPTH: usize = 1000;
 
 /// When the work on one file must stop.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Deadline {
     start: Instant,
     budget: Option<Duration>,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Deadline {
     /// No limit.
     pub fn unlimited() -> Deadline {
-        Deadline { start: Instant::now(), budget: None }
+        Deadline::new(None)
     }
 
     /// `budget` from now.
     pub fn after(budget: Duration) -> Deadline {
-        Deadline { start: Instant::now(), budget: Some(budget) }
+        Deadline::new(Some(budget))
     }
 
     /// `budget` from now, or no limit when `None`.
     pub fn new(budget: Option<Duration>) -> Deadline {
-        Deadline { start: Instant::now(), budget }
+        Deadline { start: Instant::now(), budget, cancel: None }
     }
 
-    /// Whether the budget has run out.
+    /// This deadline, also passed as soon as `flag` is set (by any thread).
+    pub fn cancelled_by(self, flag: Arc<AtomicBool>) -> Deadline {
+        Deadline { cancel: Some(flag), ..self }
+    }
+
+    /// Whether the work was cancelled through the flag of [`Deadline::cancelled_by`].
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    /// Whether work under this deadline can be stopped early: it has a
+    /// budget or a cancellation flag.
+    pub fn is_bounded(&self) -> bool {
+        self.budget.is_some() || self.cancel.is_some()
+    }
+
+    /// Whether the budget has run out or the work was cancelled.
     pub fn expired(&self) -> bool {
-        self.budget.is_some_and(|budget| self.start.elapsed() > budget)
+        self.cancelled() || self.budget.is_some_and(|budget| self.start.elapsed() > budget)
     }
 
     /// The budget, if there is one.
@@ -86,8 +108,13 @@ impl Deadline {
         }
     }
 
-    /// An error for `path` when the budget has run out while doing `stage`.
+    /// An error for `path` when the budget has run out while doing `stage`
+    /// ([`SyntaxError::TimeBudget`]), or the work was cancelled
+    /// ([`SyntaxError::Cancelled`]).
     pub fn check(&self, path: &Path, stage: impl FnOnce() -> String) -> Result<(), SyntaxError> {
+        if self.cancelled() {
+            return Err(SyntaxError::Cancelled { path: path.to_path_buf() });
+        }
         match self.budget {
             Some(budget) if self.start.elapsed() > budget => {
                 Err(SyntaxError::TimeBudget { path: path.to_path_buf(), budget, stage: stage() })
@@ -116,4 +143,24 @@ pub fn check_depth(path: &Path, root: Node<'_>, limit: usize) -> Result<(), Synt
         return Err(SyntaxError::TooDeep { path: path.to_path_buf(), depth, limit, line: node.start_position().row });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Language, ParsedFile, SourceFile};
+
+    #[test]
+    fn a_set_flag_stops_checks_and_parsing_as_cancelled() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let deadline = Deadline::unlimited().cancelled_by(flag.clone());
+        assert!(deadline.is_bounded() && !deadline.expired());
+        assert!(deadline.check(Path::new("m.py"), || "querying".into()).is_ok());
+        flag.store(true, Ordering::Relaxed);
+        let error = deadline.check(Path::new("m.py"), || "querying".into()).unwrap_err();
+        assert!(matches!(error, SyntaxError::Cancelled { .. }), "{error}");
+        let source = SourceFile::from_text("m.py", "x = [1, 2, 3]\n".repeat(20_000));
+        let error = ParsedFile::parse_within(source, Language::Python, &deadline).err().unwrap();
+        assert!(matches!(error, SyntaxError::Cancelled { .. }), "{error}");
+    }
 }

@@ -101,6 +101,13 @@ pub enum SyntaxError {
         /// What was being done (`parsing`, `running query unused-import`, ...).
         stage: String,
     },
+    /// The work was cancelled through its deadline's flag (its result was
+    /// no longer wanted); not a problem of the file.
+    #[error("{path}: analysis cancelled")]
+    Cancelled {
+        /// The file whose analysis stopped.
+        path: PathBuf,
+    },
     /// No language is known for the file's extension.
     #[error("{path}: unknown language (use --lang python|java)")]
     UnknownLanguage {

@@ -19,6 +19,7 @@ pub mod position;
 pub mod python_lexer;
 pub mod read;
 pub mod source;
+pub mod text_edit;
 pub mod token;
 pub mod tree_dump;
 pub mod walk;

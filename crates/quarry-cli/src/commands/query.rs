@@ -14,6 +14,8 @@ use std::time::Instant;
 
 use clap::Args;
 use quarry_query::baseline::{Baseline, BaselineWriter};
+use quarry_query::cache::run::analyze_files_cached;
+use quarry_query::cache::AnalysisCache;
 use quarry_query::check::{settings_for, ConfigChoice, Plan, CHUNK};
 use quarry_query::config::{selected_queries, Settings};
 use quarry_query::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
@@ -122,6 +124,10 @@ pub struct QueryArgs {
     /// Pretty output: findings shown per file; the rest are counted.
     #[arg(long, default_value_t = DEFAULT_MAX_FINDINGS_SHOWN)]
     max_shown: usize,
+    /// Analyse every file again: neither read nor write the analysis cache
+    /// (`.quarry_cache/` beside the configuration, or `QUARRY_CACHE_DIR`).
+    #[arg(long)]
+    no_cache: bool,
     /// Worker threads (default: all cores).
     #[arg(value_parser = crate::commands::numbers::jobs, long)]
     jobs: Option<usize>,
@@ -256,6 +262,15 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         Input::Files(files) => files.len(),
         Input::Stdin(_) => 1,
     };
+    let cache = match (&input, args.no_cache) {
+        (Input::Files(_), false) => {
+            let dir = AnalysisCache::location(&root);
+            AnalysisCache::open(&dir)
+                .inspect_err(|e| eprintln!("quarry: warning: no analysis cache: {}", crate::stdio::visible(e)))
+                .ok()
+        }
+        _ => None,
+    };
     let progress = progress_bar(total as u64, args.quiet);
     let mut tally = Tally::default();
     let mut collected = Collected::default();
@@ -277,9 +292,19 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
             Input::Files(files) => {
                 let run = plan.run_options(CHUNK);
                 let project = Project::new(&files, &plan.load);
-                analyze_files_in(&project, &files, &run, &|_| progress.inc(1), |_, report| {
-                    printer.handle(&mut sink, &progress, &mut policy, report, &mut failed)
-                })?;
+                let each = |_: &Path, report| printer.handle(&mut sink, &progress, &mut policy, report, &mut failed);
+                match &cache {
+                    Some(cache) => {
+                        let counts = analyze_files_cached(&project, &files, &run, cache, &|_| progress.inc(1), each)?;
+                        if counts.write_errors > 0 && !args.quiet {
+                            eprintln!(
+                                "quarry: warning: {} analysis cache entries could not be written",
+                                counts.write_errors
+                            );
+                        }
+                    }
+                    None => analyze_files_in(&project, &files, &run, &|_| progress.inc(1), each)?,
+                }
             }
         }
         progress.finish_and_clear();

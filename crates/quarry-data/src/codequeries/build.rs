@@ -278,11 +278,11 @@ fn process_file(options: &BuildOptions, project: &Project, path: &Path, load: &L
     let source = SourceFile::load(path, load).map_err(|e| e.to_string())?;
     let file = ParsedFile::parse_within(source, Language::Python, &deadline).map_err(|e| e.to_string())?;
     let queries = options.queries.clone();
-    let project = project.clone();
+    let (project, within) = (project.clone(), deadline.clone());
     let (file, report) = deadline
         .run_bounded(path, "running queries", move || {
             let polarities = [Polarity::Positive, Polarity::Negative];
-            let report = analyze_parsed_in(&project, &file, &queries, &polarities, DEFAULT_MAX_DEPTH, &deadline)?;
+            let report = analyze_parsed_in(&project, &file, &queries, &polarities, DEFAULT_MAX_DEPTH, &within)?;
             Ok((file, report))
         })
         .map_err(|e| e.to_string())?;

@@ -17,6 +17,10 @@
 //! ([`Project::parse_for_analysis`]), up to [`MAX_KEPT_TREES`] trees at a
 //! time, so memory stays bounded by the files in flight, those kept trees
 //! and the summaries.
+//!
+//! A file read from an overlay (an editor's unsaved buffer) keeps its last
+//! tree across the projects that [`Project::edited`] makes, and its next
+//! version is parsed incrementally from it ([`ParsedFile::reparse_within`]).
 
 pub mod modules;
 pub mod summary;
@@ -83,6 +87,9 @@ struct Inner {
     /// disk (an editor's unsaved buffers).
     overlays: HashMap<PathBuf, Arc<str>>,
     kept: Mutex<KeptTrees>,
+    /// The last tree of each overlay file, shared with the projects that
+    /// [`Project::edited`] makes from this one.
+    last_overlay_trees: Arc<Mutex<HashMap<PathBuf, ParsedFile>>>,
     /// Files parsed to summarise them, and how many of those trees their
     /// own analysis took.
     summary_parses: AtomicUsize,
@@ -115,7 +122,7 @@ impl Project {
     pub fn with_overlays(files: &[PathBuf], load: &LoadOptions, overlays: HashMap<PathBuf, Arc<str>>) -> Project {
         let modules = Arc::new(ModuleIndex::build(files));
         let summaries = (0..modules.len()).map(|_| OnceLock::new()).collect();
-        Project::assemble(modules, summaries, load, overlays)
+        Project::assemble(modules, summaries, load, overlays, Arc::default())
     }
 
     fn assemble(
@@ -123,10 +130,12 @@ impl Project {
         summaries: Vec<OnceLock<Option<Arc<ModuleSummary>>>>,
         load: &LoadOptions,
         overlays: HashMap<PathBuf, Arc<str>>,
+        last_overlay_trees: Arc<Mutex<HashMap<PathBuf, ParsedFile>>>,
     ) -> Project {
         let kept = Mutex::new(KeptTrees { started: vec![false; modules.len()], trees: HashMap::new() });
         let (summary_parses, trees_reused) = (AtomicUsize::new(0), AtomicUsize::new(0));
-        let inner = Inner { modules, summaries, load: *load, overlays, kept, summary_parses, trees_reused };
+        let inner =
+            Inner { modules, summaries, load: *load, overlays, kept, last_overlay_trees, summary_parses, trees_reused };
         Project { inner: Arc::new(inner) }
     }
 
@@ -148,10 +157,18 @@ impl Project {
             .collect();
         let mut overlays = self.inner.overlays.clone();
         match text {
-            Some(text) => overlays.insert(path.to_path_buf(), text),
-            None => overlays.remove(path),
-        };
-        Project::assemble(self.inner.modules.clone(), summaries, &self.inner.load, overlays)
+            Some(text) => {
+                overlays.insert(path.to_path_buf(), text);
+            }
+            None => {
+                overlays.remove(path);
+                if let Ok(mut trees) = self.inner.last_overlay_trees.lock() {
+                    trees.remove(path);
+                }
+            }
+        }
+        let trees = self.inner.last_overlay_trees.clone();
+        Project::assemble(self.inner.modules.clone(), summaries, &self.inner.load, overlays, trees)
     }
 
     /// The modules of the project that `module`'s module-level imports
@@ -207,6 +224,20 @@ impl Project {
         self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module).map(Arc::new)).as_deref()
     }
 
+    /// Whether `path` is read from an overlay (an unsaved buffer) rather
+    /// than from the disk.
+    pub fn has_overlay(&self, path: &Path) -> bool {
+        self.inner.overlays.contains_key(path)
+    }
+
+    /// Gives `module` its summary, read elsewhere (from the analysis
+    /// cache) instead of from its file; no effect once it has one.
+    pub fn provide_summary(&self, module: ModuleId, summary: ModuleSummary) {
+        if let Some(slot) = self.inner.summaries.get(module) {
+            let _ = slot.set(Some(Arc::new(summary)));
+        }
+    }
+
     /// The summary of a module if it has been read already (never reads it).
     pub fn summary_if_read(&self, module: ModuleId) -> Option<&ModuleSummary> {
         self.inner.summaries.get(module)?.get()?.as_deref()
@@ -244,7 +275,8 @@ impl Project {
 
     /// The parsed tree of `path` for its own analysis: the tree parsed
     /// earlier to summarise the file when it was kept, else the file loaded
-    /// with `load` and parsed within `deadline`. The analysis then calls
+    /// with `load` and parsed within `deadline` (incrementally from its last
+    /// tree for an overlay). The analysis then calls
     /// [`Project::leave_summary`] once it knows the tree's depth.
     pub fn parse_for_analysis(
         &self,
@@ -261,7 +293,19 @@ impl Project {
                 return Ok(file);
             }
         }
-        ParsedFile::parse_within(self.load(path, load)?, Language::Python, deadline)
+        let source = self.load(path, load)?;
+        if !self.inner.overlays.contains_key(path) {
+            return ParsedFile::parse_within(source, Language::Python, deadline);
+        }
+        let last = self.inner.last_overlay_trees.lock().ok().and_then(|trees| trees.get(path).cloned());
+        let file = match last {
+            Some(last) => ParsedFile::reparse_within(source, &last, deadline)?,
+            None => ParsedFile::parse_within(source, Language::Python, deadline)?,
+        };
+        if let Ok(mut trees) = self.inner.last_overlay_trees.lock() {
+            trees.insert(path.to_path_buf(), file.clone());
+        }
+        Ok(file)
     }
 
     /// The source of `path`: its overlay when it has one (within the size

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
 
@@ -17,7 +19,7 @@ use crate::signatures::Signature;
 use crate::syntax::{Field, Kind, SyntaxNode};
 
 /// An import as written: what a module-level name was imported as.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportRef {
     /// The dotted module (with the leading dots of a relative import).
     pub module: String,
@@ -33,7 +35,7 @@ impl ImportRef {
 }
 
 /// What a module-level name is bound to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Binding {
     /// Only by a `class` statement: the class's index in [`ModuleSummary::classes`].
     Class(usize),
@@ -46,12 +48,12 @@ pub enum Binding {
 }
 
 /// A base class as written, resolvable without the tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BaseSummary {
     /// A class of the same module (index in [`ModuleSummary::classes`]).
     Local(usize),
     /// A builtin class.
-    Builtin(&'static str),
+    Builtin(#[serde(deserialize_with = "builtin_class_name")] BuiltinName),
     /// A dotted name whose head is bound at module level by an import.
     Imported(Vec<String>),
     /// Anything else.
@@ -59,7 +61,7 @@ pub enum BaseSummary {
 }
 
 /// How a method refers to an `__init__` (see [`crate::calls::Reference`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum InitRef {
     /// `self.__init__`.
     Receiver,
@@ -74,8 +76,21 @@ pub enum InitRef {
     Opaque,
 }
 
+/// The name of a builtin class, from [`crate::builtins`]'s table (an alias,
+/// so that serde's derive does not take the `'static` for data borrowed
+/// from the input: the name is looked up instead, [`builtin_class_name`]).
+type BuiltinName = &'static str;
+
+/// Reads a builtin class's name as the name in [`crate::builtins`]'s table.
+fn builtin_class_name<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    crate::builtins::builtin_class(&name)
+        .map(|class| class.name)
+        .ok_or_else(|| serde::de::Error::custom(format!("`{name}` is not a builtin class")))
+}
+
 /// The facts about one method that class queries use across files.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MethodSummary {
     /// Its parameters.
     pub signature: Signature,
@@ -99,7 +114,7 @@ pub struct MethodSummary {
 }
 
 /// One attribute declared in a class body.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MemberSummary {
     /// The attribute name.
     pub name: String,
@@ -110,7 +125,7 @@ pub struct MemberSummary {
 }
 
 /// One class of a module.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ClassSummary {
     /// The class name.
     pub name: String,
@@ -139,7 +154,7 @@ impl ClassSummary {
 }
 
 /// What other modules need of one module.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ModuleSummary {
     /// Module-level names and what binds them.
     pub names: HashMap<String, Binding>,
