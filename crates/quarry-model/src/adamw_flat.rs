@@ -9,6 +9,7 @@
 
 use candle_core::{DType, Device, Tensor, Var};
 
+use crate::adamw_cpu::Step;
 use crate::error::Result;
 
 /// The flat moments, and each parameter's place in them.
@@ -23,23 +24,6 @@ pub struct FlatMoments {
     decays: Tensor,
     /// Which parameters had a gradient in the last step, and the flat 0/1 mask of them.
     active: Option<(Vec<bool>, Tensor)>,
-}
-
-/// One update's constants, as the per-tensor path computes them.
-#[derive(Debug, Clone, Copy)]
-pub struct FlatStep {
-    /// `1 - beta1`.
-    pub one_minus_beta1: f64,
-    /// `beta2`.
-    pub beta2: f64,
-    /// Decay factor `1 - lr * weight_decay` of parameters that decay.
-    pub decay: f64,
-    /// `lr / (1 - beta1^t)`.
-    pub step_size: f64,
-    /// `sqrt(1 - beta2^t)`.
-    pub bias2_sqrt: f64,
-    /// Denominator epsilon.
-    pub eps: f64,
 }
 
 impl FlatMoments {
@@ -86,8 +70,9 @@ impl FlatMoments {
     }
 
     /// Updates `params` (in slot order) with `grads` (`None`: no gradient this step) and the
-    /// moments in place; returns the sum of the squared gradients.
-    pub fn update(&mut self, params: &[&Var], grads: &[Option<Tensor>], s: FlatStep) -> Result<f64> {
+    /// moments in place, with the constants of [`Step`] (its `decay` applies to the
+    /// parameters that decay); returns the sum of the squared gradients.
+    pub fn update(&mut self, params: &[&Var], grads: &[Option<Tensor>], s: Step) -> Result<f64> {
         let device = self.m.device().clone();
         let present: Vec<bool> = grads.iter().map(Option::is_some).collect();
         let parts = params

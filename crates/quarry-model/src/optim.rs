@@ -6,7 +6,7 @@ use std::path::Path;
 use candle_core::{Tensor, Var};
 
 use crate::adamw_cpu;
-use crate::adamw_flat::{FlatMoments, FlatStep};
+use crate::adamw_flat::FlatMoments;
 use crate::error::{ModelError, Result};
 
 /// AdamW hyper-parameters.
@@ -118,7 +118,7 @@ impl AdamW {
         if let Some(flat) = &mut self.flat {
             let params: Vec<&Var> = self.slots.iter().map(|s| &s.var).collect();
             let grads: Vec<Option<Tensor>> = self.slots.iter().map(|s| grads.get(&s.name).cloned()).collect();
-            let step = FlatStep {
+            let step = adamw_cpu::Step {
                 one_minus_beta1: 1.0 - c.beta1,
                 beta2: c.beta2,
                 decay: if c.weight_decay > 0.0 { 1.0 - lr * c.weight_decay } else { 1.0 },
