@@ -3,12 +3,18 @@
 //!
 //! [`codequeries`] builds the CodeQueries dataset from any Python corpus with
 //! quarry's query engine, in the public dataset's format. [`cs1qa`] reads and writes
-//! CS1QA's annotated rows and answer-retrieval files.
+//! CS1QA's annotated rows and answer-retrieval files. [`hub`], [`shard`] and
+//! [`parquet_file`] lay datasets out as the Hugging Face Hub does, in Parquet, built in
+//! shards.
 
 pub mod codeqa;
 pub mod codequeries;
 pub mod cs1qa;
 pub mod error;
+pub mod hub;
 pub mod jsonl;
+pub mod parquet_file;
+pub mod records;
+pub mod shard;
 
 pub use error::DataError;

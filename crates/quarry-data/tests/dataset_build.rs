@@ -13,6 +13,9 @@ use quarry_data::codequeries::split::{Ratios, Split};
 use quarry_data::codequeries::{Example, RelevanceRow};
 use quarry_stdx::rng::SplitMix64;
 
+mod common;
+use common::char_tokenizer;
+
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus")
 }
@@ -22,34 +25,6 @@ fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// A real WordPiece tokenizer with a character-level vocabulary, written as a
-/// Hugging Face tokenizer.json, so the tests need no downloaded model.
-fn char_tokenizer(dir: &Path) -> PathBuf {
-    let mut vocab = serde_json::Map::new();
-    for token in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] {
-        vocab.insert(token.into(), vocab.len().into());
-    }
-    for c in (33u8..127).map(char::from).filter(|c| !c.is_ascii_uppercase()) {
-        vocab.insert(c.to_string(), vocab.len().into());
-        vocab.insert(format!("##{c}"), vocab.len().into());
-    }
-    let special = |id: usize, content: &str| serde_json::json!({"id": id, "content": content, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true});
-    let tokenizer = serde_json::json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": [special(0, "[PAD]"), special(1, "[UNK]"), special(2, "[CLS]"), special(3, "[SEP]"), special(4, "[MASK]")],
-        "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": null, "lowercase": true},
-        "pre_tokenizer": {"type": "BertPreTokenizer"},
-        "post_processor": null,
-        "decoder": null,
-        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100, "vocab": vocab},
-    });
-    let path = dir.join("tokenizer.json");
-    std::fs::write(&path, serde_json::to_string(&tokenizer).unwrap()).unwrap();
-    dir.to_path_buf()
 }
 
 fn options(out: &Path, tokenizer: Option<&Path>, max_len: usize) -> BuildOptions {
@@ -65,6 +40,9 @@ fn options(out: &Path, tokenizer: Option<&Path>, max_len: usize) -> BuildOptions
         negatives: Negatives::All,
         cut_positives: CutPositives::Keep,
         gzip: false,
+        format: quarry_data::hub::Format::Jsonl,
+        shard: quarry_data::shard::Shard::default(),
+        files_from: None,
         chunk_size: 2,
         max_file_bytes: 1 << 20,
         time_budget: None,

@@ -19,7 +19,7 @@ use quarry_data::codequeries::perturb::{perturb_file, PerturbOptions};
 use quarry_data::codequeries::selection::Negatives;
 use quarry_data::codequeries::split::Ratios;
 use quarry_data::codequeries::Example;
-use quarry_data::jsonl::read_records;
+use quarry_data::records::read_numbered;
 use quarry_model::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, EncodedExample,
     SpanExample,
@@ -324,7 +324,9 @@ impl Run<'_, '_> {
             } else {
                 None
             };
-            let examples: Vec<Example> = non_empty(read_records(&data)?, &data)?;
+            let examples: Vec<Example> =
+                read_numbered(&data, "a file-level example")?.into_iter().map(|(_, e)| e).collect();
+            let examples = non_empty(examples, &data)?;
             let examples = run.test_sample(examples, |e| (e.query_name.clone(), e.example_type == 1));
             let runner = Runner {
                 span: &span,
@@ -409,6 +411,9 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             negatives: Negatives::Paper,
             cut_positives: CutPositives::Drop,
             gzip: false,
+            format: quarry_data::hub::Format::Jsonl,
+            shard: quarry_data::shard::Shard::default(),
+            files_from: None,
             chunk_size: 128,
             max_file_bytes: quarry_syntax::DEFAULT_MAX_FILE_BYTES,
             // The dataset command's default: pathological files are skipped

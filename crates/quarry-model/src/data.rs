@@ -1,10 +1,10 @@
-//! Span and relevance examples in the CodeQueries JSONL formats, their encoding to ids and
+//! Span and relevance examples in the CodeQueries formats (JSON Lines or Parquet), their encoding to ids and
 //! their batching.
 
 use std::path::Path;
 
 use candle_core::{Device, Tensor};
-use quarry_data::jsonl;
+use quarry_data::records;
 use quarry_data::DataError;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -79,23 +79,31 @@ pub fn read_span_jsonl(path: &Path) -> Result<Vec<SpanExample>> {
     })
 }
 
-/// Reads every non-blank line of a JSONL file as `R` and turns it into an example with
-/// `convert`; a line that does not parse or convert is an error naming the file and line,
-/// and so is a file without examples.
+/// Reads every record of the files `path` names (a JSON Lines or Parquet file, a directory
+/// of them, or a `*` pattern; see [`quarry_data::records::record_files`]) as `R`, one at a
+/// time, and turns it into an example with `convert`; a record that does not parse or
+/// convert is an error naming its file and line (or row), and so is a path without examples.
 fn read_jsonl<R: DeserializeOwned, T>(
     path: &Path,
     convert: impl Fn(R) -> std::result::Result<T, String>,
 ) -> Result<Vec<T>> {
-    let lines = jsonl::open_lines(path).map_err(data_error)?;
     let mut out = Vec::new();
-    for item in jsonl::stream_records::<R>(lines, path) {
-        let (line, record) = item.map_err(data_error)?;
-        let example = record.map_err(|e| e.to_string()).and_then(&convert).map_err(|message| ModelError::Json {
-            path: path.to_path_buf(),
-            message: format!("line {line}: {message}"),
-        })?;
-        out.push(example);
-    }
+    records::for_each_record(path, |file, line, value| {
+        let example = serde_json::from_value::<R>(value).map_err(|e| e.to_string()).and_then(&convert);
+        match example {
+            Ok(example) => {
+                out.push(example);
+                Ok(())
+            }
+            Err(message) => Err(DataError::BadRecord { path: file.to_path_buf(), line, message }),
+        }
+    })
+    .map_err(|e| match e {
+        DataError::BadRecord { path, line, message } => {
+            ModelError::Json { path, message: format!("line {line}: {message}") }
+        }
+        other => data_error(other),
+    })?;
     if out.is_empty() {
         return Err(ModelError::Data(format!("{}: no examples", path.display())));
     }

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use quarry_data::codequeries::labels::Subtokenizer;
 use quarry_data::codequeries::Example;
-use quarry_data::jsonl::{read_numbered, read_records};
+use quarry_data::records::read_numbered;
 use quarry_stdx::rng::sample_per_key;
 use quarry_stdx::AtomicFile;
 use serde_json::{json, Value};
@@ -132,7 +132,11 @@ pub fn evaluate_span(
         }
         (eval.exact_match, checks, enc.len(), Some(eval.loss))
     } else {
-        let mut examples: Vec<Example> = read_records(data).map_err(|e| ModelError::Data(e.to_string()))?;
+        let mut examples: Vec<Example> = read_numbered(data, "a file-level example")
+            .map_err(|e| ModelError::Data(e.to_string()))?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
         if let Some(limit) = options.limit {
             examples.truncate(limit);
         }

@@ -78,7 +78,7 @@ enum Placement {
 pub struct AtomicFile {
     target: PathBuf,
     placement: Placement,
-    writer: Box<dyn Write>,
+    writer: Box<dyn Write + Send>,
 }
 
 impl AtomicFile {
@@ -132,7 +132,7 @@ impl AtomicFile {
                 }
             }
         };
-        let writer: Box<dyn Write> = if gzip {
+        let writer: Box<dyn Write + Send> = if gzip {
             Box::new(flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::default()))
         } else {
             Box::new(BufWriter::new(file))

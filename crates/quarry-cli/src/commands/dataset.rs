@@ -5,12 +5,16 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use quarry_data::codequeries::build::{build, BuildOptions, BuildSummary, CutPositives};
+use quarry_data::codequeries::build::{build, build_shard, BuildOptions, BuildSummary, CutPositives, ShardSummary};
+use quarry_data::codequeries::finalize::finalize;
 use quarry_data::codequeries::labels::Subtokenizer;
+use quarry_data::codequeries::manifest::Manifest;
 use quarry_data::codequeries::perturb::{perturb_file, PerturbOptions};
 use quarry_data::codequeries::selection::Negatives;
 use quarry_data::codequeries::split::Ratios;
 use quarry_data::codequeries::split::Split;
+use quarry_data::hub::Format;
+use quarry_data::shard::Shard;
 use quarry_query::all_queries;
 use quarry_query::config::resolve_all;
 use quarry_syntax::DEFAULT_MAX_FILE_BYTES;
@@ -30,6 +34,10 @@ enum DatasetCommand {
     Codequeries(CodeQueriesArgs),
     /// Add minor syntax errors to examples, keeping every span correct.
     Perturb(PerturbArgs),
+    /// Write the dataset of the shards built with `quarry dataset codequeries --shard I/N`:
+    /// checks that all N are present and agree, samples negatives over all of them, and
+    /// writes each shard's files, the statistics and the dataset card.
+    Finalize(FinalizeArgs),
     /// Build a CodeQA dataset: pairs from the docstrings (Python) or Javadoc
     /// (Java) of a source tree, in the released parallel-file layout.
     Codeqa(CodeqaBuildArgs),
@@ -98,6 +106,19 @@ struct CodeQueriesArgs {
     /// Write gzip-compressed JSON Lines.
     #[arg(long)]
     gzip: bool,
+    /// `jsonl` (`{setting}_{split}.jsonl`) or `parquet` (the Hugging Face Hub layout,
+    /// `data/{setting}/{split}-{I:05}-of-{N:05}.parquet`, with a `README.md` dataset card).
+    #[arg(long, default_value = "jsonl")]
+    format: Format,
+    /// Build only shard I of N (0-based) of the corpus's files, partitioned by a stable
+    /// hash of their relative paths; `quarry dataset finalize OUT` then writes the dataset
+    /// once the N shards are built. A rerun of a finished shard does nothing.
+    #[arg(long)]
+    shard: Option<Shard>,
+    /// Read the corpus's files from this list (one path relative to --corpus a line)
+    /// instead of walking --corpus.
+    #[arg(long)]
+    files_from: Option<PathBuf>,
     /// Files per chunk (the unit of resumption).
     #[arg(long, default_value_t = 128)]
     chunk_size: usize,
@@ -109,6 +130,12 @@ struct CodeQueriesArgs {
     /// depends on the input only, not on the machine's speed.
     #[arg(long, default_value_t = 60.0)]
     time_budget: f64,
+}
+
+#[derive(Args)]
+struct FinalizeArgs {
+    /// The output directory the shards were built in (their `--out`).
+    dir: PathBuf,
 }
 
 #[derive(Args)]
@@ -142,6 +169,7 @@ pub fn run(args: DatasetArgs) -> i32 {
         DatasetCommand::Codequeries(args) => codequeries(args),
         DatasetCommand::Perturb(args) => perturb(args),
         DatasetCommand::Codeqa(args) => codeqa(args),
+        DatasetCommand::Finalize(args) => finalize_command(args),
     }
 }
 
@@ -180,6 +208,9 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         negatives: args.negatives,
         cut_positives: args.cut_positives,
         gzip: args.gzip,
+        format: args.format,
+        shard: args.shard.unwrap_or_default(),
+        files_from: args.files_from,
         chunk_size: args.chunk_size,
         max_file_bytes: args.max_file_bytes,
         time_budget,
@@ -189,30 +220,81 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         bar.set_style(style);
     }
     let start = std::time::Instant::now();
-    let result = build(&options, &|done, total| {
+    let progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
-    });
+    };
+    if args.shard.is_some() {
+        let result = build_shard(&options, &progress);
+        bar.finish_and_clear();
+        return match result {
+            Ok(shard) => report_shard(&shard, &args.out, start.elapsed().as_secs_f64()),
+            Err(e) => report_error(&e.to_string()),
+        };
+    }
+    let result = build(&options, &progress);
     bar.finish_and_clear();
     match result {
-        Ok(summary) => {
-            for failure in &summary.failed_files {
-                eprintln!("quarry: error: {failure} (skipped)");
-            }
-            print!("{}", summary.stats.render());
-            warn_about(&summary, args.max_len);
-            let seconds = start.elapsed().as_secs_f64();
-            eprintln!(
-                "quarry: {} files in {seconds:.1} s ({:.0} files/s), {} skipped, {} chunk(s) resumed; \
-                 {} bytes written ({:.0} per file); output in {}",
-                summary.files,
-                summary.files as f64 / seconds.max(1e-9),
-                summary.failed_files.len(),
-                summary.resumed_chunks,
-                summary.bytes_written,
-                summary.bytes_per_file,
-                args.out.display()
-            );
+        Ok(summary) => report_dataset(&summary, &args.out, Some(args.max_len), start.elapsed().as_secs_f64()),
+        Err(e) => report_error(&e.to_string()),
+    }
+}
+
+/// Prints what a shard built.
+fn report_shard(shard: &ShardSummary, out: &std::path::Path, seconds: f64) -> i32 {
+    let manifest = &shard.manifest;
+    if shard.already_done {
+        eprintln!(
+            "quarry: shard {} is built already ({}); nothing to do",
+            manifest.shard,
+            Manifest::path(out, manifest.shard).display()
+        );
+        return EXIT_OK;
+    }
+    for failure in &manifest.failed_files {
+        eprintln!("quarry: error: {failure} (skipped)");
+    }
+    let candidates: usize = manifest.counts.values().sum();
+    eprintln!(
+        "quarry: shard {}: {} of {} files in {seconds:.1} s, {} skipped, {} chunk(s) resumed, {candidates} candidate \
+         rows; once every shard is built: quarry dataset finalize {}",
+        manifest.shard,
+        manifest.inputs.len(),
+        manifest.corpus_files,
+        manifest.failed_files.len(),
+        shard.resumed_chunks,
+        out.display()
+    );
+    EXIT_OK
+}
+
+/// Prints the statistics, the warnings and the sizes of a written dataset.
+fn report_dataset(summary: &BuildSummary, out: &std::path::Path, max_len: Option<usize>, seconds: f64) -> i32 {
+    for failure in &summary.failed_files {
+        eprintln!("quarry: error: {failure} (skipped)");
+    }
+    print!("{}", summary.stats.render());
+    warn_about(summary, max_len);
+    eprintln!(
+        "quarry: {} files in {seconds:.1} s ({:.0} files/s), {} skipped, {} chunk(s) resumed; \
+         {} bytes written ({:.0} per file); output in {}",
+        summary.files,
+        summary.files as f64 / seconds.max(1e-9),
+        summary.failed_files.len(),
+        summary.resumed_chunks,
+        summary.bytes_written,
+        summary.bytes_per_file,
+        out.display()
+    );
+    EXIT_OK
+}
+
+fn finalize_command(args: FinalizeArgs) -> i32 {
+    let start = std::time::Instant::now();
+    match finalize(&args.dir) {
+        Ok(Some(summary)) => report_dataset(&summary, &args.dir, None, start.elapsed().as_secs_f64()),
+        Ok(None) => {
+            eprintln!("quarry: {} is finalized already from the same shards; nothing to do", args.dir.display());
             EXIT_OK
         }
         Err(e) => report_error(&e.to_string()),
@@ -221,14 +303,15 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
 
 /// Warnings a researcher must see: spans cut by the maximum length, and splits without
 /// positives (whose exact match would measure negatives only).
-fn warn_about(summary: &BuildSummary, max_len: usize) {
+fn warn_about(summary: &BuildSummary, max_len: Option<usize>) {
     let stats = &summary.stats;
     let all_cut: usize = stats.cut.values().map(|c| c.positives_all_cut).sum();
     let dropped: usize = stats.cut.values().map(|c| c.positives_dropped).sum();
     if stats.spans_cut() > 0 || all_cut > 0 {
         eprintln!(
-            "quarry: warning: --max-len {max_len} cut {} answer/fact span(s); {all_cut} positive example(s) lost \
+            "quarry: warning: --max-len {} cut {} answer/fact span(s); {all_cut} positive example(s) lost \
              every answer span ({dropped} dropped, {} kept as positives without answers)",
+            max_len.map_or_else(|| "N".to_string(), |n| n.to_string()),
             stats.spans_cut(),
             all_cut - dropped
         );

@@ -34,7 +34,8 @@ pub struct EvalArgs {
     /// Examples. Span, `ideal` setting: JSONL with `subtokenized_input_sequence` and
     /// `label_sequence` (`ideal_*.jsonl`, or the public dataset); span, file-level settings:
     /// the `file_ideal_*.jsonl` examples of `quarry dataset codequeries` (`.gz` accepted);
-    /// relevance: `twostep_*.jsonl` rows with `relevance_label`.
+    /// relevance: `twostep_*.jsonl` rows with `relevance_label`. JSON Lines or Parquet: a
+    /// file, a directory of them, or a quoted `*` pattern (`'OUT/data/ideal/test-*.parquet'`).
     #[arg(long)]
     pub data: PathBuf,
     /// Input length, batch and device.

@@ -17,8 +17,10 @@ use super::model_arg::{model_source, DeviceArgs};
 /// Arguments of every `quarry train` task.
 #[derive(Args)]
 pub struct TrainArgs {
-    /// Training examples: JSONL with `subtokenized_input_sequence` and `label_sequence`
-    /// (span) or `relevance_label` (relevance, the dataset builder's `twostep_*.jsonl`).
+    /// Training examples: JSON Lines or Parquet records with `subtokenized_input_sequence`
+    /// and `label_sequence` (span) or `relevance_label` (relevance, the dataset builder's
+    /// `twostep_*.jsonl`); a file, a directory of them, or a quoted `*` pattern such as
+    /// `'OUT/data/ideal/train-*.parquet'`.
     #[arg(long)]
     pub train: PathBuf,
     /// Validation examples, same format.

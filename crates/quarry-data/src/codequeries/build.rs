@@ -1,14 +1,13 @@
-//! `quarry dataset codequeries`: the whole build, streaming and resumable.
+//! `quarry dataset codequeries`: the build of one shard, streaming and resumable.
 //!
-//! Files are processed in sorted order, in chunks, in parallel. Each chunk's
-//! examples go to a shard file written atomically under `OUT/.shards/`; a
-//! rerun skips chunks whose shard exists, so an interrupted build resumes
-//! without duplicating examples. Once every chunk is done, the shards are
-//! streamed into one file per setting and split (optionally gzip), with the
-//! limited-budget sample applied to the ideal training split, and the
-//! statistics are written. Memory does not grow with the corpus: only one
-//! chunk's examples are held at a time. The temporary files of a run killed
-//! while writing are removed by the next.
+//! The corpus's files are sorted by relative path and partitioned by a stable hash of it
+//! (`--shard I/N`, [`Shard`]); a shard processes its files in chunks, in parallel. Each
+//! chunk's candidate rows (every example found, before negatives are sampled) go to a
+//! chunk file written atomically under `OUT/.shards/`; a rerun skips chunks whose file
+//! exists, so an interrupted shard resumes without duplicating rows, and a finished shard
+//! (its manifest written last) is not run again. [`finalize`](super::finalize) then
+//! samples negatives over every shard's candidates and writes the dataset. Memory does not
+//! grow with the corpus: only one chunk's examples are held at a time.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -16,7 +15,7 @@ use std::path::{Path, PathBuf};
 use quarry_query::project::Project;
 use quarry_query::report::analyze_parsed_in;
 use quarry_query::{Polarity, Query};
-use quarry_stdx::rng::stable_hash;
+use quarry_stdx::rng::{stable_hash, stable_hash_bytes};
 use quarry_stdx::AtomicFile;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
@@ -25,12 +24,15 @@ use serde::{Deserialize, Serialize};
 
 use super::examples::file_examples;
 use super::labels::Subtokenizer;
+use super::manifest::{Chunk, Manifest, Settings};
 use super::schema::label;
-use super::selection::{select, Candidate, Negatives};
+use super::selection::Negatives;
 use super::split::{split_of, Ratios, Split};
 use super::stats::DatasetStats;
 use crate::error::DataError;
+use crate::hub::Format;
 use crate::jsonl::open_lines;
+use crate::shard::Shard;
 
 /// The three settings written: ideal blocks, whole files, and relevance rows.
 pub const SETTINGS: [&str; 3] = ["ideal", "file_ideal", "twostep"];
@@ -59,8 +61,14 @@ pub struct BuildOptions {
     /// What to do with a positive ideal example whose answer spans were all cut by
     /// `max_len`.
     pub cut_positives: CutPositives,
-    /// Write `.jsonl.gz` instead of `.jsonl`.
+    /// Write `.jsonl.gz` instead of `.jsonl` (JSON Lines format).
     pub gzip: bool,
+    /// The format of the dataset's files.
+    pub format: Format,
+    /// The part of the corpus this run builds (`--shard I/N`).
+    pub shard: Shard,
+    /// A file listing the corpus's files (relative to `corpus`), instead of a walk of it.
+    pub files_from: Option<PathBuf>,
     /// Files per chunk (and per shard).
     pub chunk_size: usize,
     /// Files larger than this are skipped with an error.
@@ -75,7 +83,7 @@ pub struct BuildOptions {
 /// subtokens. The reference code keeps it (its training and evaluation truncate the labels,
 /// so the example becomes a positive without answers, scored as an empty prediction);
 /// quarry drops it by default and counts it, so that no such example is silent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CutPositives {
     /// Leave it out of the ideal setting and count it in the statistics.
@@ -115,40 +123,111 @@ pub struct BuildSummary {
     pub bytes_per_file: f64,
     /// Statistics of the ideal setting.
     pub stats: DatasetStats,
+    /// Stable hash of the shard manifests the dataset was written from.
+    pub manifests: String,
 }
 
+/// One candidate row of a chunk file: a record with what selection needs to know of it.
 #[derive(Serialize, Deserialize)]
-struct ShardLine {
-    setting: String,
-    split: Split,
+pub(super) struct ShardLine {
+    pub(super) setting: String,
+    pub(super) split: Split,
     #[serde(default)]
-    query: String,
+    pub(super) query: String,
     #[serde(default)]
-    positive: bool,
+    pub(super) positive: bool,
     /// The source file, relative to the corpus.
     #[serde(default)]
-    file: String,
-    record: serde_json::Value,
+    pub(super) file: String,
+    pub(super) record: serde_json::Value,
 }
 
 /// The setting of a shard line that stands for a positive dropped because `max_len` cut
 /// all its answer spans; its record holds the span counts.
-const CUT: &str = "cut";
+pub(super) const CUT: &str = "cut";
 
-/// Runs the build. `progress(done, total)` is called after each chunk.
+/// Runs the whole build in one process: shard 0 of 1, then [`finalize`](super::finalize::finalize).
+/// Unlike a run with `--shard`, it rebuilds a finished dataset (resuming from the candidate
+/// files of an interrupted run). `progress(done, total)` is called after each chunk.
 pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<BuildSummary, DataError> {
-    let (files, walk_errors) = source_files(std::slice::from_ref(&options.corpus), Language::Python);
-    let mut summary = BuildSummary { files: files.len(), failed_files: walk_errors, ..Default::default() };
+    if options.shard != Shard::default() {
+        return Err(DataError::Invalid(format!(
+            "build: shard {} is built with build_shard, then finalize",
+            options.shard
+        )));
+    }
+    let manifest_path = Manifest::path(&options.out, options.shard);
+    match std::fs::remove_file(&manifest_path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(DataError::io(&manifest_path, e)),
+    }
+    let shard = build_shard(options, progress)?;
+    let mut summary = super::finalize::finalize(&options.out)?
+        .ok_or_else(|| DataError::Invalid(format!("{}: written already", options.out.display())))?;
+    summary.resumed_chunks = shard.resumed_chunks;
+    Ok(summary)
+}
+
+/// What one shard did.
+#[derive(Debug)]
+pub struct ShardSummary {
+    /// Its manifest.
+    pub manifest: Manifest,
+    /// Whether it was finished already (its manifest present with the same settings), so
+    /// that nothing was done.
+    pub already_done: bool,
+    /// Chunks reused from an earlier, interrupted run.
+    pub resumed_chunks: usize,
+}
+
+/// Builds shard `options.shard` of the corpus: the candidate rows of its files (every
+/// example, before negatives are sampled, which needs every shard) in chunk files under
+/// `OUT/.shards/`, then its manifest. A rerun of a finished shard does nothing; a rerun of
+/// an interrupted one resumes from its finished chunks. `progress(done, total)` counts
+/// this shard's files.
+pub fn build_shard(
+    options: &BuildOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<ShardSummary, DataError> {
+    let (files, walk_errors) = input_files(options)?;
+    let relative: Vec<String> = files.iter().map(|p| relative_path(&options.corpus, p)).collect();
+    let corpus_hash = format!("{:016x}", stable_hash(&relative.join("\n")));
+    let settings = settings_of(options);
+    let manifest_path = Manifest::path(&options.out, options.shard);
+    if manifest_path.exists() {
+        let manifest = Manifest::read(&manifest_path)?;
+        if manifest.settings == settings
+            && manifest.corpus_hash == corpus_hash
+            && manifest.quarry_version == env!("CARGO_PKG_VERSION")
+        {
+            return Ok(ShardSummary { manifest, already_done: true, resumed_chunks: 0 });
+        }
+    }
     let shards_dir = options.out.join(".shards");
     std::fs::create_dir_all(&shards_dir).map_err(|e| DataError::io(&shards_dir, e))?;
-    remove_stale_temporaries(options, &shards_dir)?;
-    let chunks: Vec<&[PathBuf]> = files.chunks(options.chunk_size.max(1)).collect();
-    // The corpus is one project: imported classes resolve across its files.
+    // The corpus is one project: imported classes resolve across its files, whichever
+    // shard builds them (the project reads a file only when an import needs it).
     let project = Project::new(&files, &LoadOptions { max_file_bytes: options.max_file_bytes });
-    let mut shard_paths = Vec::new();
+    let corpus_files = files.len();
+    let own: Vec<(PathBuf, String)> =
+        files.into_iter().zip(relative).filter(|(_, rel)| options.shard.owns(rel)).collect();
+    let chunks: Vec<&[(PathBuf, String)]> = own.chunks(options.chunk_size.max(1)).collect();
+    let mut manifest = Manifest {
+        quarry_version: env!("CARGO_PKG_VERSION").to_string(),
+        shard: options.shard,
+        settings,
+        corpus_files,
+        corpus_hash,
+        inputs: own.iter().map(|(_, rel)| rel.clone()).collect(),
+        chunks: Vec::new(),
+        counts: Default::default(),
+        failed_files: walk_errors,
+    };
+    let mut resumed_chunks = 0;
     let mut done = 0;
     for chunk in &chunks {
-        let key = chunk.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n");
+        let key = chunk.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join("\n");
         // v2: shard lines name their file; cut positives are lines of their own.
         let fingerprint = format!(
             "v2\n{key}\n{}\n{}\n{}\n{:?}",
@@ -157,70 +236,114 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
             query_ids(&options.queries),
             options.cut_positives
         );
-        // Shards are compressed like the outputs: a corpus's shards can be several gigabytes.
-        let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
-        let shard = shards_dir.join(format!("{:016x}.{extension}", stable_hash(&fingerprint)));
+        // Candidates are compressed unless the dataset is plain JSON Lines: a corpus's
+        // candidates can be several gigabytes.
+        let extension = if options.gzip || options.format == Format::Parquet { "jsonl.gz" } else { "jsonl" };
+        let name = format!("{:016x}.{extension}", stable_hash(&fingerprint));
+        let shard = shards_dir.join(&name);
+        remove_temporaries_of(&shards_dir, &name)?;
         if shard.exists() {
-            summary.resumed_chunks += 1;
+            resumed_chunks += 1;
         } else {
-            let failures = write_shard(options, &project, chunk, &shard)?;
-            summary.failed_files.extend(failures);
+            let paths: Vec<PathBuf> = chunk.iter().map(|(p, _)| p.clone()).collect();
+            write_shard(options, &project, &paths, &shard)?;
         }
-        shard_paths.push(shard);
+        let bytes = std::fs::read(&shard).map_err(|e| DataError::io(&shard, e))?;
+        manifest.chunks.push(Chunk {
+            file: name,
+            bytes: bytes.len() as u64,
+            hash: format!("{:016x}", stable_hash_bytes(&bytes)),
+        });
         done += chunk.len();
-        progress(done, files.len());
+        progress(done, own.len());
     }
-    if summary.resumed_chunks > 0 {
-        // Failures of resumed chunks were recorded in their shards.
-        summary.failed_files.extend(read_failures(&shard_paths)?);
-        summary.failed_files.sort();
-        summary.failed_files.dedup();
-    }
-    merge(options, &shard_paths, &mut summary)?;
-    let stats_path = options.out.join("stats.json");
-    let mut stats_file = AtomicFile::create(&stats_path)?;
-    let json = serde_json::to_vec_pretty(&summary).map_err(|e| DataError::Invalid(e.to_string()))?;
-    stats_file.write_all(&json)?;
-    stats_file.commit()?;
-    let mut table = AtomicFile::create(&options.out.join("stats.txt"))?;
-    table.write_all(summary.stats.render().as_bytes())?;
-    table.commit()?;
-    std::fs::remove_dir_all(&shards_dir).map_err(|e| DataError::io(&shards_dir, e))?;
-    Ok(summary)
+    let chunk_paths: Vec<PathBuf> = manifest.chunks.iter().map(|c| shards_dir.join(&c.file)).collect();
+    for_each_line(&chunk_paths, |line| {
+        if line.setting == "error" {
+            manifest.failed_files.push(line.record.as_str().unwrap_or_default().to_string());
+        } else {
+            *manifest.counts.entry(line.setting).or_default() += 1;
+        }
+        Ok(())
+    })?;
+    manifest.write(&options.out)?;
+    Ok(ShardSummary { manifest, already_done: false, resumed_chunks })
 }
 
-/// Removes the temporary files a killed earlier run left behind (an
-/// [`AtomicFile`] is written as `.NAME.TAG.tmp` beside its target and removed
-/// when dropped, which a killed process never does): those of this build's
-/// outputs in the output folder, and every one in the shard folder, which is
-/// the build's own. A rerun would otherwise keep them beside its outputs for
-/// good. One build writes to an output folder at a time.
-fn remove_stale_temporaries(options: &BuildOptions, shards_dir: &Path) -> Result<(), DataError> {
-    let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
-    let mut outputs: Vec<String> = vec!["stats.json".into(), "stats.txt".into()];
-    for setting in SETTINGS {
-        for split in Split::ALL {
-            outputs.push(format!("{setting}_{}.{extension}", split.name()));
-        }
-    }
-    let is_temporary_of = |name: &str, target: &str| {
-        name.strip_prefix('.')
-            .and_then(|rest| rest.strip_prefix(target))
-            .is_some_and(|tag| tag.starts_with('.') && tag.ends_with(".tmp"))
+/// The corpus's source files, sorted by relative path, and the errors of the walk: the
+/// files listed in `files_from` (relative to the corpus, or absolute), else every Python
+/// file under the corpus.
+fn input_files(options: &BuildOptions) -> Result<(Vec<PathBuf>, Vec<String>), DataError> {
+    let (mut files, errors) = match &options.files_from {
+        None => source_files(std::slice::from_ref(&options.corpus), Language::Python),
+        Some(list) => (read_file_list(list, &options.corpus)?, Vec::new()),
     };
-    for (dir, own) in [(options.out.as_path(), false), (shards_dir, true)] {
-        let entries = std::fs::read_dir(dir).map_err(|e| DataError::io(dir, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| DataError::io(dir, e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let stale = if own {
-                name.starts_with('.') && name.ends_with(".tmp")
-            } else {
-                outputs.iter().any(|target| is_temporary_of(&name, target))
-            };
-            if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
-                std::fs::remove_file(entry.path()).map_err(|e| DataError::io(entry.path(), e))?;
-            }
+    files.sort_by_cached_key(|p| relative_path(&options.corpus, p));
+    files.dedup();
+    Ok((files, errors))
+}
+
+/// The files named in `list`, one per line (blank lines and `#` comments skipped); a line
+/// naming no regular file is an error naming the list and the line.
+fn read_file_list(list: &Path, corpus: &Path) -> Result<Vec<PathBuf>, DataError> {
+    let reader = open_lines(list)?;
+    let mut files = Vec::new();
+    for (number, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| DataError::io(list, e))?;
+        let entry = line.trim();
+        if entry.is_empty() || entry.starts_with('#') {
+            continue;
+        }
+        let path = corpus.join(entry);
+        if !path.is_file() {
+            return Err(DataError::BadRecord {
+                path: list.to_path_buf(),
+                line: number + 1,
+                message: format!("{}: not a file", path.display()),
+            });
+        }
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// The settings a shard's manifest records.
+fn settings_of(options: &BuildOptions) -> Settings {
+    let ratios = options.ratios;
+    Settings {
+        queries: query_ids(&options.queries),
+        tokenizer: options.tokenizer.as_ref().map(|t| format!("{:016x}", t.fingerprint())),
+        max_len: options.max_len,
+        ratios: [ratios.train, ratios.valid, ratios.test],
+        seed: options.seed,
+        budget: options.budget,
+        negatives: options.negatives.to_string(),
+        cut_positives: options.cut_positives,
+        format: options.format,
+        gzip: options.gzip,
+        max_file_bytes: options.max_file_bytes,
+        time_budget_ms: options.time_budget.map(|d| d.as_millis() as u64),
+    }
+}
+
+/// Removes what a killed earlier run left of `name` in `dir`: [`AtomicFile`] writes
+/// `.NAME.TAG.tmp` beside its target and removes it when dropped, which a killed process
+/// never does. Only this name's temporaries: another shard may be writing beside it.
+pub(super) fn remove_temporaries_of(dir: &Path, name: &str) -> Result<(), DataError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(DataError::io(dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| DataError::io(dir, e))?;
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let stale = file_name
+            .strip_prefix('.')
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|tag| tag.starts_with('.') && tag.ends_with(".tmp"));
+        if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::remove_file(entry.path()).map_err(|e| DataError::io(entry.path(), e))?;
         }
     }
     Ok(())
@@ -234,19 +357,13 @@ fn relative_path(corpus: &Path, path: &Path) -> String {
     path.strip_prefix(corpus).unwrap_or(path).display().to_string()
 }
 
-/// Processes one chunk of files and writes its shard atomically. Files are
+/// Processes one chunk of files and writes its candidate file atomically. Files are
 /// analysed in parallel a few at a time and each window's lines are written
 /// before the next starts, so memory holds only the files in flight, each as
 /// compact JSON text.
-fn write_shard(
-    options: &BuildOptions,
-    project: &Project,
-    chunk: &[PathBuf],
-    shard: &Path,
-) -> Result<Vec<String>, DataError> {
+fn write_shard(options: &BuildOptions, project: &Project, chunk: &[PathBuf], shard: &Path) -> Result<(), DataError> {
     let load = LoadOptions { max_file_bytes: options.max_file_bytes };
     let mut file = AtomicFile::create(shard)?;
-    let mut failures = Vec::new();
     let window = rayon::current_num_threads().max(1) * 2;
     for files in chunk.chunks(window) {
         let results: Vec<Result<Vec<u8>, String>> =
@@ -261,15 +378,14 @@ fn write_shard(
                         query: String::new(),
                         positive: false,
                         file: String::new(),
-                        record: message.clone().into(),
+                        record: message.into(),
                     })?;
-                    failures.push(message);
                 }
             }
         }
     }
     file.commit()?;
-    Ok(failures)
+    Ok(())
 }
 
 /// The shard lines of one file, as JSON Lines text.
@@ -376,7 +492,8 @@ mod erased {
     }
 }
 
-fn for_each_line(
+/// Calls `visit` with every line of the candidate files `shards`, in order.
+pub(super) fn for_each_line(
     shards: &[PathBuf],
     mut visit: impl FnMut(ShardLine) -> Result<(), DataError>,
 ) -> Result<(), DataError> {
@@ -392,83 +509,5 @@ fn for_each_line(
             visit(parsed)?;
         }
     }
-    Ok(())
-}
-
-fn read_failures(shards: &[PathBuf]) -> Result<Vec<String>, DataError> {
-    let mut failures = Vec::new();
-    for_each_line(shards, |line| {
-        if line.setting == "error" {
-            failures.push(line.record.as_str().unwrap_or_default().to_string());
-        }
-        Ok(())
-    })?;
-    Ok(failures)
-}
-
-/// Writes the selected examples of every shard into one file per setting and split, and
-/// counts them. A first pass reads who is where (query, split, polarity, file) and the cut
-/// positives; [`select`] decides; a second pass writes.
-fn merge(options: &BuildOptions, shards: &[PathBuf], summary: &mut BuildSummary) -> Result<(), DataError> {
-    let mut candidates = Vec::new();
-    for_each_line(shards, |line| {
-        match line.setting.as_str() {
-            "ideal" => candidates.push(Candidate {
-                query: line.query,
-                split: line.split,
-                positive: line.positive,
-                file: line.file,
-            }),
-            CUT => summary.stats.add_cut(&line.query, line.split, &line.record),
-            _ => {}
-        }
-        Ok(())
-    })?;
-    let selection = select(&candidates, options.negatives, options.budget, options.seed);
-    drop(candidates);
-    for ((query, split), count) in &selection.candidate_negatives {
-        summary.stats.add_candidates(query, split, *count);
-    }
-    let extension = if options.gzip { "jsonl.gz" } else { "jsonl" };
-    let mut outputs = Vec::new();
-    for setting in SETTINGS {
-        for split in Split::ALL {
-            let path = options.out.join(format!("{setting}_{}.{extension}", split.name()));
-            outputs.push(((setting, split), path.clone(), AtomicFile::create(&path)?, 0usize));
-        }
-    }
-    let mut ideal_index = 0;
-    for_each_line(shards, |line| {
-        let keep = match line.setting.as_str() {
-            "ideal" => {
-                ideal_index += 1;
-                selection.keep[ideal_index - 1]
-            }
-            "file_ideal" => line.positive || selection.keeps_file(&line.query, &line.file),
-            "twostep" => selection.keeps_file(&line.query, &line.file),
-            _ => false,
-        };
-        if !keep {
-            return Ok(());
-        }
-        if line.setting == "ideal" {
-            if let Ok(example) = serde_json::from_value::<super::schema::Example>(line.record.clone()) {
-                summary.stats.add(&example, line.split);
-            }
-        }
-        if let Some((_, _, file, count)) =
-            outputs.iter_mut().find(|((setting, split), _, _, _)| *setting == line.setting && *split == line.split)
-        {
-            file.write_json_line(&line.record)?;
-            *count += 1;
-        }
-        Ok(())
-    })?;
-    for ((setting, split), path, file, count) in outputs {
-        file.commit()?;
-        summary.bytes_written += std::fs::metadata(&path).map_err(|e| DataError::io(&path, e))?.len();
-        summary.written.insert(format!("{setting}_{}", split.name()), count);
-    }
-    summary.bytes_per_file = summary.bytes_written as f64 / summary.files.max(1) as f64;
     Ok(())
 }

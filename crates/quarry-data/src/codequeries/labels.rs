@@ -42,6 +42,11 @@ pub struct CharSpan {
 }
 
 impl Subtokenizer {
+    /// A stable hash of the tokenizer (its JSON), which tells two tokenizers apart.
+    pub fn fingerprint(&self) -> u64 {
+        quarry_stdx::rng::stable_hash(&self.tokenizer.to_string(false).unwrap_or_default())
+    }
+
     /// Loads `tokenizer.json` from a directory (or the file itself).
     pub fn load(path: &Path) -> Result<Subtokenizer, DataError> {
         let file = if path.is_dir() { path.join("tokenizer.json") } else { path.to_path_buf() };

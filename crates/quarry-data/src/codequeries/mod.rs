@@ -3,8 +3,11 @@
 //! 5.2 and Appendices E and F).
 
 pub mod build;
+pub mod columns;
 pub mod examples;
+pub mod finalize;
 pub mod labels;
+pub mod manifest;
 pub mod paper;
 pub mod perturb;
 pub mod schema;

@@ -49,6 +49,17 @@ impl std::str::FromStr for Negatives {
     }
 }
 
+impl std::fmt::Display for Negatives {
+    /// `paper`, `all` or the ratio: what [`Negatives::from_str`](std::str::FromStr) reads back.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Negatives::Paper => write!(f, "paper"),
+            Negatives::All => write!(f, "all"),
+            Negatives::Ratio(r) => write!(f, "{r}"),
+        }
+    }
+}
+
 impl Negatives {
     /// How many of `candidates` negatives to keep beside `positives` for `query`.
     pub fn quota(self, query: &str, positives: usize, candidates: usize) -> usize {
@@ -101,7 +112,8 @@ impl Selection {
 /// training split (fewer when one side has fewer).
 pub fn select(candidates: &[Candidate], negatives: Negatives, budget: Option<usize>, seed: u64) -> Selection {
     let mut groups: BTreeMap<(&str, Split, bool), Vec<usize>> = BTreeMap::new();
-    for (i, c) in candidates.iter().enumerate() {
+    for i in by_file(candidates) {
+        let c = &candidates[i];
         groups.entry((c.query.as_str(), c.split, c.positive)).or_default().push(i);
     }
     let mut keep = vec![false; candidates.len()];
@@ -132,10 +144,20 @@ pub fn select(candidates: &[Candidate], negatives: Negatives, budget: Option<usi
     selection
 }
 
+/// The candidates' indices ordered by file, each file's in their input order: the order
+/// the samples draw from, so that they do not depend on the order files came in (nor on how
+/// a build was sharded).
+fn by_file(candidates: &[Candidate]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by(|&a, &b| candidates[a].file.cmp(&candidates[b].file));
+    order
+}
+
 /// Per query, `budget / 2` kept training positives and as many kept training negatives.
 fn apply_budget(candidates: &[Candidate], keep: &mut [bool], budget: usize, seed: u64) {
     let mut members: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
-    for (i, c) in candidates.iter().enumerate() {
+    for i in by_file(candidates) {
+        let c = &candidates[i];
         if keep[i] && c.split == Split::Train {
             members.entry((c.query.as_str(), c.positive)).or_default().push(i);
         }

@@ -1,0 +1,120 @@
+//! Output formats and the Hugging Face Hub layout of a dataset directory:
+//! `data/{config}/{split}-{I:05}-of-{N:05}.parquet` and a `README.md` dataset card whose
+//! YAML `configs:` tells `datasets.load_dataset(DIR)` every config and split (the first
+//! config is the default). JSON Lines built in one shard keep quarry's flat layout,
+//! `{config}_{split}.jsonl`, which the readers of earlier builds expect.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::shard::Shard;
+
+/// The file format of a dataset's records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// JSON Lines (`.jsonl`, or `.jsonl.gz` compressed).
+    #[default]
+    Jsonl,
+    /// Apache Parquet, zstd-compressed.
+    Parquet,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    /// Parses `jsonl` or `parquet`.
+    fn from_str(text: &str) -> Result<Format, String> {
+        match text {
+            "jsonl" => Ok(Format::Jsonl),
+            "parquet" => Ok(Format::Parquet),
+            _ => Err(format!("format `{text}`: expected `jsonl` or `parquet`")),
+        }
+    }
+}
+
+/// Where the records of one config, split and shard go.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// The records' format.
+    pub format: Format,
+    /// JSON Lines gzip-compressed.
+    pub gzip: bool,
+    /// How many shards the dataset has.
+    pub shards: usize,
+}
+
+impl Layout {
+    /// Whether files follow the Hub layout (Parquet, or JSON Lines in several shards).
+    pub fn is_hub(self) -> bool {
+        self.format == Format::Parquet || self.shards > 1
+    }
+
+    fn extension(self) -> &'static str {
+        match (self.format, self.gzip) {
+            (Format::Parquet, _) => "parquet",
+            (Format::Jsonl, true) => "jsonl.gz",
+            (Format::Jsonl, false) => "jsonl",
+        }
+    }
+
+    /// The file, under `out`, of `config`'s `split` built by `shard`.
+    pub fn data_file(self, out: &Path, config: &str, split: &str, shard: Shard) -> PathBuf {
+        if self.is_hub() {
+            out.join("data").join(config).join(format!("{split}-{}.{}", shard.suffix(), self.extension()))
+        } else {
+            out.join(format!("{config}_{split}.{}", self.extension()))
+        }
+    }
+
+    /// The files of `config`'s `split` as a pattern relative to the dataset directory.
+    fn pattern(self, config: &str, split: &str) -> String {
+        if self.is_hub() {
+            format!("data/{config}/{split}-*.{}", self.extension())
+        } else {
+            format!("{config}_{split}.{}", self.extension())
+        }
+    }
+
+    /// A dataset card: YAML front matter listing each config's splits (the first config the
+    /// default), then `body` (Markdown).
+    pub fn dataset_card(self, configs: &[&str], splits: &[&str], body: &str) -> String {
+        let mut card = String::from("---\nconfigs:\n");
+        for (i, config) in configs.iter().enumerate() {
+            card.push_str(&format!("- config_name: {config}\n"));
+            if i == 0 {
+                card.push_str("  default: true\n");
+            }
+            card.push_str("  data_files:\n");
+            for split in splits {
+                card.push_str(&format!("  - split: {split}\n    path: \"{}\"\n", self.pattern(config, split)));
+            }
+        }
+        card.push_str("---\n\n");
+        card.push_str(body);
+        card
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_hub_and_the_flat_layout() {
+        let out = Path::new("out");
+        let shard = Shard { index: 2, count: 7 };
+        let parquet = Layout { format: Format::Parquet, gzip: false, shards: 7 };
+        assert_eq!(
+            parquet.data_file(out, "ideal", "train", shard),
+            Path::new("out/data/ideal/train-00002-of-00007.parquet")
+        );
+        let flat = Layout { format: Format::Jsonl, gzip: true, shards: 1 };
+        assert_eq!(flat.data_file(out, "twostep", "test", Shard::default()), Path::new("out/twostep_test.jsonl.gz"));
+        let card = parquet.dataset_card(&["ideal", "twostep"], &["train", "test"], "# x\n");
+        assert!(card.starts_with("---\nconfigs:\n- config_name: ideal\n  default: true\n  data_files:\n"), "{card}");
+        assert!(card.contains("  - split: test\n    path: \"data/twostep/test-*.parquet\"\n"), "{card}");
+        assert!(card.ends_with("---\n\n# x\n"));
+    }
+}

@@ -1,0 +1,84 @@
+//! `--shard I/N`: a deterministic partition of a corpus's files by a stable hash of their
+//! corpus-relative path, so that which shard builds a file depends on nothing but its path
+//! and N (not on the order of the input, the machine or the other files).
+
+use quarry_stdx::rng::stable_hash;
+use serde::{Deserialize, Serialize};
+
+/// Shard `index` of `count` (0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: usize,
+    /// How many shards the corpus is cut into.
+    pub count: usize,
+}
+
+impl Default for Shard {
+    /// The whole corpus: shard 0 of 1.
+    fn default() -> Shard {
+        Shard { index: 0, count: 1 }
+    }
+}
+
+impl Shard {
+    /// Whether the file at `relative` (its path relative to the corpus) belongs to this shard.
+    pub fn owns(self, relative: &str) -> bool {
+        Shard::of(relative, self.count) == self.index
+    }
+
+    /// The shard of `count` that builds the file at `relative`.
+    pub fn of(relative: &str, count: usize) -> usize {
+        (stable_hash(relative) % count.max(1) as u64) as usize
+    }
+
+    /// `{index:05}-of-{count:05}`, as in the Hugging Face Hub's file names.
+    pub fn suffix(self) -> String {
+        format!("{:05}-of-{:05}", self.index, self.count)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// Parses `I/N` with `0 <= I < N`.
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let bad = || format!("shard `{text}`: expected I/N with 0 <= I < N (0-based), e.g. 0/4");
+        let (index, count) = text.split_once('/').ok_or_else(bad)?;
+        let index: usize = index.trim().parse().map_err(|_| bad())?;
+        let count: usize = count.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count || count > 99_999 {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_has_exactly_one_shard_and_parsing_is_strict() {
+        let shards: Vec<Shard> = (0..7).map(|index| Shard { index, count: 7 }).collect();
+        let mut sizes = [0usize; 7];
+        for i in 0..7_000 {
+            let path = format!("pkg/m{i}.py");
+            let owners: Vec<&Shard> = shards.iter().filter(|s| s.owns(&path)).collect();
+            assert_eq!(owners.len(), 1);
+            sizes[owners[0].index] += 1;
+        }
+        assert!(sizes.iter().all(|&n| (850..1_150).contains(&n)), "{sizes:?}");
+        assert_eq!("2/7".parse::<Shard>(), Ok(Shard { index: 2, count: 7 }));
+        assert_eq!(Shard { index: 2, count: 7 }.suffix(), "00002-of-00007");
+        for bad in ["7/7", "1/0", "x/2", "3", "-1/2"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+}
