@@ -91,7 +91,7 @@ impl AtomicFile {
     fn open(target: &Path, gzip: bool) -> Result<AtomicFile, IoError> {
         if crate::read::is_stdio(target) {
             // `-`: standard output, written as the bytes come.
-            let writer: Box<dyn Write> = if gzip {
+            let writer: Box<dyn Write + Send> = if gzip {
                 Box::new(flate2::write::GzEncoder::new(std::io::stdout(), flate2::Compression::default()))
             } else {
                 Box::new(BufWriter::new(std::io::stdout()))
