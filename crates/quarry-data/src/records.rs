@@ -60,9 +60,7 @@ type NameFilter = Box<dyn Fn(&str) -> bool>;
 /// The records of a JSON Lines (`.gz` decompressed) or Parquet file, streamed, each as a
 /// JSON value with its 1-based line or row number; blank lines are skipped. An error
 /// names the file and the line or row.
-pub fn stream_values(
-    path: &Path,
-) -> Result<Values, DataError> {
+pub fn stream_values(path: &Path) -> Result<Values, DataError> {
     if is_parquet(path) {
         return Ok(Box::new(ParquetRows::open(path)?));
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use quarry_stdx::rng::stable_hash;
 use quarry_stdx::AtomicFile;
 
-use super::build::{for_each_line, remove_temporaries_of, BuildSummary, ShardLine, CUT, SETTINGS};
+use super::candidates::{for_each_line, remove_temporaries_of, BuildSummary, ShardLine, CUT, SETTINGS};
 use super::columns::schema_of;
 use super::manifest::{read_all, Manifest};
 use super::selection::{select, Candidate, Negatives};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::build::CutPositives;
+use super::candidates::CutPositives;
 use crate::error::DataError;
 use crate::hub::Format;
 use crate::shard::Shard;

@@ -3,6 +3,7 @@
 //! 5.2 and Appendices E and F).
 
 pub mod build;
+pub mod candidates;
 pub mod columns;
 pub mod examples;
 pub mod finalize;
