@@ -3,10 +3,12 @@
 //!
 //! [`codequeries`] builds the CodeQueries dataset from any Python corpus with
 //! quarry's query engine, in the public dataset's format. [`cs1qa`] reads and writes
-//! CS1QA's annotated rows and answer-retrieval files.
+//! CS1QA's annotated rows and answer-retrieval files. [`corpus`] assembles corpora
+//! to build from: the source distributions of PyPI packages.
 
 pub mod codeqa;
 pub mod codequeries;
+pub mod corpus;
 pub mod cs1qa;
 pub mod error;
 pub mod jsonl;
