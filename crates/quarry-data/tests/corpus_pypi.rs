@@ -198,12 +198,18 @@ fn a_run_where_every_package_fails_leaves_the_output_alone() {
     let err = build_corpus(&out, wanted, &Table(HashMap::new()), &options, &mut |_| {}).unwrap_err().to_string();
     assert!(err.contains("none of the 1 packages") && err.contains("missing"), "{err}");
     assert_eq!(tree(&out), [("keep.py".to_string(), b"x = 1\n".to_vec())]);
+    let empty = Wanted::Requirements(Vec::new());
+    let err = build_corpus(&out, empty, &Table(HashMap::new()), &options, &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("no package to fetch"), "{err}");
 }
 
 #[test]
 fn a_real_package_from_pypi_when_asked() {
     if std::env::var_os("QUARRY_PYPI_NETWORK").is_none() {
-        eprintln!("skipped: set QUARRY_PYPI_NETWORK=1 to fetch six from pypi.org");
+        quarry_stdx::skip::skip(
+            "a_real_package_from_pypi_when_asked",
+            "set QUARRY_PYPI_NETWORK=1 to fetch six from pypi.org",
+        );
         return;
     }
     let scratch = tempfile::tempdir().unwrap();

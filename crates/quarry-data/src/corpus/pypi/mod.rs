@@ -74,6 +74,9 @@ pub fn build_corpus(
             list.into_iter().map(|r| (format!("{}=={}", r.name, r.version), Some(r), None)).collect()
         }
     };
+    if jobs.is_empty() {
+        return Err(DataError::Invalid("no package to fetch".into()));
+    }
     let mut manifest = Manifest::default();
     quarry_stdx::atomic::write_dir_atomically(out, |dir| {
         let mut seen = HashSet::new();
