@@ -5,10 +5,12 @@
 //! quarry's query engine, in the public dataset's format. [`cs1qa`] reads and writes
 //! CS1QA's annotated rows and answer-retrieval files. [`hub`], [`shard`] and
 //! [`parquet_file`] lay datasets out as the Hugging Face Hub does, in Parquet, built in
-//! shards.
+//! shards. [`corpus`] assembles corpora
+//! to build from: the source distributions of PyPI packages.
 
 pub mod codeqa;
 pub mod codequeries;
+pub mod corpus;
 pub mod cs1qa;
 pub mod error;
 pub mod hub;

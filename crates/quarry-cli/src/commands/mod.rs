@@ -5,6 +5,7 @@ use clap::Subcommand;
 pub mod bench;
 pub mod blocks;
 pub mod codeqa;
+pub mod corpus;
 pub mod cs1qa;
 pub mod dataset;
 pub mod encode;
@@ -44,6 +45,9 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Run the language server (LSP) over standard input and output, for editors.
     Server,
+    /// Assemble corpora to build datasets from (e.g. `quarry corpus pypi`).
+    #[command(subcommand)]
+    Corpus(corpus::CorpusCommand),
     /// Build datasets (CodeQueries) from corpora.
     Dataset(dataset::DatasetArgs),
     /// CodeQA question–answer pairs from comments, scoring and statistics.
@@ -88,6 +92,7 @@ pub fn run(command: Command) -> i32 {
         Command::Tokens(args) => tokens::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Metrics(args) => metrics::run(args),
+        Command::Corpus(command) => corpus::run(command),
         Command::Dataset(args) => dataset::run(args),
         Command::Codeqa(args) => codeqa::run(args),
         Command::Queries(args) => queries::run(args),
