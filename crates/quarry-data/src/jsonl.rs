@@ -66,8 +66,9 @@ fn parse_numbered<T: serde::de::DeserializeOwned>(
 /// text that is not UTF-8) is an error naming `path` and the line.
 pub fn stream_records<'a, T: serde::de::DeserializeOwned>(
     reader: impl std::io::BufRead + 'a,
-    path: &'a Path,
+    path: &Path,
 ) -> impl Iterator<Item = Result<(usize, Result<T, serde_json::Error>), DataError>> + 'a {
+    let path = path.to_path_buf();
     reader.lines().enumerate().filter_map(move |(i, line)| match line {
         Err(e) => Some(Err(DataError::BadRecord {
             path: path.to_path_buf(),

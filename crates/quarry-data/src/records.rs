@@ -5,14 +5,13 @@
 //! record files, or a `*` pattern such as `data/ideal/train-*.parquet`), as the readers of
 //! `quarry train`, `evaluate` and `experiment` do.
 
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
 use arrow_schema::SchemaRef;
 use quarry_stdx::AtomicFile;
 
 use crate::error::DataError;
-use crate::jsonl::open_lines;
+use crate::jsonl::{open_lines, stream_records};
 use crate::parquet_file::{is_parquet, ParquetRows, ParquetSink};
 
 /// One output file of records, put in place on [`RecordSink::commit`].
@@ -65,13 +64,13 @@ pub fn stream_values(path: &Path) -> Result<Values, DataError> {
         return Ok(Box::new(ParquetRows::open(path)?));
     }
     let owned = path.to_path_buf();
-    let lines = open_lines(path)?.lines().enumerate().filter_map(move |(i, line)| {
-        let bad = |message: String| DataError::BadRecord { path: owned.clone(), line: i + 1, message };
-        match line {
-            Err(e) => Some(Err(bad(format!("cannot read the line: {e}")))),
-            Ok(text) if text.trim().is_empty() => None,
-            Ok(text) => Some(serde_json::from_str(&text).map(|v| (i + 1, v)).map_err(|e| bad(e.to_string()))),
-        }
+    let lines = stream_records::<serde_json::Value>(open_lines(path)?, path).map(move |item| {
+        let (line, parsed) = item?;
+        parsed.map(|v| (line, v)).map_err(|e| DataError::BadRecord {
+            path: owned.clone(),
+            line,
+            message: e.to_string(),
+        })
     });
     Ok(Box::new(lines))
 }

@@ -2,7 +2,6 @@
 //! before negatives are sampled (which needs every shard), with what selection must know of
 //! each, and what a build reports.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -10,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::split::Split;
 use super::stats::DatasetStats;
 use crate::error::DataError;
-use crate::jsonl::open_lines;
+use crate::jsonl::{open_lines, stream_records};
 
 /// The three settings written: ideal blocks, whole files, and relevance rows.
 pub const SETTINGS: [&str; 3] = ["ideal", "file_ideal", "twostep"];
@@ -111,14 +110,10 @@ pub(super) fn for_each_line(
     mut visit: impl FnMut(ShardLine) -> Result<(), DataError>,
 ) -> Result<(), DataError> {
     for shard in shards {
-        let reader = open_lines(shard)?;
-        for (number, line) in reader.lines().enumerate() {
-            let line = line.map_err(|e| DataError::io(shard, e))?;
-            let parsed: ShardLine = serde_json::from_str(&line).map_err(|e| DataError::BadRecord {
-                path: shard.clone(),
-                line: number + 1,
-                message: e.to_string(),
-            })?;
+        for item in stream_records::<ShardLine>(open_lines(shard)?, shard) {
+            let (line, parsed) = item?;
+            let parsed =
+                parsed.map_err(|e| DataError::BadRecord { path: shard.clone(), line, message: e.to_string() })?;
             visit(parsed)?;
         }
     }
