@@ -2,7 +2,7 @@
 //! them: a shard killed with SIGKILL and rerun gives the bytes of an uninterrupted one, a
 //! finished shard is not run again, and finalize names a missing shard.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -10,19 +10,9 @@ fn quarry(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_quarry")).args(args).output().expect("run quarry")
 }
 
-/// 24 files: the data crate's three fixture files under eight directories.
-fn corpus(root: &Path) -> PathBuf {
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../quarry-data/tests/fixtures/corpus");
-    let corpus = root.join("corpus");
-    for copy in 0..8 {
-        for file in ["tool.py", "pkg/handlers.py", "pkg/models.py"] {
-            let target = corpus.join(format!("copy{copy}")).join(file);
-            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-            std::fs::copy(fixtures.join(file), target).unwrap();
-        }
-    }
-    corpus
-}
+#[path = "../../quarry-data/tests/common/shard_corpus.rs"]
+mod shard_corpus;
+use shard_corpus::corpus;
 
 fn shard_args<'a>(corpus: &'a str, out: &'a str, shard: &'a str) -> Vec<&'a str> {
     let options = ["--format", "parquet", "--chunk-size", "1", "--split", "0.6,0.2,0.2", "--shard", shard];

@@ -18,20 +18,9 @@ use quarry_data::shard::Shard;
 
 mod common;
 
-/// A corpus of 24 files: the three fixture files, each under eight directories, so that
-/// every shard of 7 has files and the splits all hold some.
-fn corpus(root: &Path) -> PathBuf {
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus");
-    let corpus = root.join("corpus");
-    for copy in 0..8 {
-        for file in ["tool.py", "pkg/handlers.py", "pkg/models.py"] {
-            let target = corpus.join(format!("copy{copy}")).join(file);
-            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-            std::fs::copy(fixtures.join(file), target).unwrap();
-        }
-    }
-    corpus
-}
+#[path = "common/shard_corpus.rs"]
+mod shard_corpus;
+use shard_corpus::corpus;
 
 fn options(corpus: &Path, out: &Path, format: Format, shard: Shard) -> BuildOptions {
     BuildOptions {
