@@ -18,6 +18,8 @@
 //!   `unwrap_err`, `#[should_panic]`, or a helper of its file or of `tests/common` that
 //!   does).
 //! - `pub-docs`: every public item and public field of a crate's `src` has a doc comment.
+//! - `workspace-hack`: every crate's `Cargo.toml` depends on `quarry-workspace-hack`, so
+//!   every package selection builds each dependency with the same features (one build).
 //! - `measured-figure`: ARCHITECTURE.md holds what changes slowly: no percentages,
 //!   durations, speed-ups, sizes or scores (those belong in crate and benchmark READMEs).
 
@@ -296,6 +298,16 @@ fn measured_figure(path: &str, text: &str) -> Vec<Violation> {
 
 /// Files whose violations are counted rather than forbidden: each may hold up to its
 /// allowance, no more.
+/// A member manifest (`crates/NAME/Cargo.toml`) that does not depend on the workspace hack.
+fn missing_workspace_hack(path: &str, manifest: &str) -> Vec<Violation> {
+    let is_hack = path.contains("/quarry-workspace-hack/");
+    let depends = manifest.lines().any(|line| line.trim_start().starts_with("quarry-workspace-hack ="));
+    if is_hack || depends {
+        return Vec::new();
+    }
+    vec![violation(path, 1, "workspace-hack", "no `quarry-workspace-hack` dependency (run `cargo hakari manage-deps`)")]
+}
+
 fn over_allowance(violations: Vec<Violation>, allowed: &[(&str, usize)]) -> Vec<Violation> {
     let mut by_file: BTreeMap<String, Vec<Violation>> = BTreeMap::new();
     for v in violations {
@@ -371,6 +383,12 @@ fn the_workspace_is_tidy() {
             violations.extend(undocumented_public_item(path, text));
         }
     }
+    let manifests =
+        std::fs::read_dir(root.join("crates")).expect("crates/").flatten().map(|entry| entry.path().join("Cargo.toml"));
+    for manifest in manifests.filter(|path| path.is_file()) {
+        let relative = manifest.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        violations.extend(missing_workspace_hack(&relative, &std::fs::read_to_string(&manifest).unwrap()));
+    }
     violations.extend(over_allowance(jsonl, JSONL_ALLOWED));
     violations.extend(over_allowance(kinds, KIND_STRING_ALLOWED));
     let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
@@ -378,6 +396,15 @@ fn the_workspace_is_tidy() {
     violations.sort();
     let report: Vec<String> = violations.iter().map(ToString::to_string).collect();
     assert!(report.is_empty(), "{} tidy violation(s):\n{}", report.len(), report.join("\n"));
+}
+
+#[test]
+fn a_member_without_the_workspace_hack_is_found() {
+    let without = "[dependencies]\nserde.workspace = true\n";
+    assert_eq!(missing_workspace_hack("crates/quarry-new/Cargo.toml", without).len(), 1);
+    let with = "[dependencies]\nquarry-workspace-hack = { version = \"0.1\", path = \"../quarry-workspace-hack\" }\n";
+    assert!(missing_workspace_hack("crates/quarry-new/Cargo.toml", with).is_empty());
+    assert!(missing_workspace_hack("crates/quarry-workspace-hack/Cargo.toml", without).is_empty());
 }
 
 #[test]
