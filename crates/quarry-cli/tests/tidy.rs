@@ -11,13 +11,15 @@
 //!   in a crate's `src` outside quarry-data's `jsonl` module (tests read the JSON Lines a
 //!   command prints as they like).
 //! - `kind-string`: no node kind compared as a string (`node.kind() == "if_statement"`,
-//!   `match node.kind() {`) outside the generated kinds; the files that still do are
-//!   listed, with their counts, in [`KIND_STRING_ALLOWED`] until the generated kinds move
-//!   down into quarry-syntax (issue 32, item 3).
+//!   `match node.kind() {`) anywhere: kinds are quarry-syntax's generated enums
+//!   (`quarry_syntax::kinds`), whose `_generated.rs` files alone spell the names.
 //! - `test-asserts`: every `#[test]` asserts something (`assert*`, `panic!`,
 //!   `unwrap_err`, `#[should_panic]`, or a helper of its file or of `tests/common` that
 //!   does).
 //! - `pub-docs`: every public item and public field of a crate's `src` has a doc comment.
+//! - `diagnostic`: the CLI prints `quarry: error:`/`quarry: warning:` only through
+//!   `commands/output.rs` (`error`, `skipped`, `warning`): one style, control characters
+//!   escaped.
 //! - `workspace-hack`: every crate's `Cargo.toml` depends on `quarry-workspace-hack`, so
 //!   every package selection builds each dependency with the same features (one build).
 //! - `measured-figure`: ARCHITECTURE.md holds what changes slowly: no percentages,
@@ -57,20 +59,6 @@ const JSONL_READER: &str = "crates/quarry-data/src/jsonl.rs";
 /// JSON Lines readers that predate the rule, with how many each may hold: the comment
 /// file keeps one result per line, blank lines included (the `jsonl` readers skip them).
 const JSONL_ALLOWED: &[(&str, usize)] = &[("crates/quarry-data/src/codeqa/comment_file.rs", 1)];
-
-/// String node-kind comparisons that predate the rule, with how many each file may hold:
-/// Java kinds of the INSPECT generators and Python kinds of CodeQA extraction and of the
-/// block splitter, until generated kinds for both grammars live in quarry-syntax. A new
-/// comparison, in these files or any other, fails.
-const KIND_STRING_ALLOWED: &[(&str, usize)] = &[
-    ("crates/quarry-data/src/codeqa/extract.rs", 7),
-    ("crates/quarry-probe/src/corpus.rs", 5),
-    ("crates/quarry-probe/src/java.rs", 1),
-    ("crates/quarry-probe/src/metrics.rs", 1),
-    ("crates/quarry-probe/src/mutate.rs", 1),
-    ("crates/quarry-probe/src/npath.rs", 12),
-    ("crates/quarry-syntax/src/blocks.rs", 1),
-];
 
 /// `text` without `//` comments, line by line (a `//` inside a string cuts the line
 /// short, which only hides code from the rules, never invents any).
@@ -119,7 +107,7 @@ fn kind_string_comparison(path: &str, text: &str) -> Vec<Violation> {
         ))
         .unwrap()
     });
-    if path.ends_with("syntax_kinds.rs") {
+    if path.ends_with("_generated.rs") {
         return Vec::new();
     }
     matching_lines(path, &code_lines(text), &KIND, "kind-string")
@@ -298,6 +286,18 @@ fn measured_figure(path: &str, text: &str) -> Vec<Violation> {
 
 /// Files whose violations are counted rather than forbidden: each may hold up to its
 /// allowance, no more.
+/// The files of the CLI that may spell the diagnostic prefixes.
+const DIAGNOSTIC_HOMES: &[&str] = &["crates/quarry-cli/src/commands/output.rs", "crates/quarry-cli/src/stdio.rs"];
+
+/// A diagnostic printed by hand in the CLI instead of through `commands/output.rs`.
+fn hand_printed_diagnostic(path: &str, text: &str) -> Vec<Violation> {
+    static PREFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""(quarry: )?(error|warning|note): "#).unwrap());
+    if !path.starts_with("crates/quarry-cli/src/") || DIAGNOSTIC_HOMES.contains(&path) {
+        return Vec::new();
+    }
+    matching_lines(path, &code_lines(text), &PREFIX, "diagnostic")
+}
+
 /// A member manifest (`crates/NAME/Cargo.toml`) that does not depend on the workspace hack.
 fn missing_workspace_hack(path: &str, manifest: &str) -> Vec<Violation> {
     let is_hack = path.contains("/quarry-workspace-hack/");
@@ -379,6 +379,7 @@ fn the_workspace_is_tidy() {
         let krate = path.split("/tests/").next().unwrap_or_default();
         let helpers = if path.contains("/tests/") { common.get(krate).map_or("", String::as_str) } else { "" };
         violations.extend(test_without_assertion(path, text, helpers));
+        violations.extend(hand_printed_diagnostic(path, text));
         if path.starts_with("crates/") && path.contains("/src/") {
             violations.extend(undocumented_public_item(path, text));
         }
@@ -390,12 +391,23 @@ fn the_workspace_is_tidy() {
         violations.extend(missing_workspace_hack(&relative, &std::fs::read_to_string(&manifest).unwrap()));
     }
     violations.extend(over_allowance(jsonl, JSONL_ALLOWED));
-    violations.extend(over_allowance(kinds, KIND_STRING_ALLOWED));
+    violations.extend(kinds);
     let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     violations.extend(measured_figure("ARCHITECTURE.md", &architecture));
     violations.sort();
     let report: Vec<String> = violations.iter().map(ToString::to_string).collect();
     assert!(report.is_empty(), "{} tidy violation(s):\n{}", report.len(), report.join("\n"));
+}
+
+#[test]
+fn hand_printed_diagnostics_are_found() {
+    let cli = "crates/quarry-cli/src/commands/x.rs";
+    for planted in ["eprintln!(\"quarry: error: {e}\");", "eprintln!(\"warning: {w}\");"] {
+        assert_eq!(hand_printed_diagnostic(cli, planted).len(), 1, "{planted}");
+    }
+    assert!(hand_printed_diagnostic(cli, "crate::commands::output::warning(&w);").is_empty());
+    assert!(hand_printed_diagnostic(DIAGNOSTIC_HOMES[0], "eprintln!(\"quarry: error: {m}\");").is_empty());
+    assert!(hand_printed_diagnostic("crates/quarry-data/src/x.rs", "\"warning: x\"").is_empty());
 }
 
 #[test]
@@ -445,9 +457,7 @@ fn string_kind_comparisons_are_found() {
     for clean in ["if node.py_kind() == Kind::IfStatement {", "match node.py_kind() {", "// node.kind() == \"x\""] {
         assert!(kind_string_comparison("crates/x/src/a.rs", clean).is_empty(), "{clean}");
     }
-    assert!(kind_string_comparison("crates/x/src/syntax_kinds.rs", "match node.kind() {").is_empty());
-    let new_file = kind_string_comparison("crates/x/src/new.rs", "match node.kind() {");
-    assert_eq!(over_allowance(new_file, KIND_STRING_ALLOWED).len(), 1);
+    assert!(kind_string_comparison("crates/x/src/kinds/java_generated.rs", "match node.kind() {").is_empty());
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use quarry_syntax::corpus::{for_each_zip_member, source_files};
+use quarry_syntax::kinds::java::{Field, JavaNode, Kind};
 use quarry_syntax::walk::Preorder;
 use quarry_syntax::{Language, ParsedFile, SourceFile, TokenKind};
 use tree_sitter::Node;
@@ -145,9 +146,9 @@ fn add_file(
         }
     };
     for node in Preorder::new(parsed.root()) {
-        match node.kind() {
-            "method_declaration" | "constructor_declaration" if !node.has_error() => {
-                if node.child_by_field_name("body").is_none() {
+        match node.java_kind() {
+            Kind::MethodDeclaration | Kind::ConstructorDeclaration if !node.has_error() => {
+                if node.java_field(Field::Body).is_none() {
                     continue;
                 }
                 let tokens = kinded_tokens(parsed.node_text(node));
@@ -169,20 +170,20 @@ fn add_file(
 }
 
 fn collect_identifiers(parsed: &ParsedFile, node: Node<'_>, out: &mut Vec<(IdentifierRole, String)>) {
-    let name = |n: Node<'_>| n.child_by_field_name("name").map(|n| parsed.node_text(n).to_string());
-    match node.kind() {
-        "package_declaration" | "import_declaration" => {
+    let name = |n: Node<'_>| n.java_field(Field::Name).map(|n| parsed.node_text(n).to_string());
+    match node.java_kind() {
+        Kind::PackageDeclaration | Kind::ImportDeclaration => {
             // Every segment but the last of an import names a package
             // (`import java.util.List;`); all segments of a package declaration do.
             let mut segments: Vec<String> = Preorder::new(node)
-                .filter(|n| n.kind() == "identifier")
+                .filter(|n| n.java_kind() == Kind::Identifier)
                 .map(|n| parsed.node_text(n).to_string())
                 .collect();
             let wildcard = parsed.node_text(node).contains('*');
-            if node.kind() == "import_declaration" && !wildcard {
+            if node.java_kind() == Kind::ImportDeclaration && !wildcard {
                 segments.pop();
             }
-            let is_static = node.child(1).is_some_and(|c| c.kind() == "static");
+            let is_static = node.child(1).is_some_and(|c| c.java_kind() == Kind::KwStatic);
             if is_static {
                 segments.pop();
             }
@@ -193,15 +194,15 @@ fn collect_identifiers(parsed: &ParsedFile, node: Node<'_>, out: &mut Vec<(Ident
                     .map(|s| (IdentifierRole::Package, s)),
             );
         }
-        "class_declaration"
-        | "interface_declaration"
-        | "enum_declaration"
-        | "record_declaration"
-        | "annotation_type_declaration" => {
+        Kind::ClassDeclaration
+        | Kind::InterfaceDeclaration
+        | Kind::EnumDeclaration
+        | Kind::RecordDeclaration
+        | Kind::AnnotationTypeDeclaration => {
             out.extend(name(node).map(|n| (IdentifierRole::Class, n)));
         }
-        "method_declaration" => out.extend(name(node).map(|n| (IdentifierRole::Method, n))),
-        "variable_declarator" | "formal_parameter" | "catch_formal_parameter" => {
+        Kind::MethodDeclaration => out.extend(name(node).map(|n| (IdentifierRole::Method, n))),
+        Kind::VariableDeclarator | Kind::FormalParameter | Kind::CatchFormalParameter => {
             out.extend(name(node).map(|n| (IdentifierRole::Variable, n)))
         }
         _ => {}

@@ -1,5 +1,6 @@
 //! Java method code as INSPECT stores it: tokens joined by spaces.
 
+use quarry_syntax::kinds::java::{JavaNode, Kind};
 use quarry_syntax::{tokenize, Language, ParsedFile, SourceFile, TokenKind};
 use tree_sitter::Node;
 
@@ -35,5 +36,5 @@ pub fn parse_method(text: &str) -> Option<ParsedFile> {
 /// The first method or constructor declaration under `root`, if any.
 pub fn first_method(root: Node<'_>) -> Option<Node<'_>> {
     quarry_syntax::walk::Preorder::new(root)
-        .find(|n| matches!(n.kind(), "method_declaration" | "constructor_declaration"))
+        .find(|n| matches!(n.java_kind(), Kind::MethodDeclaration | Kind::ConstructorDeclaration))
 }

@@ -5,6 +5,7 @@
 //! The definitions were fixed against INSPECT's released datasets: they
 //! reproduce the released labels (see ARCHITECTURE.md for the agreement).
 
+use quarry_syntax::kinds::java::{Field, JavaNode, Kind};
 use quarry_syntax::walk::Preorder;
 use quarry_syntax::ParsedFile;
 
@@ -95,8 +96,8 @@ pub fn unique_variables(parsed: &ParsedFile) -> usize {
     let root = first_method(parsed.root()).unwrap_or(parsed.root());
     let mut names: Vec<&str> = Vec::new();
     for node in Preorder::new(root) {
-        if matches!(node.kind(), "variable_declarator" | "enhanced_for_statement") {
-            if let Some(name) = node.child_by_field_name("name") {
+        if matches!(node.java_kind(), Kind::VariableDeclarator | Kind::EnhancedForStatement) {
+            if let Some(name) = node.java_field(Field::Name) {
                 names.push(parsed.node_text(name));
             }
         }

@@ -3,6 +3,7 @@
 //! mutation always differs from the original.
 
 use quarry_stdx::rng::SplitMix64;
+use quarry_syntax::kinds::java::{Field, JavaNode, Kind};
 use quarry_syntax::walk::Preorder;
 use quarry_syntax::TokenKind;
 
@@ -35,6 +36,10 @@ pub const KEYWORD_CATEGORIES: &[&[&str]] = &[
 
 /// Relational operators (REA replaces one).
 pub const RELATIONAL: &[&str] = &["<", ">", "<=", ">=", "==", "!="];
+
+/// The Java grammar's kinds of the [`RELATIONAL`] operators, in the same order.
+const RELATIONAL_KINDS: &[Kind] =
+    &[Kind::Less, Kind::Greater, Kind::LessEqual, Kind::GreaterEqual, Kind::EqualEqual, Kind::NotEqual];
 
 /// Assignment operators (REA's replacements).
 pub const ASSIGNMENT: &[&str] = &["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>="];
@@ -92,9 +97,9 @@ pub fn relational_to_assignment(method: &Method, rng: &mut SplitMix64) -> Option
     }
     let mut positions = Vec::new();
     for node in Preorder::new(parsed.root()) {
-        if node.kind() == "binary_expression" {
-            if let Some(op) = node.child_by_field_name("operator") {
-                if RELATIONAL.contains(&op.kind()) {
+        if node.java_kind() == Kind::BinaryExpression {
+            if let Some(op) = node.java_field(Field::Operator) {
+                if RELATIONAL_KINDS.contains(&op.java_kind()) {
                     if let Ok(i) = starts.binary_search(&op.start_byte()) {
                         positions.push(i);
                     }
@@ -158,4 +163,15 @@ fn replace_keyword(
     let options: Vec<&str> = choices(&tokens[at]).into_iter().filter(|k| *k != tokens[at]).collect();
     tokens[at] = pick(rng, &options)?.to_string();
     Some(tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relational_kinds_are_the_relational_operators() {
+        let names: Vec<&str> = RELATIONAL_KINDS.iter().map(|k| k.grammar_name().0).collect();
+        assert_eq!(names, RELATIONAL);
+    }
 }

@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 
+use quarry_syntax::kinds::java::{Field, JavaNode, Kind};
 use quarry_syntax::walk::Preorder;
 use quarry_syntax::ParsedFile;
 use tree_sitter::Node;
@@ -42,7 +43,7 @@ struct Value {
 pub fn npath(parsed: &ParsedFile) -> u64 {
     let root = parsed.root();
     let Some(method) = first_method(root) else { return 1 };
-    let Some(body) = method.child_by_field_name("body") else { return 1 };
+    let Some(body) = method.java_field(Field::Body) else { return 1 };
     let nodes: Vec<Node<'_>> = Preorder::new(body).collect();
     let mut values: HashMap<usize, Value> = HashMap::with_capacity(nodes.len());
     for node in nodes.iter().rev() {
@@ -60,49 +61,51 @@ fn evaluate(node: Node<'_>, values: &HashMap<usize, Value>) -> Value {
     let mut cursor = node.walk();
     let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
     let logic = children.iter().map(|c| get(values, Some(*c)).logic).fold(0u64, u64::saturating_add)
-        + u64::from(matches!(node.kind(), "&&" | "||"));
+        + u64::from(matches!(node.java_kind(), Kind::AmpersandAmpersand | Kind::PipePipe));
     let inner_ternary = children.iter().map(|c| get(values, Some(*c)).ternary).fold(0u64, u64::saturating_add);
     let inner_nested = children.iter().map(|c| get(values, Some(*c)).nested).fold(1u64, u64::saturating_mul);
-    let field = |name: &str| get(values, node.child_by_field_name(name));
+    let field = |name: Field| get(values, node.java_field(name));
     let mut nested = 1;
-    let (paths, ternary) = match node.kind() {
-        "block" | "constructor_body" => {
+    let (paths, ternary) = match node.java_kind() {
+        Kind::Block | Kind::ConstructorBody => {
             (product(children.iter().filter(|c| is_statement(**c)).map(|c| get(values, Some(*c)).paths)), 0)
         }
-        "if_statement" => {
-            let otherwise = node.child_by_field_name("alternative").map(|n| get(values, Some(n)).paths).unwrap_or(1);
-            (field("condition").logic.saturating_add(field("consequence").paths).saturating_add(otherwise), 0)
+        Kind::IfStatement => {
+            let otherwise = node.java_field(Field::Alternative).map(|n| get(values, Some(n)).paths).unwrap_or(1);
+            (field(Field::Condition).logic.saturating_add(field(Field::Consequence).paths).saturating_add(otherwise), 0)
         }
-        "while_statement" | "do_statement" => {
-            (field("condition").logic.saturating_add(field("body").paths).saturating_add(1), 0)
+        Kind::WhileStatement | Kind::DoStatement => {
+            (field(Field::Condition).logic.saturating_add(field(Field::Body).paths).saturating_add(1), 0)
         }
-        "for_statement" | "enhanced_for_statement" => (field("body").paths.saturating_add(1), 0),
-        "switch_expression" | "switch_statement" => {
-            let mut sum = field("condition").logic;
-            if let Some(block) = node.child_by_field_name("body") {
+        Kind::ForStatement | Kind::EnhancedForStatement => (field(Field::Body).paths.saturating_add(1), 0),
+        Kind::SwitchExpression => {
+            let mut sum = field(Field::Condition).logic;
+            if let Some(block) = node.java_field(Field::Body) {
                 let mut c = block.walk();
                 for group in block.named_children(&mut c) {
-                    if matches!(group.kind(), "switch_block_statement_group" | "switch_rule") {
+                    if matches!(group.java_kind(), Kind::SwitchBlockStatementGroup | Kind::SwitchRule) {
                         sum = sum.saturating_add(get(values, Some(group)).paths);
                     }
                 }
             }
             (sum, 0)
         }
-        "switch_block_statement_group" => {
-            let labels = children.iter().filter(|c| c.kind() == "switch_label").count() as u64;
+        Kind::SwitchBlockStatementGroup => {
+            let labels = children.iter().filter(|c| c.java_kind() == Kind::SwitchLabel).count() as u64;
             let body = product(children.iter().filter(|c| is_statement(**c)).map(|c| get(values, Some(*c)).paths));
             (labels.saturating_sub(1).saturating_add(body), 0)
         }
-        "switch_rule" => {
+        Kind::SwitchRule => {
             (product(children.iter().filter(|c| is_statement(**c)).map(|c| get(values, Some(*c)).paths)), 0)
         }
-        "try_statement" | "try_with_resources_statement" => {
-            let mut sum = field("body").paths;
+        Kind::TryStatement | Kind::TryWithResourcesStatement => {
+            let mut sum = field(Field::Body).paths;
             for child in &children {
-                let block = match child.kind() {
-                    "catch_clause" => child.child_by_field_name("body"),
-                    "finally_clause" => child.named_children(&mut child.walk()).find(|n| n.kind() == "block"),
+                let block = match child.java_kind() {
+                    Kind::CatchClause => child.java_field(Field::Body),
+                    Kind::FinallyClause => {
+                        child.named_children(&mut child.walk()).find(|n| n.java_kind() == Kind::Block)
+                    }
                     _ => None,
                 };
                 if block.is_some() {
@@ -111,29 +114,29 @@ fn evaluate(node: Node<'_>, values: &HashMap<usize, Value>) -> Value {
             }
             (sum, 0)
         }
-        "labeled_statement" | "synchronized_statement" => {
-            let inner = children.iter().rev().find(|c| is_statement(**c) || c.kind() == "block");
+        Kind::LabeledStatement | Kind::SynchronizedStatement => {
+            let inner = children.iter().rev().find(|c| is_statement(**c) || c.java_kind() == Kind::Block);
             (get(values, inner.copied()).paths, 0)
         }
-        "ternary_expression" => {
-            let added = field("condition")
+        Kind::TernaryExpression => {
+            let added = field(Field::Condition)
                 .logic
-                .saturating_add(field("consequence").ternary)
-                .saturating_add(field("alternative").ternary)
+                .saturating_add(field(Field::Consequence).ternary)
+                .saturating_add(field(Field::Alternative).ternary)
                 .saturating_add(2);
             (1, added)
         }
-        "return_statement" | "expression_statement" | "local_variable_declaration" | "throw_statement" => {
+        Kind::ReturnStatement | Kind::ExpressionStatement | Kind::LocalVariableDeclaration | Kind::ThrowStatement => {
             (inner_ternary.max(1).saturating_mul(inner_nested), 0)
         }
-        "method_declaration" | "constructor_declaration" => {
-            nested = field("body").paths;
+        Kind::MethodDeclaration | Kind::ConstructorDeclaration => {
+            nested = field(Field::Body).paths;
             (1, 0)
         }
-        "lambda_expression" => {
-            let body = node.child_by_field_name("body");
+        Kind::LambdaExpression => {
+            let body = node.java_field(Field::Body);
             nested = match body {
-                Some(b) if b.kind() == "block" => get(values, Some(b)).paths,
+                Some(b) if b.java_kind() == Kind::Block => get(values, Some(b)).paths,
                 _ => inner_nested,
             };
             (1, 0)
@@ -151,9 +154,8 @@ fn product(values: impl Iterator<Item = u64>) -> u64 {
 }
 
 fn is_statement(node: Node<'_>) -> bool {
+    let kind = node.java_kind();
     node.is_named()
-        && !matches!(node.kind(), "switch_label" | "line_comment" | "block_comment" | "{" | "}")
-        && (node.kind().ends_with("statement")
-            || node.kind().ends_with("declaration")
-            || matches!(node.kind(), "block" | "switch_expression"))
+        && !matches!(kind, Kind::SwitchLabel | Kind::LineComment | Kind::BlockComment)
+        && (kind.is_statement() || kind.is_declaration() || matches!(kind, Kind::Block | Kind::SwitchExpression))
 }

@@ -249,7 +249,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
     pub fn resolve_imported_call(&self, call: Node<'f>) -> Option<&'a Signature> {
         let callee = call.field(Field::Function).filter(|f| f.py_kind() == Kind::Identifier)?;
         let name = self.syntax.file().node_text(callee);
-        let module = self.scopes.get(0);
+        let module = self.scopes.get(crate::scopes::ScopeId::MODULE);
         let &[index] = module.bindings_of(name) else { return None };
         let binding = &module.bindings[index];
         if binding.kind != Some(BindingKind::Import) || self.shadowed(name, call) {
@@ -308,7 +308,7 @@ impl<'a, 'f> CallResolver<'a, 'f> {
     /// module binds it only by definitions (the last one before `site` counts,
     /// else the last one) and no enclosing function or lambda binds it.
     fn module_definition(&self, name: &str, site: Node<'f>) -> Option<Node<'f>> {
-        let module = self.scopes.get(0);
+        let module = self.scopes.get(crate::scopes::ScopeId::MODULE);
         let bindings: Vec<_> = module.bindings_of(name).iter().map(|&i| &module.bindings[i]).collect();
         if bindings.is_empty() || bindings.iter().any(|b| b.kind != Some(BindingKind::Definition)) {
             return None;
@@ -393,13 +393,13 @@ mod tests {
         let file = ParsedFile::parse(SourceFile::from_text("t.py", text), Language::Python).unwrap();
         let cx = FileContext::new(&file);
         let classes = cx.classes();
-        let init_b = classes.get(1).method("__init__").unwrap();
-        let (resolved, unresolved) = cx.calls().attribute_targets(1, 1, init_b, "__init__");
-        let a_init = classes.get(0).method("__init__").unwrap();
-        assert_eq!(resolved.iter().filter(|t| **t == Target::Function(Some(0), a_init)).count(), 3);
-        assert!(resolved.contains(&Target::Function(Some(1), init_b)));
+        let init_b = classes.get(ClassId::new(1)).method("__init__").unwrap();
+        let (resolved, unresolved) = cx.calls().attribute_targets(ClassId::new(1), ClassId::new(1), init_b, "__init__");
+        let a_init = classes.get(ClassId::new(0)).method("__init__").unwrap();
+        assert_eq!(resolved.iter().filter(|t| **t == Target::Function(Some(ClassId::new(0)), a_init)).count(), 3);
+        assert!(resolved.contains(&Target::Function(Some(ClassId::new(1)), init_b)));
         assert_eq!(unresolved.len(), 1);
-        assert_eq!(defining_class(classes, init_b), Some(1));
+        assert_eq!(defining_class(classes, init_b), Some(ClassId::new(1)));
     }
 
     #[test]
@@ -417,7 +417,7 @@ mod tests {
             .collect();
         let some = |n: &str, b: bool| Some((n.to_string(), b));
         assert_eq!(targets, [some("f", false), some("m", true), some("m", false), some("s", false), None, None]);
-        assert_eq!(cx.calls().resolve_class_call(calls[4]), Some(0));
+        assert_eq!(cx.calls().resolve_class_call(calls[4]), Some(ClassId::new(0)));
         assert_eq!(cx.calls().resolve_class_call(calls[0]), None);
     }
 }

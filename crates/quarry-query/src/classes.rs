@@ -21,8 +21,10 @@ use crate::project::{
 use crate::scopes::{BindingKind, Scopes};
 use quarry_syntax::ParsedFile;
 
-/// Index of a class in [`Classes`].
-pub type ClassId = usize;
+quarry_stdx::typed_index! {
+    /// Index of a class in [`Classes`].
+    pub struct ClassId;
+}
 
 /// A class as a base or an MRO entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,7 +168,7 @@ impl<'f> Classes<'f> {
         project: Option<&ProjectFile<'_>>,
     ) -> Classes<'f> {
         let file = syntax.file();
-        let module_bindings = &scopes.get(0).bindings;
+        let module_bindings = &scopes.get(crate::scopes::ScopeId::MODULE).bindings;
         let mut classes: Vec<ClassInfo<'f>> = Vec::with_capacity(class_nodes.len());
         for &node in class_nodes {
             let header = class_header(file, node);
@@ -197,14 +199,19 @@ impl<'f> Classes<'f> {
         let mut external_mros = HashMap::new();
         let mros = compute_mros(&classes, project.as_ref(), &mut external_mros);
         let mut by_name: HashMap<String, Vec<ClassId>> = HashMap::new();
-        for (id, class) in classes.iter().enumerate() {
+        for (id, class) in ClassId::enumerate(&classes) {
             by_name.entry(class.name.clone()).or_default().push(id);
         }
         let mut by_node = quarry_syntax::walk::NodeIdMap::default();
-        for (id, class) in classes.iter().enumerate() {
+        for (id, class) in ClassId::enumerate(&classes) {
             by_node.entry(class.node.id()).or_insert(id);
         }
         Classes { classes, mros, by_name, by_node, project, external_mros: std::cell::RefCell::new(external_mros) }
+    }
+
+    /// The id of every class, in source order.
+    pub fn ids(&self) -> impl Iterator<Item = ClassId> {
+        (0..self.classes.len()).map(ClassId::new)
     }
 
     /// Every class, in source order.
@@ -214,7 +221,7 @@ impl<'f> Classes<'f> {
 
     /// One class.
     pub fn get(&self, id: ClassId) -> &ClassInfo<'f> {
-        &self.classes[id]
+        &self.classes[id.index()]
     }
 
     /// A class of another module of the project, as summarised there.
@@ -229,7 +236,7 @@ impl<'f> Classes<'f> {
 
     /// The classes of other modules in the MRO of `id`.
     pub fn external_supers(&self, id: ClassId) -> Vec<ExternalClass> {
-        self.mros[id]
+        self.mros[id.index()]
             .iter()
             .filter_map(|c| match c {
                 ClassRef::External(e) => Some(*e),
@@ -245,18 +252,18 @@ impl<'f> Classes<'f> {
 
     /// The class's method resolution order, starting with itself.
     pub fn mro(&self, id: ClassId) -> &[ClassRef] {
-        &self.mros[id]
+        &self.mros[id.index()]
     }
 
     /// Whether every class in the MRO is known: of this file, builtin or of
     /// another module of the project (CodeQL's `not failedInference()`).
     pub fn is_fully_known(&self, id: ClassId) -> bool {
-        !self.mros[id].iter().any(|c| matches!(c, ClassRef::Unknown(_)))
+        !self.mros[id.index()].iter().any(|c| matches!(c, ClassRef::Unknown(_)))
     }
 
     /// The local classes of the MRO after the class itself.
     pub fn local_supers(&self, id: ClassId) -> Vec<ClassId> {
-        self.mros[id]
+        self.mros[id.index()]
             .iter()
             .skip(1)
             .filter_map(|c| match c {
@@ -268,14 +275,14 @@ impl<'f> Classes<'f> {
 
     /// Whether `sub` is `sup` or derives from it.
     pub fn is_subclass(&self, sub: ClassId, sup: ClassId) -> bool {
-        self.mros[sub].contains(&ClassRef::Local(sup))
+        self.mros[sub.index()].contains(&ClassRef::Local(sup))
     }
 
     /// The classes linking `from` and `to` along an MRO, both included:
     /// the MRO of the subclass up to the superclass; empty if unrelated.
     pub fn linkage(&self, from: ClassId, to: ClassId) -> Vec<ClassId> {
         let slice = |sub: ClassId, sup: ClassId| -> Vec<ClassId> {
-            let mro = &self.mros[sub];
+            let mro = &self.mros[sub.index()];
             let end = mro.iter().position(|c| *c == ClassRef::Local(sup)).unwrap_or(0);
             mro[..=end]
                 .iter()
@@ -296,12 +303,12 @@ impl<'f> Classes<'f> {
 
     /// Whether the class derives from the builtin `name` (e.g. `type`).
     pub fn derives_from_builtin(&self, id: ClassId, name: &str) -> bool {
-        self.mros[id].iter().any(|c| matches!(c, ClassRef::Builtin(b) if *b == name))
+        self.mros[id.index()].iter().any(|c| matches!(c, ClassRef::Builtin(b) if *b == name))
     }
 
     /// Looks `name` up along the MRO of `id`, starting with `id` itself.
     pub fn lookup(&self, id: ClassId, name: &str) -> Lookup<'_, 'f> {
-        self.lookup_along(&self.mros[id], name)
+        self.lookup_along(&self.mros[id.index()], name)
     }
 
     /// Looks `name` up as it would be found on an instance of `base`.
@@ -323,7 +330,7 @@ impl<'f> Classes<'f> {
     /// class of this file or of another module), as `super(after,
     /// self).name` does on an instance of `id`.
     pub fn lookup_after_ref(&self, id: ClassId, after: &ClassRef, name: &str) -> Lookup<'_, 'f> {
-        let mro = &self.mros[id];
+        let mro = &self.mros[id.index()];
         match mro.iter().position(|c| c == after) {
             Some(at) => self.lookup_along(&mro[at + 1..], name),
             None => Lookup::Unknown,
@@ -333,7 +340,7 @@ impl<'f> Classes<'f> {
     /// Looks `name` up along the MRO of `id` after the entry `after`, as
     /// `super(after, self).name` does on an instance of `id`.
     pub fn lookup_after(&self, id: ClassId, after: ClassId, name: &str) -> Lookup<'_, 'f> {
-        let mro = &self.mros[id];
+        let mro = &self.mros[id.index()];
         match mro.iter().position(|c| *c == ClassRef::Local(after)) {
             Some(at) => self.lookup_along(&mro[at + 1..], name),
             None => Lookup::Unknown,
@@ -346,7 +353,7 @@ impl<'f> Classes<'f> {
     pub fn named_before(&self, name: &str, site: Node<'_>) -> Option<ClassId> {
         let candidates = self.by_name.get(name)?;
         candidates.iter().rev().copied().find(|&i| {
-            let node = self.classes[i].node;
+            let node = self.classes[i.index()].node;
             node.start_byte() < site.start_byte() && scope_encloses(node, site)
         })
     }
@@ -355,7 +362,7 @@ impl<'f> Classes<'f> {
     /// of the project, a builtin class; an unknown class is its own MRO.
     pub fn mro_of(&self, class: &ClassRef) -> Vec<ClassRef> {
         match (class, &self.project) {
-            (ClassRef::Local(id), _) => self.mros[*id].clone(),
+            (ClassRef::Local(id), _) => self.mros[id.index()].clone(),
             (ClassRef::External(e), Some(project)) => external_mro(project, *e, &mut self.external_mros.borrow_mut()),
             (ClassRef::Builtin(b), _) => builtins::builtin_mro(b).into_iter().map(ClassRef::Builtin).collect(),
             _ => vec![ClassRef::Unknown(String::new())],
@@ -367,7 +374,7 @@ impl<'f> Classes<'f> {
         for entry in mro {
             match entry {
                 ClassRef::Local(j) => {
-                    if let Some(member) = self.classes[*j].declared(name) {
+                    if let Some(member) = self.classes[j.index()].declared(name) {
                         return Lookup::Local(*j, member);
                     }
                 }
@@ -424,7 +431,7 @@ fn resolve_base<'f>(
         .find(|(_, c)| c.name == text && c.node.end_byte() <= class.start_byte() && c.node.id() != class.id());
     let rebound = module_bindings.iter().any(|b| b.name == text && b.kind != Some(BindingKind::Definition));
     match local {
-        Some((id, _)) if !rebound => ClassRef::Local(id),
+        Some((id, _)) if !rebound => ClassRef::Local(ClassId::new(id)),
         Some(_) => ClassRef::Unknown(text.to_string()),
         None => match builtins::builtin_class(text) {
             Some(b) if !rebound && !module_bindings.iter().any(|d| d.name == text) => ClassRef::Builtin(b.name),
@@ -510,12 +517,12 @@ fn compute_mros(
         let mut stack = vec![start];
         while let Some(&top) = stack.last() {
             let pending = classes[top].bases.iter().find_map(|b| match b {
-                ClassRef::Local(j) if state[*j] == NEW => Some(*j),
+                ClassRef::Local(j) if state[j.index()] == NEW => Some(*j),
                 _ => None,
             });
             if let Some(j) = pending {
-                state[j] = ACTIVE;
-                stack.push(j);
+                state[j.index()] = ACTIVE;
+                stack.push(j.index());
                 continue;
             }
             let written = &classes[top].bases;
@@ -523,14 +530,16 @@ fn compute_mros(
             let bases: Vec<ClassRef> = if written.is_empty() { &implicit[..] } else { &written[..] }
                 .iter()
                 .map(|b| match b {
-                    ClassRef::Local(j) if state[*j] != DONE => ClassRef::Unknown(classes[*j].name.clone()),
+                    ClassRef::Local(j) if state[j.index()] != DONE => {
+                        ClassRef::Unknown(classes[j.index()].name.clone())
+                    }
                     other => other.clone(),
                 })
                 .collect();
             let sequences: Vec<Vec<ClassRef>> = bases
                 .iter()
                 .map(|b| match b {
-                    ClassRef::Local(j) => mros[*j].clone(),
+                    ClassRef::Local(j) => mros[j.index()].clone(),
                     ClassRef::Builtin(name) => builtins::builtin_mro(name).into_iter().map(ClassRef::Builtin).collect(),
                     ClassRef::External(e) => match project {
                         Some(project) => external_mro(project, *e, external),
@@ -539,7 +548,7 @@ fn compute_mros(
                     ClassRef::Unknown(_) => vec![b.clone()],
                 })
                 .collect();
-            mros[top] = linearize(ClassRef::Local(top), sequences, bases);
+            mros[top] = linearize(ClassRef::Local(ClassId::new(top)), sequences, bases);
             state[top] = DONE;
             stack.pop();
         }
@@ -689,7 +698,7 @@ mod tests {
             .map(|c| match c {
                 ClassRef::Local(j) => classes.get(*j).name.clone(),
                 ClassRef::Builtin(b) => b.to_string(),
-                ClassRef::External(e) => format!("{}:{}", e.module, e.class),
+                ClassRef::External(e) => format!("{}:{}", e.module.index(), e.class),
                 ClassRef::Unknown(u) => format!("?{u}"),
             })
             .collect()
@@ -702,9 +711,12 @@ mod tests {
         );
         let cx = FileContext::new(&file);
         let classes = cx.classes();
-        assert_eq!(names(classes, 3), ["D", "B", "C", "A", "object"]);
-        assert_eq!(names(classes, 4), ["E", "dict", "object"]);
-        assert!(classes.is_subclass(3, 0) && !classes.is_subclass(0, 3));
+        assert_eq!(names(classes, ClassId::new(3)), ["D", "B", "C", "A", "object"]);
+        assert_eq!(names(classes, ClassId::new(4)), ["E", "dict", "object"]);
+        assert!(
+            classes.is_subclass(ClassId::new(3), ClassId::new(0))
+                && !classes.is_subclass(ClassId::new(0), ClassId::new(3))
+        );
     }
 
     #[test]
@@ -712,16 +724,16 @@ mod tests {
         let file = parse("from m import Base\nclass A(Base): pass\nclass X(Y): pass\nclass Y(X): pass\n");
         let cx = FileContext::new(&file);
         let classes = cx.classes();
-        assert_eq!(names(classes, 0), ["A", "?Base"]);
-        assert!(!classes.is_fully_known(0));
-        assert_eq!(names(classes, 1), ["X", "?Y"]);
+        assert_eq!(names(classes, ClassId::new(0)), ["A", "?Base"]);
+        assert!(!classes.is_fully_known(ClassId::new(0)));
+        assert_eq!(names(classes, ClassId::new(1)), ["X", "?Y"]);
     }
 
     #[test]
     fn inconsistent_hierarchy_falls_back() {
         let file = parse("class A: pass\nclass B(A): pass\nclass C(A, B): pass\n");
         let cx = FileContext::new(&file);
-        assert_eq!(names(cx.classes(), 2), ["C", "A", "B", "object"]);
+        assert_eq!(names(cx.classes(), ClassId::new(2)), ["C", "A", "B", "object"]);
     }
 
     #[test]
@@ -730,13 +742,13 @@ mod tests {
         let file = parse(text);
         let cx = FileContext::new(&file);
         let classes = cx.classes();
-        let a = classes.get(0);
+        let a = classes.get(ClassId::new(0));
         let declared: Vec<&str> = a.members.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(declared, ["x", "y", "f", "g"]);
         let stored: Vec<&str> = a.self_stores.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(stored, ["a", "b", "c"]);
-        assert!(matches!(classes.lookup(1, "f"), Lookup::Local(0, _)));
-        assert!(matches!(classes.lookup(1, "__eq__"), Lookup::Builtin("object")));
-        assert!(matches!(classes.lookup(1, "nothing"), Lookup::Missing));
+        assert!(matches!(classes.lookup(ClassId::new(1), "f"), Lookup::Local(id, _) if id == ClassId::new(0)));
+        assert!(matches!(classes.lookup(ClassId::new(1), "__eq__"), Lookup::Builtin("object")));
+        assert!(matches!(classes.lookup(ClassId::new(1), "nothing"), Lookup::Missing));
     }
 }

@@ -100,7 +100,7 @@ pub fn analyse_file<'f>(syntax: &FileSyntax<'f>, scopes: &Scopes) -> Vec<ScopeFl
     let root = syntax.file().root();
     by_id.insert(root.id(), root);
     let mut result = Vec::new();
-    for (id, scope) in scopes.all().iter().enumerate() {
+    for (id, scope) in ScopeId::enumerate(scopes.all()) {
         if !matches!(scope.kind, ScopeKind::Module | ScopeKind::Class | ScopeKind::Function) {
             continue;
         }

@@ -47,7 +47,6 @@ pub mod scopes;
 pub mod signatures;
 pub mod suppression;
 pub mod syntax;
-pub mod syntax_kinds;
 pub mod triage;
 
 pub use context::FileContext;

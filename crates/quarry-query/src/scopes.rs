@@ -11,8 +11,15 @@ use tree_sitter::Node;
 use crate::file_syntax::FileSyntax;
 use crate::node_tree::NodeTree;
 
-/// Index of a scope in [`Scopes`].
-pub type ScopeId = usize;
+quarry_stdx::typed_index! {
+    /// Index of a scope in [`Scopes`].
+    pub struct ScopeId;
+}
+
+impl ScopeId {
+    /// The module's scope: the first of every file.
+    pub const MODULE: ScopeId = ScopeId::new(0);
+}
 
 /// What introduces a scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +182,7 @@ impl Scopes {
 
     /// One scope.
     pub fn get(&self, id: ScopeId) -> &Scope {
-        &self.scopes[id]
+        &self.scopes[id.index()]
     }
 
     /// The scope defined by the node with tree-sitter id `node_id`.
@@ -185,7 +192,7 @@ impl Scopes {
 
     /// A binding.
     pub fn binding(&self, id: BindingId) -> &NameEvent {
-        &self.scopes[id.scope].bindings[id.index]
+        &self.scopes[id.scope.index()].bindings[id.index]
     }
 
     /// What the read of a name at identifier node `node_id` refers to
@@ -204,7 +211,7 @@ impl Scopes {
 
     /// Resolves `name` read at byte `at` in `scope`.
     pub fn lookup(&self, scope: ScopeId, name: &str, at: usize) -> Resolution {
-        let here = &self.scopes[scope];
+        let here = &self.scopes[scope.index()];
         let declared_global = here.globals.iter().any(|g| g == name);
         if !declared_global && here.is_local(name) {
             let mut chosen = None;
@@ -221,12 +228,12 @@ impl Scopes {
                 return Resolution::Binding(BindingId { scope, index });
             }
         }
-        let mut current = if declared_global { Some(0) } else { here.parent };
+        let mut current = if declared_global { Some(ScopeId::MODULE) } else { here.parent };
         while let Some(id) = current {
-            let s = &self.scopes[id];
+            let s = &self.scopes[id.index()];
             // Class bodies are not visible from the functions nested in them.
-            let visible = s.kind != ScopeKind::Class && (id == 0 || !declared_global);
-            if visible && (s.is_local(name) || (id == 0 && s.binds(name))) {
+            let visible = s.kind != ScopeKind::Class && (id == ScopeId::MODULE || !declared_global);
+            if visible && (s.is_local(name) || (id == ScopeId::MODULE && s.binds(name))) {
                 if let Some(&index) =
                     s.bindings_of(name).iter().rev().find(|&&i| s.bindings[i].kind != Some(BindingKind::Delete))
                 {
@@ -244,7 +251,7 @@ impl Scopes {
 
     fn resolve_all(&mut self) {
         let mut resolutions = quarry_syntax::walk::NodeIdMap::default();
-        for (id, scope) in self.scopes.iter().enumerate() {
+        for (id, scope) in ScopeId::enumerate(&self.scopes) {
             for u in &scope.uses {
                 resolutions.insert(u.node_id, self.lookup(id, &u.name, u.start_byte));
             }
@@ -257,12 +264,12 @@ impl Scopes {
     pub fn is_used_in_or_below(&self, scope: ScopeId, name: &str) -> bool {
         let mut stack = vec![scope];
         while let Some(id) = stack.pop() {
-            let s = &self.scopes[id];
+            let s = &self.scopes[id.index()];
             if s.uses.iter().any(|u| u.name == name) {
                 return true;
             }
             for &child in &s.children {
-                let c = &self.scopes[child];
+                let c = &self.scopes[child.index()];
                 if !c.is_local(name) || c.nonlocals.iter().any(|n| n == name) {
                     stack.push(child);
                 }
@@ -294,7 +301,7 @@ const PATTERN_CONTAINERS: &[Kind] = &[
 
 impl<'a, 'f> Builder<'a, 'f> {
     fn new_scope(&mut self, kind: ScopeKind, parent: Option<ScopeId>, node: Node<'_>) -> ScopeId {
-        let id = self.scopes.len();
+        let id = ScopeId::new(self.scopes.len());
         self.scopes.push(Scope {
             kind,
             parent,
@@ -308,7 +315,7 @@ impl<'a, 'f> Builder<'a, 'f> {
             by_name: HashMap::new(),
         });
         if let Some(p) = parent {
-            self.scopes[p].children.push(id);
+            self.scopes[p.index()].children.push(id);
         }
         id
     }
@@ -379,9 +386,9 @@ impl<'a, 'f> Builder<'a, 'f> {
                     for id in tree.named_children(node).filter(|c| c.py_kind() == Kind::Identifier) {
                         let name = self.file.node_text(id).to_string();
                         if node.py_kind() == Kind::GlobalStatement {
-                            self.scopes[scope].globals.push(name);
+                            self.scopes[scope.index()].globals.push(name);
                         } else {
-                            self.scopes[scope].nonlocals.push(name);
+                            self.scopes[scope.index()].nonlocals.push(name);
                         }
                     }
                 }
@@ -493,7 +500,7 @@ impl<'a, 'f> Builder<'a, 'f> {
         }
         self.scopes.iter_mut().for_each(Scope::index_bindings);
         let mut by_node = quarry_syntax::walk::NodeIdMap::default();
-        for (id, scope) in self.scopes.iter().enumerate() {
+        for (id, scope) in ScopeId::enumerate(&self.scopes) {
             by_node.entry(scope.node_id).or_insert(id);
         }
         let mut scopes = Scopes { scopes: self.scopes, resolutions: Default::default(), by_node };
@@ -570,21 +577,21 @@ impl<'a, 'f> Builder<'a, 'f> {
 
     fn bind(&mut self, scope: ScopeId, node: Node<'_>, kind: BindingKind, binder: Node<'_>) {
         let event = self.event(node, Some(kind), Some(binder));
-        self.scopes[scope].bindings.push(event);
+        self.scopes[scope.index()].bindings.push(event);
     }
 
     fn use_name(&mut self, scope: ScopeId, node: Node<'_>) {
         let event = self.event(node, None, None);
-        self.scopes[scope].uses.push(event);
+        self.scopes[scope.index()].uses.push(event);
     }
 }
 
 /// The innermost scope (module, class, function, lambda, comprehension)
 /// whose defining node spans `node`; the module if none does.
 pub fn innermost_scope(scopes: &Scopes, node: Node<'_>) -> ScopeId {
-    let mut best = 0;
+    let mut best = ScopeId::MODULE;
     let mut best_len = usize::MAX;
-    for (id, scope) in scopes.all().iter().enumerate() {
+    for (id, scope) in ScopeId::enumerate(scopes.all()) {
         let span = &scope.span;
         if span.start_byte <= node.start_byte() && node.end_byte() <= span.end_byte && scope.node_id != node.id() {
             let len = span.end_byte - span.start_byte;

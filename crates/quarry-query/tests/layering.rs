@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 /// The core modules, lowest first: typed syntax, syntax facts, per-file
 /// analyses, the project model, analyses across modules, the composition.
 const LAYERS: &[&str] = &[
-    "syntax_kinds",
     "syntax",
     "node_tree",
     "builtins",

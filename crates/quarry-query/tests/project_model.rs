@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use quarry_query::project::{ExternalClass, Project, Resolved};
+use quarry_query::project::{ExternalClass, ModuleId, Project, Resolved};
 use quarry_query::report::{analyze_file_within, WorkLimits};
 use quarry_query::run::{analyze_files, RunOptions};
 use quarry_query::{find_query, Polarity};
@@ -110,7 +110,9 @@ fn a_stub_beside_its_module_does_not_hide_the_modules_all() {
 fn names_resolve_through_reexports_and_cycles_end() {
     let (files, _) = source_files(&[fixture("pkg")], Language::Python);
     let project = Project::new(&files, &LoadOptions::default());
-    let module = |name: &str| (0..project.modules().len()).find(|&m| project.modules().name(m) == name).unwrap();
+    let module = |name: &str| {
+        (0..project.modules().len()).map(ModuleId::new).find(|&m| project.modules().name(m) == name).unwrap()
+    };
     let derived = module("pkg.sub.derived");
     let class = |m: &str, class: usize| Resolved::Class(ExternalClass { module: module(m), class });
     assert_eq!(project.resolve_name(derived, "Base"), class("pkg.base", 0));
@@ -130,7 +132,7 @@ fn names_resolve_through_reexports_and_cycles_end() {
 fn a_file_alone_keeps_its_package_name_and_leaves_imports_unknown() {
     let path = fixture("pkg/sub/derived.py");
     let project = Project::new(std::slice::from_ref(&path), &LoadOptions::default());
-    assert_eq!(project.modules().name(0), "pkg.sub.derived");
+    assert_eq!(project.modules().name(ModuleId::new(0)), "pkg.sub.derived");
     let queries: Vec<_> = QUERIES.iter().map(|id| find_query(id).unwrap()).collect();
     let report =
         analyze_file_within(&path, &queries, &[Polarity::Positive], &LoadOptions::default(), &WorkLimits::default())

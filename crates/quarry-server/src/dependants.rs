@@ -21,7 +21,7 @@ impl ImportGraph {
 
     /// Forgets what `module` imports (its summary changed).
     pub fn forget(&mut self, module: ModuleId) {
-        if let Some(imports) = self.imports.get_mut(module) {
+        if let Some(imports) = self.imports.get_mut(module.index()) {
             *imports = None;
         }
     }
@@ -33,16 +33,17 @@ impl ImportGraph {
         self.imports.resize(modules, None);
         let mut importers: Vec<Vec<ModuleId>> = vec![Vec::new(); modules];
         for (m, imports) in self.imports.iter_mut().enumerate() {
+            let m = ModuleId::new(m);
             for &imported in imports.get_or_insert_with(|| project.imports_of(m)).iter() {
-                importers[imported].push(m);
+                importers[imported.index()].push(m);
             }
         }
         let mut seen = vec![false; modules];
         let (mut queue, mut found) = (vec![module], Vec::new());
-        seen[module] = true;
+        seen[module.index()] = true;
         while let Some(m) = queue.pop() {
-            for &importer in &importers[m] {
-                if !std::mem::replace(&mut seen[importer], true) {
+            for &importer in &importers[m.index()] {
+                if !std::mem::replace(&mut seen[importer.index()], true) {
                     queue.push(importer);
                     found.push(importer);
                 }

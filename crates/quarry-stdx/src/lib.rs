@@ -20,6 +20,7 @@ pub mod io_error;
 pub mod read;
 pub mod rng;
 pub mod skip;
+pub mod typed_index;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use io_error::{IoError, IoResultExt};

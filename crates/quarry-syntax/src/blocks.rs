@@ -27,6 +27,7 @@
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
+use crate::kinds::python::{Field, Kind, SyntaxNode, TRANSPARENT};
 use crate::parse::ParsedFile;
 use crate::position::Span;
 
@@ -169,27 +170,6 @@ enum Scope {
     Class { name: String, header: String },
 }
 
-/// Statement kinds whose bodies are searched for definitions as if their
-/// contents stood at the statement's own level (a method under `if` in a
-/// class body is still a method). Shared with the query engine's class
-/// analysis, so blocks and classes agree on what a class declares.
-pub const TRANSPARENT: &[&str] = &[
-    "block",
-    "if_statement",
-    "elif_clause",
-    "else_clause",
-    "try_statement",
-    "except_clause",
-    "except_group_clause",
-    "finally_clause",
-    "with_statement",
-    "for_statement",
-    "while_statement",
-    "match_statement",
-    "case_clause",
-    "ERROR",
-];
-
 /// Cuts a parsed Python file into CodeQueries code blocks.
 pub fn code_blocks(file: &ParsedFile) -> Blocks {
     let definitions = find_definitions(file);
@@ -202,10 +182,10 @@ fn find_definitions(file: &ParsedFile) -> Vec<Definition> {
     push_children(&mut stack, file.root(), &Scope::Module);
     while let Some((node, scope)) = stack.pop() {
         let definition =
-            if node.kind() == "decorated_definition" { node.child_by_field_name("definition") } else { Some(node) };
-        match definition.map(|d| (d, d.kind())) {
-            Some((def, "function_definition")) => {
-                let name = field_text(file, def, "name");
+            if node.py_kind() == Kind::DecoratedDefinition { node.field(Field::Definition) } else { Some(node) };
+        match definition.map(|d| (d, d.py_kind())) {
+            Some((def, Kind::FunctionDefinition)) => {
+                let name = field_text(file, def, Field::Name);
                 let (kind, name, class_header) = match &scope {
                     Scope::Module => (BlockKind::ModuleFunction, name, None),
                     Scope::Class { name: class, header } => {
@@ -214,8 +194,8 @@ fn find_definitions(file: &ParsedFile) -> Vec<Definition> {
                 };
                 definitions.push(Definition { kind, name, class_header, span: file.span_of(node) });
             }
-            Some((def, "class_definition")) if matches!(scope, Scope::Module) => {
-                let name = field_text(file, def, "name");
+            Some((def, Kind::ClassDefinition)) if matches!(scope, Scope::Module) => {
+                let name = field_text(file, def, Field::Name);
                 let header = class_header(file, def);
                 definitions.push(Definition {
                     kind: BlockKind::ClassLevel,
@@ -223,11 +203,11 @@ fn find_definitions(file: &ParsedFile) -> Vec<Definition> {
                     class_header: Some(header.clone()),
                     span: file.span_of(node),
                 });
-                if let Some(body) = def.child_by_field_name("body") {
+                if let Some(body) = def.field(Field::Body) {
                     push_children(&mut stack, body, &Scope::Class { name, header });
                 }
             }
-            _ if TRANSPARENT.contains(&node.kind()) => push_children(&mut stack, node, &scope),
+            _ if TRANSPARENT.contains(&node.py_kind()) => push_children(&mut stack, node, &scope),
             _ => {}
         }
     }
@@ -243,14 +223,14 @@ fn push_children<'t>(stack: &mut Vec<(Node<'t>, Scope)>, node: Node<'t>, scope: 
     }
 }
 
-fn field_text(file: &ParsedFile, node: Node<'_>, field: &str) -> String {
-    node.child_by_field_name(field).map(|n| file.node_text(n).to_string()).unwrap_or_default()
+fn field_text(file: &ParsedFile, node: Node<'_>, field: Field) -> String {
+    node.field(field).map(|n| file.node_text(n).to_string()).unwrap_or_default()
 }
 
 /// The class header from `class` up to and including the colon before the body.
 fn class_header(file: &ParsedFile, class: Node<'_>) -> String {
     let end = class
-        .child_by_field_name("body")
+        .field(Field::Body)
         .and_then(|body| body.prev_sibling())
         .map_or(class.end_byte(), |colon| colon.end_byte());
     file.text()[class.start_byte()..end.max(class.start_byte())].to_string()

@@ -12,6 +12,7 @@ pub mod error;
 pub mod exclude;
 mod gitignore_negation;
 pub mod java_lexer;
+pub mod kinds;
 pub mod language;
 pub mod lexer;
 pub mod parse;

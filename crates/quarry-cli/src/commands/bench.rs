@@ -59,7 +59,7 @@ pub fn run(task: BenchTask) -> i32 {
     match encoder(&args) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("quarry: error: {e:#}");
+            crate::commands::output::error(&format!("{e:#}"));
             EXIT_INPUT_ERROR
         }
     }

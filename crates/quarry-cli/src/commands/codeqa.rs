@@ -147,7 +147,7 @@ fn comments_cmd(args: CommentsArgs) -> i32 {
     };
     let found = quarry_data::codeqa::dataset::documented_functions(&args.corpus, lang);
     for bad in &found.bad_files {
-        eprintln!("quarry: error: {bad} (skipped)");
+        crate::commands::output::skipped(&bad.to_string());
     }
     with_stdout(|out| {
         for (path, f) in &found.functions {
@@ -199,14 +199,14 @@ fn qa(args: QaArgs) -> i32 {
                 }
                 Some(Outcome::ParseError(e)) => {
                     failed += 1;
-                    eprintln!("quarry: error: {}: cannot parse comment: {e}", args.comments.display());
+                    crate::commands::output::error(&format!("{}: cannot parse comment: {e}", args.comments.display()));
                     serde_json::to_string(&QaLine { comment: Some(text), pairs: &[], error: Some(&e) })
                 }
                 None => serde_json::to_string(&QaLine { comment: Some(text), pairs: &[], error: None }),
             },
             Err(e) => {
                 failed += 1;
-                eprintln!("quarry: error: {e} (skipped)");
+                crate::commands::output::skipped(&e.to_string());
                 serde_json::to_string(&QaLine { comment: None, pairs: &[], error: Some(e) })
             }
         };
@@ -243,7 +243,7 @@ fn score_cmd(args: ScoreArgs) -> i32 {
         Err(e) => return report_error(&e.to_string()),
     };
     let report = score_generator(&gold, parser.as_mut(), args.generation.max_pairs, &mut |e| {
-        eprintln!("quarry: error: cannot parse: {e}");
+        crate::commands::output::error(&format!("cannot parse: {e}"));
     });
     with_stdout(|out| {
         if args.format == "json" {
@@ -269,7 +269,7 @@ fn texts(args: TextsArgs) -> i32 {
                 }
                 Err(e) => {
                     bad += 1;
-                    eprintln!("quarry: error: {e} (skipped)");
+                    crate::commands::output::skipped(&e.to_string());
                 }
             }
         }

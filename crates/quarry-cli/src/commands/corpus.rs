@@ -67,11 +67,11 @@ fn pypi(args: PypiArgs) -> i32 {
         Event::Done(p) => {
             eprintln!("{} {}: {} files kept, {} duplicate", p.name, p.version, p.files_kept, p.files_duplicate)
         }
-        Event::Failed(f) => eprintln!(
-            "quarry: warning: skipped {}: {}",
+        Event::Failed(f) => crate::commands::output::warning(&format!(
+            "skipped {}: {}",
             crate::stdio::visible(&f.requirement),
             crate::stdio::visible(&f.reason)
-        ),
+        )),
     };
     match build_corpus(&args.out, wanted, &Http::default(), &options, &mut progress) {
         Ok(manifest) => {

@@ -264,7 +264,7 @@ static SKIPPED_INPUT: AtomicBool = AtomicBool::new(false);
 /// run must end with exit code 2.
 fn warn_skipped(e: &impl std::fmt::Display) {
     SKIPPED_INPUT.store(true, Ordering::Relaxed);
-    eprintln!("quarry: warning: skipping {e}");
+    crate::commands::output::warning(&format!("skipping {e}"));
 }
 
 /// Annotated rows; malformed ones are reported on stderr and skipped.
@@ -387,7 +387,11 @@ fn eval_answers(args: AnswersArgs) -> Result<i32> {
     let results: Vec<Retrieved> = hits.into_records();
     let b = answer_bleu(&results, &by_id)?;
     if !b.missing.is_empty() {
-        eprintln!("quarry: warning: {} ids have no annotated row, e.g. {}", b.missing.len(), b.missing[0]);
+        crate::commands::output::warning(&format!(
+            "{} ids have no annotated row, e.g. {}",
+            b.missing.len(),
+            b.missing[0]
+        ));
     }
     if b.count == 0 {
         bail!("no retrieved answer could be scored");
@@ -480,7 +484,7 @@ fn run_augment(args: AugmentArgs) -> Result<i32> {
     let data = rows(&args.data)?;
     let generated = augment(&data, args.count, args.seed);
     if generated.len() < args.count {
-        eprintln!("quarry: warning: generated {} of {} questions", generated.len(), args.count);
+        crate::commands::output::warning(&format!("generated {} of {} questions", generated.len(), args.count));
     }
     let mut out = if args.only_generated { Vec::new() } else { data };
     out.extend(generated);

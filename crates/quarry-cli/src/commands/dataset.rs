@@ -252,7 +252,7 @@ fn report_shard(shard: &ShardSummary, out: &std::path::Path, seconds: f64) -> i3
         return EXIT_OK;
     }
     for failure in &manifest.failed_files {
-        eprintln!("quarry: error: {failure} (skipped)");
+        crate::commands::output::skipped(&failure.to_string());
     }
     let candidates: usize = manifest.counts.values().sum();
     eprintln!(
@@ -271,7 +271,7 @@ fn report_shard(shard: &ShardSummary, out: &std::path::Path, seconds: f64) -> i3
 /// Prints the statistics, the warnings and the sizes of a written dataset.
 fn report_dataset(summary: &BuildSummary, out: &std::path::Path, max_len: Option<usize>, seconds: f64) -> i32 {
     for failure in &summary.failed_files {
-        eprintln!("quarry: error: {failure} (skipped)");
+        crate::commands::output::skipped(&failure.to_string());
     }
     print!("{}", summary.stats.render());
     warn_about(summary, max_len);
@@ -308,23 +308,23 @@ fn warn_about(summary: &BuildSummary, max_len: Option<usize>) {
     let all_cut: usize = stats.cut.values().map(|c| c.positives_all_cut).sum();
     let dropped: usize = stats.cut.values().map(|c| c.positives_dropped).sum();
     if stats.spans_cut() > 0 || all_cut > 0 {
-        eprintln!(
-            "quarry: warning: --max-len {} cut {} answer/fact span(s); {all_cut} positive example(s) lost \
+        crate::commands::output::warning(&format!(
+            "--max-len {} cut {} answer/fact span(s); {all_cut} positive example(s) lost \
              every answer span ({dropped} dropped, {} kept as positives without answers)",
             max_len.map_or_else(|| "N".to_string(), |n| n.to_string()),
             stats.spans_cut(),
             all_cut - dropped
-        );
+        ));
     }
     let any: usize = stats.splits.values().map(|c| c.iter().sum::<usize>()).sum();
     for split in Split::ALL {
         let written: usize = stats.splits.get(split.name()).map_or(0, |c| c.iter().sum());
         if (written > 0 || any == 0) && stats.positives(split) == 0 {
-            eprintln!(
-                "quarry: warning: the {} split has no positive example ({written} negatives): its exact match \
+            crate::commands::output::warning(&format!(
+                "the {} split has no positive example ({written} negatives): its exact match \
                  would measure negatives only",
                 split.name()
-            );
+            ));
         }
     }
 }
@@ -359,7 +359,7 @@ fn codeqa(args: CodeqaBuildArgs) -> i32 {
     match result {
         Ok(s) => {
             for bad in &s.bad_files {
-                eprintln!("quarry: error: {bad} (skipped)");
+                crate::commands::output::skipped(&bad.to_string());
             }
             let seconds = start.elapsed().as_secs_f64();
             eprintln!(
@@ -389,7 +389,7 @@ fn perturb(args: PerturbArgs) -> i32 {
     let options = PerturbOptions { max_edits: args.max_edits, retries: args.retries };
     let labels = tokenizer.as_ref().map(|t| (t, args.max_len));
     let result = perturb_file(&args.input, &args.out, args.seed, &options, labels, &mut |e| {
-        eprintln!("quarry: error: {e} (skipped)");
+        crate::commands::output::skipped(&e.to_string());
         Ok(())
     });
     let s = match result {

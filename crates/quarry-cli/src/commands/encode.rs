@@ -31,7 +31,7 @@ pub fn run(args: EncodeArgs) -> i32 {
     match encode(args) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("quarry: error: {e:#}");
+            crate::commands::output::error(&format!("{e:#}"));
             super::output::EXIT_INPUT_ERROR
         }
     }

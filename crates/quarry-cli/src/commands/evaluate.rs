@@ -90,7 +90,7 @@ pub fn run(task: EvaluateTask) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("quarry: error: {e:#}");
+            crate::commands::output::error(&format!("{e:#}"));
             EXIT_INPUT_ERROR
         }
     }
@@ -145,6 +145,6 @@ fn relevance(relevance_args: RelevanceEvalArgs) -> Result<i32> {
 /// Prints each warning on stderr (they are also in the table and in the JSON output).
 fn warn(warnings: &[String]) {
     for warning in warnings {
-        eprintln!("quarry: warning: {warning}");
+        crate::commands::output::warning(&warning.to_string());
     }
 }

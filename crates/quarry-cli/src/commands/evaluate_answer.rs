@@ -74,7 +74,7 @@ pub fn evaluate_answers(args: AnswerEvalArgs) -> Result<i32> {
         }
     }
     if let Err(why) = &s.meteor {
-        eprintln!("note: METEOR not computed: {why}");
+        crate::commands::output::warning(&format!("METEOR not computed: {why}"));
     }
     Ok(0)
 }

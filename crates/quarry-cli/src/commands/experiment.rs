@@ -81,7 +81,7 @@ pub fn run(task: ExperimentTask) -> i32 {
     match codequeries(args) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("quarry: error: {e:#}");
+            crate::commands::output::error(&format!("{e:#}"));
             1
         }
     }

@@ -97,7 +97,7 @@ pub fn run(task: GenerateTask) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("quarry: error: {e:#}");
+            crate::commands::output::error(&format!("{e:#}"));
             2
         }
     }

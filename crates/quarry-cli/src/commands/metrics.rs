@@ -101,7 +101,7 @@ pub fn run(args: MetricsArgs) -> i32 {
             0
         }
         Err(f) => {
-            eprintln!("quarry: error: {}", f.message);
+            crate::commands::output::error(&f.message);
             f.code
         }
     }
@@ -208,7 +208,7 @@ fn print(args: &MetricsArgs, out: &Score) {
             let record = JsonRecord { metric: out.metric, score: out.score, extra: &out.details, per_line };
             match serde_json::to_string(&record) {
                 Ok(text) => println!("{text}"),
-                Err(e) => eprintln!("quarry: error: cannot serialize the result: {e}"),
+                Err(e) => crate::commands::output::error(&format!("cannot serialize the result: {e}")),
             }
         }
         Format::Pretty => {

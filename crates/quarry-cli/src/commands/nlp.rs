@@ -51,7 +51,7 @@ fn parse(args: ParseArgs) -> i32 {
     let pipeline = match Pipeline::load(&args.model) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("quarry: error: {e}");
+            crate::commands::output::error(&e.to_string());
             return 2;
         }
     };
@@ -59,14 +59,14 @@ fn parse(args: ParseArgs) -> i32 {
         Some(f) if f.as_os_str() != "-" => match quarry_stdx::read::read_bytes(f, args.max_bytes) {
             Ok(b) => (f.display().to_string(), b),
             Err(e) => {
-                eprintln!("quarry: error: {e}");
+                crate::commands::output::error(&e.to_string());
                 return 2;
             }
         },
         _ => match quarry_stdx::read::read_stdin(args.max_bytes) {
             Ok(b) => ("<stdin>".to_string(), b),
             Err(e) => {
-                eprintln!("quarry: error: {e}");
+                crate::commands::output::error(&e.to_string());
                 return 2;
             }
         },
@@ -92,7 +92,7 @@ fn parse(args: ParseArgs) -> i32 {
                 Format::Conllu => out.write_all(conllu::to_conllu(&doc, &(no + 1).to_string()).as_bytes()),
             },
             Err(e) => {
-                eprintln!("quarry: error: {name}:{}: {e}", no + 1);
+                crate::commands::output::error(&format!("{name}:{}: {e}", no + 1));
                 code = 2;
                 match args.format {
                     // Keep one JSON line per input line.
@@ -102,12 +102,12 @@ fn parse(args: ParseArgs) -> i32 {
             }
         };
         if let Err(e) = written {
-            eprintln!("quarry: error: writing output: {e}");
+            crate::commands::output::error(&format!("writing output: {e}"));
             return 2;
         }
     }
     if let Err(e) = out.flush() {
-        eprintln!("quarry: error: writing output: {e}");
+        crate::commands::output::error(&format!("writing output: {e}"));
         return 2;
     }
     code

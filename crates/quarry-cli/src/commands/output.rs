@@ -20,8 +20,35 @@ pub fn with_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> i32 
 
 /// Prints `message` as an error on stderr and returns the input-error exit code.
 pub fn report_error(message: &str) -> i32 {
-    eprintln!("quarry: error: {}", crate::stdio::visible(message));
+    error(message);
     EXIT_INPUT_ERROR
+}
+
+// The one style of the CLI's diagnostics on stderr: `quarry: error: ...` for what
+// fails a run, `quarry: error: ... (skipped)` for an input a multi-input command
+// leaves out and goes on, `quarry: warning: ...` for what the user should know,
+// `quarry: note: ...` for what they may act on;
+// control characters of the message are escaped (a file name cannot rewrite the
+// terminal). Tidy keeps these the only places that print the prefixes.
+
+/// Prints `message` as an error (`quarry: error: ...`).
+pub fn error(message: &str) {
+    eprintln!("quarry: error: {}", crate::stdio::visible(message));
+}
+
+/// Prints `message` as an input left out of a run that goes on (`quarry: error: ... (skipped)`).
+pub fn skipped(message: &str) {
+    eprintln!("quarry: error: {} (skipped)", crate::stdio::visible(message));
+}
+
+/// Prints `message` as a note (`quarry: note: ...`): nothing is wrong, but the user may act.
+pub fn note(message: &str) {
+    eprintln!("quarry: note: {}", crate::stdio::visible(message));
+}
+
+/// Prints `message` as a warning (`quarry: warning: ...`).
+pub fn warning(message: &str) {
+    eprintln!("quarry: warning: {}", crate::stdio::visible(message));
 }
 
 /// Writes `value` as pretty-printed JSON followed by a newline.

@@ -88,7 +88,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
     let (files, walk_errors) = source_files(&args.paths, Language::Python);
     let mut failed = walk_errors.len();
     for error in &walk_errors {
-        eprintln!("quarry: error: {error}");
+        crate::commands::output::error(&error.to_string());
     }
     let options = LoadOptions { max_file_bytes: args.max_file_bytes };
     let mut collected = Collected::default();
@@ -105,7 +105,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
                 )?,
                 Err(error) => {
                     failed += 1;
-                    eprintln!("quarry: error: {error:#} (skipped)");
+                    crate::commands::output::skipped(&format!("{error:#}"));
                 }
             }
         }
@@ -115,7 +115,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
         return Ok(status);
     }
     if failed > 0 {
-        eprintln!("quarry: error: {failed} file(s) could not be answered");
+        crate::commands::output::error(&format!("{failed} file(s) could not be answered"));
         return Ok(EXIT_INPUT_ERROR);
     }
     Ok(EXIT_OK)

@@ -165,11 +165,11 @@ pub fn rewrite_legacy_args(args: Vec<OsString>) -> Vec<OsString> {
             });
         if legacy {
             let value = iter.next().unwrap_or_default();
-            eprintln!(
-                "quarry: warning: `-q {}` is deprecated: `-q` now means --quiet; use `--select {}`",
+            crate::commands::output::warning(&format!(
+                "`-q {}` is deprecated: `-q` now means --quiet; use `--select {}`",
                 value.to_string_lossy(),
                 value.to_string_lossy()
-            );
+            ));
             out.push(OsString::from("--select"));
             out.push(value);
         } else {
@@ -236,11 +236,11 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         let (files, walk_errors) = plan.files(&paths);
         failed += walk_errors.len();
         for error in &walk_errors {
-            eprintln!("quarry: error: {}", crate::stdio::visible(error));
+            crate::commands::output::error(error);
         }
         if files.is_empty() && walk_errors.is_empty() && !force_exclude {
             let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            eprintln!("quarry: warning: no Python files found under {}", shown.join(", "));
+            crate::commands::output::warning(&format!("no Python files found under {}", shown.join(", ")));
         }
         Input::Files(files)
     };
@@ -266,7 +266,7 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         (Input::Files(_), false) => {
             let dir = AnalysisCache::location(&root);
             AnalysisCache::open(&dir)
-                .inspect_err(|e| eprintln!("quarry: warning: no analysis cache: {}", crate::stdio::visible(e)))
+                .inspect_err(|e| crate::commands::output::warning(&format!("no analysis cache: {e}")))
                 .ok()
         }
         _ => None,
@@ -297,10 +297,10 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
                     Some(cache) => {
                         let counts = analyze_files_cached(&project, &files, &run, cache, &|_| progress.inc(1), each)?;
                         if counts.write_errors > 0 && !args.quiet {
-                            eprintln!(
-                                "quarry: warning: {} analysis cache entries could not be written",
+                            crate::commands::output::warning(&format!(
+                                "{} analysis cache entries could not be written",
                                 counts.write_errors
-                            );
+                            ));
                         }
                     }
                     None => analyze_files_in(&project, &files, &run, &|_| progress.inc(1), each)?,
@@ -326,14 +326,14 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     if let (Some(baseline), Some(path)) = (&baseline, &args.baseline) {
         let gone = baseline.unmatched();
         if gone > 0 && !args.quiet {
-            eprintln!(
-                "quarry: note: {gone} baseline finding(s) are gone; `--write-baseline` shrinks {}",
+            crate::commands::output::note(&format!(
+                "{gone} baseline finding(s) are gone; `--write-baseline` shrinks {}",
                 path.display()
-            );
+            ));
         }
     }
     if failed > 0 {
-        eprintln!("quarry: error: {failed} file(s) could not be analysed");
+        crate::commands::output::error(&format!("{failed} file(s) could not be analysed"));
         return Ok(EXIT_INPUT_ERROR);
     }
     let failing = tally.reported_positive + if args.report_unused_suppressions { tally.unused_suppressions } else { 0 };

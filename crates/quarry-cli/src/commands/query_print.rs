@@ -122,8 +122,7 @@ impl Printer<'_> {
             Err(error) => {
                 *failed += 1;
                 self.tally.add_failed();
-                progress
-                    .suspend(|| eprintln!("quarry: error: {} (skipped)", crate::stdio::visible(&error.to_string())));
+                progress.suspend(|| crate::commands::output::skipped(&error.to_string()));
                 return Ok(());
             }
         };
@@ -149,14 +148,14 @@ impl Printer<'_> {
             if self.options.format == QueryFormat::Pretty && !self.options.statistics {
                 pretty::write_unused(out, suppression, self.palette)?;
             } else {
-                eprintln!(
-                    "quarry: warning: {}:{}:{}: suppression `{}` names {} but nothing was found there",
+                crate::commands::output::warning(&format!(
+                    "{}:{}:{}: suppression `{}` names {} but nothing was found there",
                     suppression.file,
                     suppression.line + 1,
                     suppression.column + 1,
                     suppression.text,
                     suppression.unused.join(", ")
-                );
+                ));
             }
         }
         Ok(())

@@ -88,7 +88,7 @@ pub fn run(task: TrainTask) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("quarry: error: {e:#}");
+            crate::commands::output::error(&format!("{e:#}"));
             super::output::EXIT_INPUT_ERROR
         }
     }

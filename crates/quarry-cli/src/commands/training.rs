@@ -145,11 +145,11 @@ pub fn run_training<'a, M: Trainable>(
         if let Some(state) = read_state(&args.out)? {
             let planned = planned_steps(train.len(), &config);
             if state.total_steps != 0 && state.total_steps != planned {
-                eprintln!(
-                    "warning: the interrupted run planned its learning-rate schedule over {} steps, this one over \
+                crate::commands::output::warning(&format!(
+                    "the interrupted run planned its learning-rate schedule over {} steps, this one over \
                      {planned}; the result will differ from an uninterrupted run of either length",
                     state.total_steps
-                );
+                ));
             }
         }
     }

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use quarry_syntax::kinds::java::{self, JavaNode};
+use quarry_syntax::kinds::python::{self, SyntaxNode};
 use quarry_syntax::walk::Preorder;
 use quarry_syntax::{Language, ParsedFile};
 use tree_sitter::Node;
@@ -37,23 +39,23 @@ fn python_functions(file: &ParsedFile) -> Vec<Function> {
     let text = file.text();
     let mut out = Vec::new();
     for node in Preorder::new(file.root()) {
-        if node.kind() != "function_definition" {
+        if node.py_kind() != python::Kind::FunctionDefinition {
             continue;
         }
-        let Some(body) = node.child_by_field_name("body") else { continue };
+        let Some(body) = node.field(python::Field::Body) else { continue };
         let Some(first) = body.named_child(0) else { continue };
-        if first.kind() != "expression_statement" {
+        if first.py_kind() != python::Kind::ExpressionStatement {
             continue;
         }
-        let Some(string) = first.named_child(0).filter(|s| s.kind() == "string") else { continue };
+        let Some(string) = first.named_child(0).filter(|s| s.py_kind() == python::Kind::String) else { continue };
         let comment = python_string_value(&text[string.byte_range()]);
         if comment.trim().is_empty() {
             continue;
         }
         // Decorators belong to the function, as in the released code.
-        let outer = node.parent().filter(|p| p.kind() == "decorated_definition").unwrap_or(node);
-        let name = node.child_by_field_name("name").map(|n| text[n.byte_range()].to_string()).unwrap_or_default();
-        out.push(function(file, outer, name, comment, vec![first.byte_range()], "string"));
+        let outer = node.parent().filter(|p| p.py_kind() == python::Kind::DecoratedDefinition).unwrap_or(node);
+        let name = node.field(python::Field::Name).map(|n| text[n.byte_range()].to_string()).unwrap_or_default();
+        out.push(function(file, outer, name, comment, vec![first.byte_range()], python_role));
     }
     out
 }
@@ -62,10 +64,10 @@ fn java_functions(file: &ParsedFile) -> Vec<Function> {
     let text = file.text();
     let mut out = Vec::new();
     for node in Preorder::new(file.root()) {
-        if !matches!(node.kind(), "method_declaration" | "constructor_declaration") {
+        if !matches!(node.java_kind(), java::Kind::MethodDeclaration | java::Kind::ConstructorDeclaration) {
             continue;
         }
-        let Some(prev) = node.prev_sibling().filter(|p| p.kind() == "block_comment") else { continue };
+        let Some(prev) = node.prev_sibling().filter(|p| p.java_kind() == java::Kind::BlockComment) else { continue };
         let raw = &text[prev.byte_range()];
         if !raw.starts_with("/**") {
             continue;
@@ -74,10 +76,34 @@ fn java_functions(file: &ParsedFile) -> Vec<Function> {
         if comment.trim().is_empty() {
             continue;
         }
-        let name = node.child_by_field_name("name").map(|n| text[n.byte_range()].to_string()).unwrap_or_default();
-        out.push(function(file, node, name, comment, Vec::new(), "string_literal"));
+        let name = node.java_field(java::Field::Name).map(|n| text[n.byte_range()].to_string()).unwrap_or_default();
+        out.push(function(file, node, name, comment, Vec::new(), java_role));
     }
     out
+}
+
+/// What a node inside a function is to `.code.original`: a comment (removed), a string
+/// literal (kept whole) or anything else.
+enum Role {
+    Comment,
+    String,
+    Other,
+}
+
+fn python_role(node: Node) -> Role {
+    match node.py_kind() {
+        python::Kind::Comment => Role::Comment,
+        python::Kind::String => Role::String,
+        _ => Role::Other,
+    }
+}
+
+fn java_role(node: Node) -> Role {
+    match node.java_kind() {
+        java::Kind::LineComment | java::Kind::BlockComment => Role::Comment,
+        java::Kind::StringLiteral => Role::String,
+        _ => Role::Other,
+    }
 }
 
 fn function(
@@ -86,16 +112,16 @@ fn function(
     name: String,
     comment: String,
     mut removed: Vec<Range<usize>>,
-    string_kind: &str,
+    role: fn(Node) -> Role,
 ) -> Function {
     let text = file.text();
     let base = node.start_byte();
     let mut strings = Vec::new();
     for n in Preorder::new(node) {
-        match n.kind() {
-            "comment" | "line_comment" | "block_comment" => removed.push(n.byte_range()),
-            k if k == string_kind => strings.push(n.byte_range()),
-            _ => {}
+        match role(n) {
+            Role::Comment => removed.push(n.byte_range()),
+            Role::String => strings.push(n.byte_range()),
+            Role::Other => {}
         }
     }
     let rel = |r: &Range<usize>| r.start.saturating_sub(base)..r.end.saturating_sub(base);

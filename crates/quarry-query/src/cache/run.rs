@@ -148,7 +148,9 @@ impl CacheView {
     /// read from an overlay): its imports and summary are read again from
     /// the project passed next.
     pub fn forget(&mut self, module: ModuleId) {
-        if let (Some(imports), Some(summary)) = (self.imports.get_mut(module), self.summary_hashes.get_mut(module)) {
+        if let (Some(imports), Some(summary)) =
+            (self.imports.get_mut(module.index()), self.summary_hashes.get_mut(module.index()))
+        {
             imports.take();
             summary.take();
         }
@@ -206,7 +208,7 @@ impl CacheView {
         let mut seen = HashSet::from([module]);
         let mut queue = vec![module];
         while let Some(m) = queue.pop() {
-            for &imported in self.imports[m].get_or_init(|| project.imports_of(m)) {
+            for &imported in self.imports[m.index()].get_or_init(|| project.imports_of(m)) {
                 if seen.insert(imported) {
                     queue.push(imported);
                 }
@@ -218,7 +220,7 @@ impl CacheView {
         let mut parts: Vec<Vec<u8>> = Vec::with_capacity(modules.len() * 2);
         for m in modules {
             parts.push(modules_index.path(m).as_os_str().as_encoded_bytes().to_vec());
-            let summary = self.summary_hashes[m].get_or_init(|| match project.summary(m) {
+            let summary = self.summary_hashes[m.index()].get_or_init(|| match project.summary(m) {
                 Some(summary) => hash_parts(&[summary.stable_text().as_bytes()]),
                 None => String::new(),
             });

@@ -150,6 +150,7 @@ impl Project {
             .summaries
             .iter()
             .enumerate()
+            .map(|(module, summary)| (ModuleId::new(module), summary))
             .map(|(module, summary)| match summary.get() {
                 Some(known) if Some(module) != changed => OnceLock::from(known.clone()),
                 _ => OnceLock::new(),
@@ -221,7 +222,7 @@ impl Project {
     /// The summary of a module, read from its file on first need; `None`
     /// when the file cannot be read, parsed in time or is too deep.
     pub fn summary(&self, module: ModuleId) -> Option<&ModuleSummary> {
-        self.inner.summaries.get(module)?.get_or_init(|| self.read_summary(module).map(Arc::new)).as_deref()
+        self.inner.summaries.get(module.index())?.get_or_init(|| self.read_summary(module).map(Arc::new)).as_deref()
     }
 
     /// Whether `path` is read from an overlay (an unsaved buffer) rather
@@ -233,14 +234,14 @@ impl Project {
     /// Gives `module` its summary, read elsewhere (from the analysis
     /// cache) instead of from its file; no effect once it has one.
     pub fn provide_summary(&self, module: ModuleId, summary: ModuleSummary) {
-        if let Some(slot) = self.inner.summaries.get(module) {
+        if let Some(slot) = self.inner.summaries.get(module.index()) {
             let _ = slot.set(Some(Arc::new(summary)));
         }
     }
 
     /// The summary of a module if it has been read already (never reads it).
     pub fn summary_if_read(&self, module: ModuleId) -> Option<&ModuleSummary> {
-        self.inner.summaries.get(module)?.get()?.as_deref()
+        self.inner.summaries.get(module.index())?.get()?.as_deref()
     }
 
     /// How many module summaries have been read so far.
@@ -266,7 +267,7 @@ impl Project {
         self.inner.summary_parses.fetch_add(1, Ordering::Relaxed);
         let summary = summarise(&file);
         if let Ok(mut kept) = self.inner.kept.lock() {
-            if !kept.started[module] && kept.trees.len() < MAX_KEPT_TREES {
+            if !kept.started[module.index()] && kept.trees.len() < MAX_KEPT_TREES {
                 kept.trees.insert(module, file);
             }
         }
@@ -287,7 +288,7 @@ impl Project {
         let module = self.module_of(path);
         let same_load = load.max_file_bytes == self.inner.load.max_file_bytes;
         if let (Some(module), Ok(mut kept)) = (module, self.inner.kept.lock()) {
-            kept.started[module] = true;
+            kept.started[module.index()] = true;
             if let Some(file) = kept.trees.remove(&module).filter(|_| same_load) {
                 self.inner.trees_reused.fetch_add(1, Ordering::Relaxed);
                 return Ok(file);
@@ -330,10 +331,11 @@ impl Project {
     /// queries run: they may ask for their own module's summary.
     pub fn leave_summary(&self, file: &ParsedFile, load: &LoadOptions, depth: usize) {
         let Some(module) = self.module_of(file.source().path()) else { return };
-        if load.max_file_bytes != self.inner.load.max_file_bytes || self.inner.summaries[module].get().is_some() {
+        if load.max_file_bytes != self.inner.load.max_file_bytes || self.inner.summaries[module.index()].get().is_some()
+        {
             return;
         }
-        self.inner.summaries[module]
+        self.inner.summaries[module.index()]
             .get_or_init(|| (depth <= DEFAULT_MAX_DEPTH).then(|| Arc::new(ModuleSummary::read(file))));
     }
 

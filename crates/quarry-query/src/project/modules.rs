@@ -12,8 +12,10 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// Index of a module (a file of the run) in the [`ModuleIndex`].
-pub type ModuleId = usize;
+quarry_stdx::typed_index! {
+    /// Index of a module (a file of the run) in the [`ModuleIndex`].
+    pub struct ModuleId;
+}
 
 /// The modules of a run: each file's names, and the files by name and path.
 #[derive(Debug, Default)]
@@ -44,7 +46,7 @@ impl ModuleIndex {
         };
         let root = common_root(files);
         let mut index = ModuleIndex::default();
-        for (id, path) in files.iter().enumerate() {
+        for (id, path) in ModuleId::enumerate(files) {
             let is_package = path.file_stem().is_some_and(|s| s == "__init__");
             let (canonical, above) = canonical_name(path, is_package, &mut is_package_dir);
             // Folders without `__init__.py` above the topmost package and
@@ -85,17 +87,17 @@ impl ModuleIndex {
 
     /// The file of a module.
     pub fn path(&self, id: ModuleId) -> &Path {
-        &self.paths[id]
+        &self.paths[id.index()]
     }
 
     /// The canonical dotted name of a module.
     pub fn name(&self, id: ModuleId) -> &str {
-        &self.names[id]
+        &self.names[id.index()]
     }
 
     /// Whether the module is a package's `__init__.py`.
     pub fn is_package(&self, id: ModuleId) -> bool {
-        self.packages[id]
+        self.packages[id.index()]
     }
 
     /// The module of a file of the run.
@@ -120,15 +122,16 @@ impl ModuleIndex {
         if let [only] = candidates {
             return Some(*only);
         }
-        let here = self.paths.get(from)?;
-        let shared =
-            |id: &ModuleId| here.components().zip(self.paths[*id].components()).take_while(|(a, b)| a == b).count();
+        let here = self.paths.get(from.index())?;
+        let shared = |id: &ModuleId| {
+            here.components().zip(self.paths[id.index()].components()).take_while(|(a, b)| a == b).count()
+        };
         let best = candidates.iter().map(shared).max()?;
         let winners: Vec<ModuleId> = candidates.iter().copied().filter(|c| shared(c) == best).collect();
         // A stub (`m.pyi`) beside its module (`m.py`) describes the same
         // module: the module's own file is the one that runs.
         let runtime: Vec<ModuleId> =
-            winners.iter().copied().filter(|c| self.paths[*c].extension().is_none_or(|e| e != "pyi")).collect();
+            winners.iter().copied().filter(|c| self.paths[c.index()].extension().is_none_or(|e| e != "pyi")).collect();
         match (winners.as_slice(), runtime.as_slice()) {
             ([only], _) | (_, [only]) => Some(*only),
             _ => None,
@@ -139,7 +142,7 @@ impl ModuleIndex {
     /// (`level` dots), found by directory: `dir/rest.py` or
     /// `dir/rest/__init__.py`; an empty `rest` is the package itself.
     pub fn relative(&self, from: ModuleId, level: usize, rest: &str) -> Option<ModuleId> {
-        let mut dir = self.paths.get(from)?.parent()?.to_path_buf();
+        let mut dir = self.paths.get(from.index())?.parent()?.to_path_buf();
         for _ in 1..level {
             dir = dir.parent()?.to_path_buf();
         }
@@ -166,7 +169,7 @@ impl ModuleIndex {
         if !self.is_package(package) {
             return None;
         }
-        let dir = self.paths[package].parent()?;
+        let dir = self.paths[package.index()].parent()?;
         self.in_directory(dir, name)
     }
 }
@@ -236,24 +239,24 @@ mod tests {
             "/nonexistent/r/ns/mod.py",
             "/nonexistent/r/top.py",
         ]);
-        let names: Vec<&str> = (0..ix.len()).map(|i| ix.name(i)).collect();
+        let names: Vec<&str> = (0..ix.len()).map(|i| ix.name(ModuleId::new(i))).collect();
         assert_eq!(names, ["pkg", "pkg.base", "pkg.sub", "pkg.sub.leaf", "mod", "top"]);
-        assert!(ix.is_package(0) && !ix.is_package(1));
-        assert_eq!(ix.absolute("pkg.sub.leaf", 5), Some(3));
-        assert_eq!(ix.absolute("src.pkg.base", 5), Some(1));
-        assert_eq!(ix.absolute("ns.mod", 5), Some(4));
-        assert_eq!(ix.absolute("missing", 5), None);
+        assert!(ix.is_package(ModuleId::new(0)) && !ix.is_package(ModuleId::new(1)));
+        assert_eq!(ix.absolute("pkg.sub.leaf", ModuleId::new(5)), Some(ModuleId::new(3)));
+        assert_eq!(ix.absolute("src.pkg.base", ModuleId::new(5)), Some(ModuleId::new(1)));
+        assert_eq!(ix.absolute("ns.mod", ModuleId::new(5)), Some(ModuleId::new(4)));
+        assert_eq!(ix.absolute("missing", ModuleId::new(5)), None);
         // `from ..base import X` in pkg/sub/leaf.py; `from . import leaf` in pkg/sub.
-        assert_eq!(ix.relative(3, 2, "base"), Some(1));
-        assert_eq!(ix.relative(3, 1, ""), Some(2));
-        assert_eq!(ix.submodule(2, "leaf"), Some(3));
-        assert_eq!(ix.submodule(1, "leaf"), None);
+        assert_eq!(ix.relative(ModuleId::new(3), 2, "base"), Some(ModuleId::new(1)));
+        assert_eq!(ix.relative(ModuleId::new(3), 1, ""), Some(ModuleId::new(2)));
+        assert_eq!(ix.submodule(ModuleId::new(2), "leaf"), Some(ModuleId::new(3)));
+        assert_eq!(ix.submodule(ModuleId::new(1), "leaf"), None);
     }
 
     #[test]
     fn same_name_in_two_projects_prefers_the_nearer() {
         let ix = index(&["/nonexistent/c/a/utils.py", "/nonexistent/c/a/main.py", "/nonexistent/c/b/utils.py"]);
-        assert_eq!(ix.absolute("utils", 1), Some(0));
-        assert_eq!(ix.absolute("a.utils", 1), Some(0));
+        assert_eq!(ix.absolute("utils", ModuleId::new(1)), Some(ModuleId::new(0)));
+        assert_eq!(ix.absolute("a.utils", ModuleId::new(1)), Some(ModuleId::new(0)));
     }
 }

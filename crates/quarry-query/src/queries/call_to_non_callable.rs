@@ -44,7 +44,7 @@ enum Origin<'f> {
     /// A literal of a non-callable type.
     Literal(Node<'f>),
     /// An instance of a class of the file, created by this call.
-    Instance(Node<'f>, usize),
+    Instance(Node<'f>, crate::classes::ClassId),
     /// A function, lambda or class definition, or an instance of a callable class.
     Callable(Node<'f>),
 }
@@ -115,7 +115,7 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
         return None;
     }
     let name = cx.text(callee);
-    if name == "NotImplemented" && !cx.scopes().get(0).binds(name) {
+    if name == "NotImplemented" && !cx.scopes().get(crate::scopes::ScopeId::MODULE).binds(name) {
         let parents = cx.syntax().parents();
         let in_raise = parents
             .parent_of_id(callee.id())
@@ -128,7 +128,7 @@ fn origin<'f>(cx: &FileContext<'f>, callee: Node<'f>) -> Option<Origin<'f>> {
     let scope: &Scope = match function.and_then(|f| scopes.of_node(f.id())) {
         Some(s) if scopes.get(s).is_local(name) => scopes.get(s),
         Some(s) if scopes.get(s).binds(name) => return None,
-        _ => scopes.get(0),
+        _ => scopes.get(crate::scopes::ScopeId::MODULE),
     };
     let bindings: Vec<_> = scope.bindings_named(name).collect();
     let [binding] = bindings.as_slice() else { return None };

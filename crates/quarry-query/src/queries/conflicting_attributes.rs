@@ -58,7 +58,7 @@ enum Source {
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let mut findings = Vec::new();
-    for (id, class) in classes.all().iter().enumerate() {
+    for (id, class) in crate::classes::ClassId::enumerate(classes.all()) {
         if class.bases.len() < 2 {
             continue;
         }

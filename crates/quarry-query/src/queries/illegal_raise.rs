@@ -104,7 +104,8 @@ fn illegal_class(cx: &FileContext<'_>, raised: Node<'_>) -> Option<String> {
 /// Whether the class `name`, defined once at module level in this file,
 /// is a new-style class whose bases all lead to non-exception builtins.
 fn is_new_style_non_exception(cx: &FileContext<'_>, name: &str) -> bool {
-    let module_bindings = cx.scopes().get(0).bindings.iter().filter(|b| b.name == name).count();
+    let module_bindings =
+        cx.scopes().get(crate::scopes::ScopeId::MODULE).bindings.iter().filter(|b| b.name == name).count();
     if module_bindings != 1 {
         return false;
     }

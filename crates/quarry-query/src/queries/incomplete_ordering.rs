@@ -44,7 +44,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let wrapped = wrapped_by_total_ordering(cx);
     let mut findings = Vec::new();
-    for (id, class) in classes.all().iter().enumerate() {
+    for (id, class) in crate::classes::ClassId::enumerate(classes.all()) {
         let declared: Vec<_> = class.members.iter().filter(|m| is_ordering_method(&m.name)).collect();
         if declared.is_empty() || !classes.is_fully_known(id) || class.has_opaque_decorator() {
             continue;

@@ -41,7 +41,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let file = cx.file();
     let classes = cx.classes();
     let mut findings = Vec::new();
-    for (id, class) in classes.all().iter().enumerate() {
+    for (id, class) in crate::classes::ClassId::enumerate(classes.all()) {
         let Some(init) = class.method("__init__") else { continue };
         let Some((receiver, _)) = crate::parameters::parameter_names(file, init).into_iter().next() else { continue };
         for call in crate::methods::own_nodes(init).into_iter().filter(|n| n.py_kind() == Kind::Call) {
@@ -54,7 +54,8 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             if !is_self {
                 continue;
             }
-            let overriding: Vec<(usize, tree_sitter::Node<'_>)> = (0..classes.all().len())
+            let overriding: Vec<(crate::classes::ClassId, tree_sitter::Node<'_>)> = classes
+                .ids()
                 .filter(|&sub| sub != id && classes.is_subclass(sub, id))
                 .filter_map(|sub| classes.get(sub).method(name).map(|m| (sub, m)))
                 .collect();

@@ -69,11 +69,11 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let mut references = References::new();
     let checks: Vec<Option<Check<'_>>> =
-        (0..classes.all().len()).map(|id| check_class(cx, classes, &ClassRef::Local(id), &mut references)).collect();
+        classes.ids().map(|id| check_class(cx, classes, &ClassRef::Local(id), &mut references)).collect();
     let mut external_checks: HashMap<ExternalClass, Option<Check<'_>>> = HashMap::new();
     let mut findings = Vec::new();
-    for (id, class) in classes.all().iter().enumerate() {
-        let Some(check) = &checks[id] else { continue };
+    for (id, class) in crate::classes::ClassId::enumerate(classes.all()) {
+        let Some(check) = &checks[id.index()] else { continue };
         let Init::Local(_, initializer) = check.initializer else { continue };
         let supers = classes.local_supers(id);
         for e in classes.external_supers(id) {
@@ -84,7 +84,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         // A superclass that misses `m` too takes the blame; one quarry cannot
         // decide (an `__init__` call it cannot follow) may, when `m` is above it.
         let missed_by_super = |m: &Init<'_>| {
-            supers.iter().any(|s| match &checks[*s] {
+            supers.iter().any(|s| match &checks[s.index()] {
                 Some(c) => c.missing.contains(m),
                 None => matches!(m, Init::Local(owner, _) if classes.local_supers(*s).contains(owner)),
             }) || classes

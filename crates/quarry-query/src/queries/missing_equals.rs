@@ -58,7 +58,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let file = cx.file();
     let mut findings = Vec::new();
-    for (id, class) in classes.all().iter().enumerate() {
+    for (id, class) in crate::classes::ClassId::enumerate(classes.all()) {
         if class.self_stores.is_empty() || classes.derives_from_builtin(id, "type") || class.has_opaque_decorator() {
             continue;
         }

@@ -47,7 +47,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     // Whether a target is a procedure call worth judging, once per target
     // (a file calls the same function many times).
-    let mut judged: HashMap<(usize, Option<usize>, bool), bool> = HashMap::new();
+    let mut judged: HashMap<(usize, Option<crate::classes::ClassId>, bool), bool> = HashMap::new();
     for &call in cx.nodes(Kind::Call) {
         let Some(target) = cx.call_target(call) else { continue };
         let key = (target.function.id(), target.class, target.bound);
@@ -84,7 +84,8 @@ fn overridden_by_function(cx: &FileContext<'_>, target: &crate::calls::CallTarge
     let (Some(class), true) = (target.class, target.bound) else { return false };
     let classes = cx.classes();
     let name = target.function.field(Field::Name).map(|n| cx.text(n)).unwrap_or_default();
-    (0..classes.all().len())
+    classes
+        .ids()
         .filter(|&sub| sub != class && classes.is_subclass(sub, class))
         .filter_map(|sub| classes.get(sub).method(name))
         .any(|m| !is_procedure(cx, m))

@@ -182,7 +182,7 @@ fn in_module_scope<'t>(cx: &FileContext<'t>, scopes: &Scopes, statement: Node<'t
     let mut current = cx.syntax().parent(statement);
     while let Some(node) = current {
         if let Some(scope) = scopes.of_node(node.id()) {
-            return scope == 0;
+            return scope == crate::scopes::ScopeId::MODULE;
         }
         current = cx.syntax().parent(node);
     }

@@ -48,7 +48,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let classes = cx.classes();
     let called = called_names(cx);
     let mut findings = Vec::new();
-    for (id, class) in classes.all().iter().enumerate() {
+    for (id, class) in crate::classes::ClassId::enumerate(classes.all()) {
         for member in class.members.iter().filter(|m| m.kind == MemberKind::Method) {
             let name = member.name.as_str();
             if (name.starts_with("__") && name.ends_with("__")) || !is_normal(cx, member) {
@@ -85,7 +85,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 }
 
 /// The nearest method of a superclass that `name` in class `id` overrides.
-fn overridden<'f>(cx: &FileContext<'f>, id: usize, name: &str) -> Option<Node<'f>> {
+fn overridden<'f>(cx: &FileContext<'f>, id: crate::classes::ClassId, name: &str) -> Option<Node<'f>> {
     let classes = cx.classes();
     for sup in classes.local_supers(id) {
         match classes.lookup(sup, name) {

@@ -32,6 +32,7 @@ use crate::ast::{call_arguments, callee_text, named_children, strip_parentheses}
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
 use crate::query::{Hops, Query, QueryMeta};
+use crate::scopes::ScopeId;
 
 /// The query.
 pub static QUERY: Query = Query {
@@ -52,8 +53,8 @@ const COMPREHENSIONS: &[Kind] =
 fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let scopes = cx.scopes();
     let binds_next =
-        |scope: Option<usize>| scope.is_some_and(|id| scopes.get(id).bindings.iter().any(|b| b.name == "next"));
-    if binds_next(Some(0)) {
+        |scope: Option<ScopeId>| scope.is_some_and(|id| scopes.get(id).bindings.iter().any(|b| b.name == "next"));
+    if binds_next(Some(ScopeId::MODULE)) {
         return Vec::new();
     }
     let mut findings = Vec::new();

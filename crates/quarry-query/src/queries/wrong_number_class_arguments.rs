@@ -130,7 +130,7 @@ fn literal_sequence<'f>(cx: &FileContext<'f>, value: Node<'f>) -> Option<Node<'f
         Kind::Tuple | Kind::List => Some(value),
         Kind::Identifier => {
             let name = cx.text(value);
-            let bindings: Vec<_> = cx.scopes().get(0).bindings_named(name).collect();
+            let bindings: Vec<_> = cx.scopes().get(crate::scopes::ScopeId::MODULE).bindings_named(name).collect();
             let [binding] = bindings.as_slice() else { return None };
             let assignment = cx
                 .nodes(Kind::Assignment)
