@@ -13,6 +13,42 @@
 //! configuration, [`diagnostics`], [`actions`] and [`hover`] turn findings
 //! into the protocol's answers, [`text`] converts positions and applies
 //! edits.
+//!
+//! # Staying responsive
+//!
+//! - One thread handles messages; when none waits, the next batch of dirty
+//!   files is analysed in parallel (every dirty open document first, else two
+//!   workspace files per worker thread), so a burst of edits is applied before
+//!   any analysis. While a batch runs, `batch` keeps reading messages: any
+//!   message cancels a batch of unopened files (their `Deadline`s share a
+//!   flag; the files stay dirty), an edit of one of its documents a batch of
+//!   open ones, so an edit or a request waits for the next check of the
+//!   analyses, not for a batch. Unopened files wait a quiet period after the last edit
+//!   (`QUIET_AFTER_EDIT`), leaving the worker threads to the edited document
+//!   while the user types. A request whose `$/cancelRequest`, or a later
+//!   `didChange` of its document, waits behind it is answered
+//!   `RequestCancelled` or `ContentModified`.
+//! - Unopened files go through `quarry query`'s analysis cache: a
+//!   `cache::run::CacheView` made with each new project (file set or
+//!   configuration) serves and stores their findings, and is told of every
+//!   module whose text changes (`CacheView::forget`), so the import closures
+//!   it hashes are those of the current project, unsaved buffers included;
+//!   open documents never come from the cache.
+//! - An open document is reparsed from its last tree
+//!   (`ParsedFile::reparse_within`; the project keeps each overlay's last tree
+//!   across `Project::edited`), and `dependants` keeps the import graph
+//!   between edits (a module's imports are read again only when its summary
+//!   changed).
+//! - Unsaved text reaches the analysis as overlays of the project
+//!   (`Project::with_overlays`, `Project::edited`): an edit keeps every
+//!   summary read so far but the edited module's. After an edited module is
+//!   analysed, its new summary is compared with the one before the edit
+//!   (`ModuleSummary::stable_text`); only when it differs are the modules that
+//!   import it, directly or through others (`Project::imports_of`), analysed
+//!   again.
+//! - A bad configuration is logged (`window/logMessage`) and the previous
+//!   settings kept; a file that cannot be analysed (too large, out of time,
+//!   deleted) gets no diagnostics and a log line.
 
 pub mod actions;
 pub mod batch;
