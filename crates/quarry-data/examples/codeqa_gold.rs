@@ -114,6 +114,9 @@ fn dataset(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         seed: 0,
         max_pairs: 6,
         batch: 256,
+        format: quarry_data::hub::Format::Jsonl,
+        files_from: None,
+        parser: String::from("model"),
     };
     let start = std::time::Instant::now();
     let s = build(&options, parser.as_mut(), &|_, _| {})?;

@@ -1,9 +1,18 @@
 //! `--shard I/N`: a deterministic partition of a corpus's files by a stable hash of their
 //! corpus-relative path, so that which shard builds a file depends on nothing but its path
-//! and N (not on the order of the input, the machine or the other files).
+//! and N (not on the order of the input, the machine or the other files); and the input
+//! files of a sharded build ([`input_files`], `--files-from`), which every builder shares.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
 
 use quarry_stdx::rng::stable_hash;
+use quarry_syntax::corpus::source_files;
+use quarry_syntax::Language;
 use serde::{Deserialize, Serialize};
+
+use crate::error::DataError;
+use crate::jsonl::open_lines;
 
 /// Shard `index` of `count` (0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -58,6 +67,59 @@ impl std::str::FromStr for Shard {
         }
         Ok(Shard { index, count })
     }
+}
+
+/// The corpus's source files of `language`, sorted by relative path, and the errors of the
+/// walk: the files listed in `files_from` (relative to the first corpus path, or absolute),
+/// else every such file under the corpus paths.
+pub fn input_files(
+    corpus: &[PathBuf],
+    language: Language,
+    files_from: Option<&Path>,
+) -> Result<(Vec<PathBuf>, Vec<String>), DataError> {
+    let (mut files, errors) = match files_from {
+        None => source_files(corpus, language),
+        Some(list) => (read_file_list(list, corpus.first().map_or(Path::new(""), PathBuf::as_path))?, Vec::new()),
+    };
+    files.sort_by_cached_key(|p| relative_path(corpus, p));
+    files.dedup();
+    Ok((files, errors))
+}
+
+/// `path` relative to the first corpus path that holds it (a file given alone: the path
+/// as given), `/`-separated on every platform: the key of a file's shard and split.
+pub fn relative_path(corpus: &[PathBuf], path: &Path) -> String {
+    let relative = corpus.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path);
+    let text = relative.display().to_string();
+    if text.is_empty() {
+        path.file_name().map_or(text, |name| name.to_string_lossy().into_owned())
+    } else {
+        text
+    }
+}
+
+/// The files named in `list`, one per line (blank lines and `#` comments skipped); a line
+/// naming no regular file is an error naming the list and the line.
+fn read_file_list(list: &Path, corpus: &Path) -> Result<Vec<PathBuf>, DataError> {
+    let reader = open_lines(list)?;
+    let mut files = Vec::new();
+    for (number, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| DataError::io(list, e))?;
+        let entry = line.trim();
+        if entry.is_empty() || entry.starts_with('#') {
+            continue;
+        }
+        let path = corpus.join(entry);
+        if !path.is_file() {
+            return Err(DataError::BadRecord {
+                path: list.to_path_buf(),
+                line: number + 1,
+                message: format!("{}: not a file", path.display()),
+            });
+        }
+        files.push(path);
+    }
+    Ok(files)
 }
 
 #[cfg(test)]

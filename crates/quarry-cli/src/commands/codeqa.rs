@@ -68,6 +68,17 @@ impl ParserArgs {
     pub fn load(&self) -> Result<Box<dyn CommentParser>, String> {
         load_parser(self.parser.as_deref(), self.parses.as_deref())
     }
+
+    /// The parser as a shard manifest records it: `model:NAME` or `parses:NAME`, the
+    /// folder's or file's name (shards may run on machines with other paths).
+    pub fn describe(&self) -> String {
+        let name = |p: &std::path::Path| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        match (&self.parser, &self.parses) {
+            (Some(model), _) => format!("model:{}", name(model)),
+            (None, Some(parses)) => format!("parses:{}", name(parses)),
+            (None, None) => String::new(),
+        }
+    }
 }
 
 /// How question–answer pairs are generated (`codeqa qa`, `codeqa score`).

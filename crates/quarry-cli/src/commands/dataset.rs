@@ -34,9 +34,10 @@ enum DatasetCommand {
     Codequeries(CodeQueriesArgs),
     /// Add minor syntax errors to examples, keeping every span correct.
     Perturb(PerturbArgs),
-    /// Write the dataset of the shards built with `quarry dataset codequeries --shard I/N`:
-    /// checks that all N are present and agree, samples negatives over all of them, and
-    /// writes each shard's files, the statistics and the dataset card.
+    /// Write the dataset of the shards built with `quarry dataset codequeries|codeqa --shard
+    /// I/N`: checks that all N are present and agree, samples negatives (CodeQueries) or
+    /// balances Yes/No (CodeQA) over all of them, and writes each shard's files and the
+    /// dataset card.
     Finalize(FinalizeArgs),
     /// Build a CodeQA dataset: pairs from the docstrings (Python) or Javadoc
     /// (Java) of a source tree, in the released parallel-file layout.
@@ -65,6 +66,20 @@ struct CodeqaBuildArgs {
     /// Comments parsed per batch.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 256)]
     batch: usize,
+    /// `jsonl` (the released parallel files `{split}.question`, ...; JSON Lines records in
+    /// the Hub layout when sharded) or `parquet` (`data/{language}/{split}-{I:05}-of-{N:05}.parquet`
+    /// with a `README.md` dataset card).
+    #[arg(long, default_value = "jsonl")]
+    format: Format,
+    /// Build only shard I of N (0-based) of the corpus's files, partitioned by a stable hash
+    /// of their relative paths; `quarry dataset finalize OUT` then balances Yes/No over all
+    /// N and writes the dataset. A rerun of a finished shard does nothing.
+    #[arg(long)]
+    shard: Option<Shard>,
+    /// Read the corpus's files from this list (one path relative to the first --corpus a
+    /// line) instead of walking --corpus.
+    #[arg(long)]
+    files_from: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -291,6 +306,12 @@ fn report_dataset(summary: &BuildSummary, out: &std::path::Path, max_len: Option
 
 fn finalize_command(args: FinalizeArgs) -> i32 {
     let start = std::time::Instant::now();
+    if quarry_data::codeqa::shards::has_manifests(&args.dir) {
+        return match quarry_data::codeqa::shards::finalize(&args.dir) {
+            Ok(summary) => report_codeqa(&summary, &args.dir, start.elapsed().as_secs_f64()),
+            Err(e) => report_error(&e.to_string()),
+        };
+    }
     match finalize(&args.dir) {
         Ok(Some(summary)) => report_dataset(&summary, &args.dir, None, start.elapsed().as_secs_f64()),
         Ok(None) => {
@@ -345,40 +366,76 @@ fn codeqa(args: CodeqaBuildArgs) -> i32 {
         seed: args.seed,
         max_pairs: args.max_pairs,
         batch: args.batch,
+        format: args.format,
+        files_from: args.files_from,
+        parser: args.parser.describe(),
     };
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
     if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} comments {wide_bar} {per_sec} eta {eta}") {
         bar.set_style(style);
     }
     let start = std::time::Instant::now();
-    let result = quarry_data::codeqa::dataset::build(&options, parser.as_mut(), &|done, total| {
+    let progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
-    });
+    };
+    if let Some(shard) = args.shard {
+        let result = quarry_data::codeqa::shards::build_shard(&options, shard, parser.as_mut(), &progress);
+        bar.finish_and_clear();
+        return match result {
+            Ok(run) if run.already_done => {
+                eprintln!("quarry: shard {shard} is built already with the same options; nothing to do");
+                EXIT_OK
+            }
+            Ok(run) => {
+                for bad in &run.manifest.bad_files {
+                    crate::commands::output::skipped(bad);
+                }
+                let count = |key: &str| run.manifest.counts.get(key).copied().unwrap_or(0);
+                eprintln!(
+                    "quarry: shard {shard}: {} files, {} documented functions, {} pairs ({} Yes, {} No) in {:.1} s; \
+                     `quarry dataset finalize {}` once all {} shards are built",
+                    count("files"),
+                    count("functions"),
+                    count("pairs"),
+                    count("yes"),
+                    count("no"),
+                    start.elapsed().as_secs_f64(),
+                    args.out.display(),
+                    shard.count
+                );
+                EXIT_OK
+            }
+            Err(e) => report_error(&e.to_string()),
+        };
+    }
+    let result = quarry_data::codeqa::dataset::build(&options, parser.as_mut(), &progress);
     bar.finish_and_clear();
     match result {
-        Ok(s) => {
-            for bad in &s.bad_files {
-                crate::commands::output::skipped(&bad.to_string());
-            }
-            let seconds = start.elapsed().as_secs_f64();
-            eprintln!(
-                "quarry: {} files, {} documented functions, {} pairs generated ({} Yes, {} No, {} comments unparsed); written train {} / dev {} / test {} in {seconds:.1} s; output in {}",
-                s.files,
-                s.functions,
-                s.pairs_generated,
-                s.yes,
-                s.no,
-                s.parse_errors,
-                s.split_sizes[0],
-                s.split_sizes[1],
-                s.split_sizes[2],
-                args.out.display()
-            );
-            EXIT_OK
-        }
+        Ok(s) => report_codeqa(&s, &args.out, start.elapsed().as_secs_f64()),
         Err(e) => report_error(&e.to_string()),
     }
+}
+
+/// Prints what a CodeQA build wrote, after the files it skipped.
+fn report_codeqa(s: &quarry_data::codeqa::dataset::BuildSummary, out: &std::path::Path, seconds: f64) -> i32 {
+    for bad in &s.bad_files {
+        crate::commands::output::skipped(bad);
+    }
+    eprintln!(
+        "quarry: {} files, {} documented functions, {} pairs generated ({} Yes, {} No, {} comments unparsed); written train {} / dev {} / test {} in {seconds:.1} s; output in {}",
+        s.files,
+        s.functions,
+        s.pairs_generated,
+        s.yes,
+        s.no,
+        s.parse_errors,
+        s.split_sizes[0],
+        s.split_sizes[1],
+        s.split_sizes[2],
+        out.display()
+    );
+    EXIT_OK
 }
 
 fn perturb(args: PerturbArgs) -> i32 {

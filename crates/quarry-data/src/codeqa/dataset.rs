@@ -1,35 +1,38 @@
 //! The CodeQA dataset builder: documented functions from a source tree,
 //! pairs from each comment, Yes/No balancing, seeded 8:1:1 splits, and the
-//! released file layout.
+//! released file layout or the Hugging Face Hub layout.
 //!
 //! - Functions come from every Python or Java file under the corpus paths
-//!   (quarry-syntax's walk, honouring `.gitignore`); a file that cannot be
-//!   read or parsed is reported and skipped.
+//!   (quarry-syntax's walk, honouring `.gitignore`, or `--files-from`); a file
+//!   that cannot be read or parsed is reported and skipped.
 //! - Yes/No balancing (paper, Section 4.4): every "No" pair is kept and as
-//!   many "Yes" pairs, chosen with the seed; the rest of the "Yes" pairs are
-//!   dropped (the released dev split has 100 No and 101 Yes).
-//! - Splits: functions are shuffled with the seed and dealt to train, dev
-//!   and test until each holds 80%, 10%, 10% of the pairs; a function's pairs
-//!   stay together, so dev and test share no code (as the released Python
-//!   dev and test nearly do).
-//! - Output: `{train,dev,test}.{code,code.original,question,answer}`, each
-//!   written to a temporary file and renamed, so an interrupted build
-//!   leaves no partial split.
+//!   many "Yes" pairs, chosen by a seeded stable hash of their ids; the rest
+//!   of the "Yes" pairs are dropped (the released dev split has 100 No and
+//!   101 Yes).
+//! - Splits: a function goes to train, dev or test (8:1:1) by a seeded
+//!   stable hash of its file's corpus-relative path and its line; a
+//!   function's pairs stay together, so dev and test share no code (as the
+//!   released Python dev and test nearly do).
+//! - The build is shard 0 of 1 of [`super::shards`], finalized at once: the
+//!   same rows as any number of shards. Output: `{train,dev,test}.{code,
+//!   code.original,question,answer}` (JSON Lines format), or
+//!   `data/{language}/{split}-00000-of-00001.parquet` with a dataset card;
+//!   every file is written to a temporary and renamed, so an interrupted
+//!   build leaves no partial split.
 
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use quarry_stdx::rng::SplitMix64;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, DEFAULT_TIME_BUDGET};
 
 use super::extract::{functions, Function};
-use super::files::SplitWriter;
-use super::generate::{generate, CommentParser, Outcome};
-use super::pair::{Kind, Pair};
+use super::generate::CommentParser;
 use crate::error::DataError;
+use crate::hub::Format;
+use crate::shard::Shard;
 
 /// Options of a build.
 #[derive(Debug, Clone)]
@@ -40,12 +43,18 @@ pub struct BuildOptions {
     pub language: Language,
     /// Output directory.
     pub out: PathBuf,
-    /// Seed of the Yes/No choice and the split shuffle.
+    /// Seed of the Yes/No choice and the split.
     pub seed: u64,
     /// Most pairs per comment.
     pub max_pairs: usize,
     /// Comments parsed per batch.
     pub batch: usize,
+    /// The format of the dataset's files.
+    pub format: Format,
+    /// A file listing the corpus's files (relative to the first corpus path), instead of a walk.
+    pub files_from: Option<PathBuf>,
+    /// What parses the comments, as the shard manifests record it (every shard must agree).
+    pub parser: String,
 }
 
 /// What a build did.
@@ -72,59 +81,21 @@ pub struct BuildSummary {
 /// The split names, in order.
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
 
-/// Builds the dataset; `progress(done, total)` is called as comments are
+/// Builds the dataset in one process; `progress(done, total)` is called as comments are
 /// processed.
 pub fn build(
     options: &BuildOptions,
     parser: &mut dyn CommentParser,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<BuildSummary, DataError> {
-    let found = documented_functions(&options.corpus, options.language);
-    let mut summary = BuildSummary { files: found.files, bad_files: found.bad_files, ..BuildSummary::default() };
-    let funcs: Vec<Function> = found.functions.into_iter().map(|(_, f)| f).collect();
-    summary.functions = funcs.len();
-    let batch = options.batch.max(1);
-    let mut pairs: Vec<Vec<Pair>> = Vec::with_capacity(funcs.len());
-    for chunk in funcs.chunks(batch) {
-        let comments: Vec<&str> = chunk.iter().map(|f| f.comment.as_str()).collect();
-        for outcome in generate(&comments, parser, options.max_pairs) {
-            match outcome {
-                Outcome::Pairs(p) => pairs.push(p),
-                Outcome::ParseError(_) => {
-                    summary.parse_errors += 1;
-                    pairs.push(Vec::new());
-                }
-            }
-        }
-        progress(pairs.len(), funcs.len());
+    let manifest = super::shards::Manifest::path(&options.out, Shard::default());
+    // A one-process build always builds again (a finished shard would be skipped).
+    match std::fs::remove_file(&manifest) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(DataError::io(&manifest, e)),
+        _ => {}
     }
-    summary.pairs_generated = pairs.iter().map(Vec::len).sum();
-    let mut rng = SplitMix64::new(options.seed);
-    balance_yes_no(&mut pairs, &mut rng, &mut summary);
-    let mut order: Vec<usize> = (0..funcs.len()).filter(|&i| !pairs[i].is_empty()).collect();
-    rng.shuffle_modulo(&mut order);
-    let total: usize = order.iter().map(|&i| pairs[i].len()).sum();
-    let mut writers = SPLITS.iter().map(|s| SplitWriter::create(&options.out, s)).collect::<Result<Vec<_>, _>>()?;
-    let mut written = 0usize;
-    for i in order {
-        let split = if written * 10 < total * 8 {
-            0
-        } else if written * 10 < total * 9 {
-            1
-        } else {
-            2
-        };
-        let f = &funcs[i];
-        for p in &pairs[i] {
-            writers[split].write(&f.code, &f.code_original, &p.question, &p.answer)?;
-            written += 1;
-        }
-    }
-    for (k, w) in writers.into_iter().enumerate() {
-        summary.split_sizes[k] = w.len();
-        w.finish()?;
-    }
-    Ok(summary)
+    super::shards::build_shard(options, Shard::default(), parser, progress)?;
+    super::shards::finalize(&options.out)
 }
 
 /// The documented functions of a corpus.
@@ -142,6 +113,13 @@ pub struct Found {
 /// corpus paths, files read in parallel; unreadable files are reported.
 pub fn documented_functions(corpus: &[PathBuf], language: Language) -> Found {
     let (files, walk_errors) = source_files(corpus, language);
+    let mut found = documented_functions_of(&files, language);
+    found.bad_files.splice(0..0, walk_errors);
+    found
+}
+
+/// Every documented function of `files`, read in parallel; unreadable files are reported.
+pub fn documented_functions_of(files: &[PathBuf], language: Language) -> Found {
     let extracted: Vec<Result<Vec<Function>, String>> = files
         .par_iter()
         .map(|path| {
@@ -153,7 +131,7 @@ pub fn documented_functions(corpus: &[PathBuf], language: Language) -> Found {
                 .map_err(|e| e.to_string())
         })
         .collect();
-    let mut found = Found { files: files.len(), bad_files: walk_errors, functions: Vec::new() };
+    let mut found = Found { files: files.len(), bad_files: Vec::new(), functions: Vec::new() };
     for (path, r) in files.iter().zip(extracted) {
         match r {
             Ok(fs) => found.functions.extend(fs.into_iter().map(|f| (path.clone(), f))),
@@ -165,29 +143,6 @@ pub fn documented_functions(corpus: &[PathBuf], language: Language) -> Found {
         }
     }
     found
-}
-
-/// Keeps every "No" pair and as many "Yes" pairs, chosen with `rng`.
-fn balance_yes_no(pairs: &mut [Vec<Pair>], rng: &mut SplitMix64, summary: &mut BuildSummary) {
-    let mut yes = Vec::new();
-    for (i, ps) in pairs.iter().enumerate() {
-        for (j, p) in ps.iter().enumerate() {
-            if p.kind == Kind::Yesno {
-                if p.answer == "Yes" {
-                    yes.push((i, j));
-                } else {
-                    summary.no += 1;
-                }
-            }
-        }
-    }
-    summary.yes = yes.len();
-    rng.shuffle_modulo(&mut yes);
-    let mut drop: Vec<(usize, usize)> = yes.into_iter().skip(summary.no).collect();
-    drop.sort_unstable_by(|a, b| b.cmp(a));
-    for (i, j) in drop {
-        pairs[i].remove(j);
-    }
 }
 
 /// True when `dir` already holds a complete build (all twelve files).

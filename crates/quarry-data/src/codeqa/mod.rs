@@ -27,6 +27,7 @@ pub mod pipeline_parser;
 pub mod preprocess;
 pub mod roles;
 pub mod score;
+pub mod shards;
 pub mod stats;
 pub mod stored;
 pub mod variants;

@@ -9,7 +9,6 @@
 //! samples negatives over every shard's candidates and writes the dataset. Memory does not
 //! grow with the corpus: only one chunk's examples are held at a time.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use quarry_query::project::Project;
@@ -17,7 +16,6 @@ use quarry_query::report::analyze_parsed_in;
 use quarry_query::{Polarity, Query};
 use quarry_stdx::rng::{stable_hash, stable_hash_bytes};
 use quarry_stdx::AtomicFile;
-use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
 use rayon::prelude::*;
 
@@ -31,8 +29,7 @@ use super::selection::Negatives;
 use super::split::{split_of, Ratios, Split};
 use crate::error::DataError;
 use crate::hub::Format;
-use crate::jsonl::open_lines;
-use crate::shard::Shard;
+use crate::shard::{input_files, relative_path, Shard};
 
 /// What to build.
 pub struct BuildOptions {
@@ -120,8 +117,9 @@ pub fn build_shard(
     options: &BuildOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ShardSummary, DataError> {
-    let (files, walk_errors) = input_files(options)?;
-    let relative: Vec<String> = files.iter().map(|p| relative_path(&options.corpus, p)).collect();
+    let corpus = std::slice::from_ref(&options.corpus);
+    let (files, walk_errors) = input_files(corpus, Language::Python, options.files_from.as_deref())?;
+    let relative: Vec<String> = files.iter().map(|p| relative_path(corpus, p)).collect();
     let corpus_hash = format!("{:016x}", stable_hash(&relative.join("\n")));
     let settings = settings_of(options);
     let manifest_path = Manifest::path(&options.out, options.shard);
@@ -200,43 +198,6 @@ pub fn build_shard(
     Ok(ShardSummary { manifest, already_done: false, resumed_chunks })
 }
 
-/// The corpus's source files, sorted by relative path, and the errors of the walk: the
-/// files listed in `files_from` (relative to the corpus, or absolute), else every Python
-/// file under the corpus.
-fn input_files(options: &BuildOptions) -> Result<(Vec<PathBuf>, Vec<String>), DataError> {
-    let (mut files, errors) = match &options.files_from {
-        None => source_files(std::slice::from_ref(&options.corpus), Language::Python),
-        Some(list) => (read_file_list(list, &options.corpus)?, Vec::new()),
-    };
-    files.sort_by_cached_key(|p| relative_path(&options.corpus, p));
-    files.dedup();
-    Ok((files, errors))
-}
-
-/// The files named in `list`, one per line (blank lines and `#` comments skipped); a line
-/// naming no regular file is an error naming the list and the line.
-fn read_file_list(list: &Path, corpus: &Path) -> Result<Vec<PathBuf>, DataError> {
-    let reader = open_lines(list)?;
-    let mut files = Vec::new();
-    for (number, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| DataError::io(list, e))?;
-        let entry = line.trim();
-        if entry.is_empty() || entry.starts_with('#') {
-            continue;
-        }
-        let path = corpus.join(entry);
-        if !path.is_file() {
-            return Err(DataError::BadRecord {
-                path: list.to_path_buf(),
-                line: number + 1,
-                message: format!("{}: not a file", path.display()),
-            });
-        }
-        files.push(path);
-    }
-    Ok(files)
-}
-
 /// The settings a shard's manifest records.
 fn settings_of(options: &BuildOptions) -> Settings {
     let ratios = options.ratios;
@@ -258,10 +219,6 @@ fn settings_of(options: &BuildOptions) -> Settings {
 
 fn query_ids(queries: &[&'static Query]) -> String {
     queries.iter().map(|q| q.meta.id).collect::<Vec<_>>().join(",")
-}
-
-fn relative_path(corpus: &Path, path: &Path) -> String {
-    path.strip_prefix(corpus).unwrap_or(path).display().to_string()
 }
 
 /// Processes one chunk of files and writes its candidate file atomically. Files are
@@ -310,7 +267,7 @@ fn process_file(options: &BuildOptions, project: &Project, path: &Path, load: &L
         })
         .map_err(|e| e.to_string())?;
     let blocks = code_blocks(&file);
-    let relative = relative_path(&options.corpus, path);
+    let relative = relative_path(std::slice::from_ref(&options.corpus), path);
     let split = split_of(&relative, options.ratios, options.seed);
     let mut examples = file_examples(&file, &blocks, &relative, &report.findings);
     drop(report);
