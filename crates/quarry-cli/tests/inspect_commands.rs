@@ -165,3 +165,42 @@ fn probe_without_features_explains_what_is_missing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--features") && err.contains("codebert"), "{err}");
 }
+
+#[test]
+fn parquet_datasets_hold_the_text_samples_and_feed_label_and_probe() {
+    let dir = temp_dir("parquet");
+    let corpus = fixtures();
+    let generate = |format: &str, out: &Path| {
+        let args = ["inspect", "generate", "--corpus", corpus.to_str().unwrap(), "--task", "all", "--size", "12"];
+        let out = quarry(&[&args[..], &["--out", out.to_str().unwrap(), "--seed", "5", "--format", format]].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    let (txt, parquet) = (dir.join("txt"), dir.join("parquet"));
+    generate("txt", &txt);
+    generate("parquet", &parquet);
+    let card = std::fs::read_to_string(parquet.join("README.md")).unwrap();
+    assert!(card.contains("- config_name: LEN") && card.contains("data/LEN/validation-*.parquet"), "{card}");
+    for task in ["LEN", "JBL"] {
+        let text = quarry_probe::Dataset::read(&txt.join(format!("datasets_{task}/{task}_ORIG_12.txt"))).unwrap();
+        let table = quarry_probe::Dataset::read(&parquet.join("data").join(task)).unwrap();
+        let key = |d: &quarry_probe::Dataset| {
+            let mut rows: Vec<_> = d.samples.iter().map(|s| (s.split, s.label.clone(), s.text.clone())).collect();
+            rows.sort();
+            rows
+        };
+        assert_eq!(key(&table), key(&text), "{task}");
+        assert!(!table.samples.is_empty(), "{task}");
+    }
+    let len = parquet.join("data/LEN");
+    let label = quarry(&["inspect", "label", "--task", "LEN", "--data", len.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(label.status.code(), Some(0), "{}", String::from_utf8_lossy(&label.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&label.stdout).unwrap();
+    assert_eq!(doc["agree"], doc["checked"], "{doc}");
+    let reports = dir.join("reports");
+    let jbl = parquet.join("data/JBL");
+    let args = ["probe", "--task", "JBL", "--data", jbl.to_str().unwrap(), "--model", "hashed-tokens"];
+    let probe =
+        quarry(&[&args[..], &["--out", reports.to_str().unwrap(), "--epochs", "1", "--format", "json"]].concat());
+    assert_eq!(probe.status.code(), Some(0), "{}", String::from_utf8_lossy(&probe.stderr));
+    assert!(reports.join("results.csv").exists());
+}

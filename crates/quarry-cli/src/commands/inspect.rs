@@ -46,6 +46,16 @@ impl NptScheme {
     }
 }
 
+/// The file format of generated datasets.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DatasetFormat {
+    /// INSPECT's released text format, `DIR/datasets_TASK/TASK_ORIG_<size>.txt`.
+    Txt,
+    /// The Hugging Face Hub layout, `DIR/data/TASK/{train,validation,test}-00000-of-00001.parquet`,
+    /// with a `README.md` dataset card (one config per task).
+    Parquet,
+}
+
 /// Arguments of `quarry inspect generate`.
 #[derive(Args)]
 struct GenerateArgs {
@@ -70,6 +80,9 @@ struct GenerateArgs {
     /// Read at most this many files of the corpus.
     #[arg(long)]
     max_files: Option<usize>,
+    /// `txt` (INSPECT's format) or `parquet` (the Hugging Face Hub layout).
+    #[arg(long, value_enum, default_value_t = DatasetFormat::Txt)]
+    format: DatasetFormat,
 }
 
 /// Arguments of `quarry inspect label`.
@@ -147,11 +160,22 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
                 continue;
             }
         };
-        let path = args.out.join(dataset_path(task, args.size));
-        if let Err(e) = write_dataset_file(&path, &generated.samples) {
-            code = report_error(&e.to_string());
-            continue;
-        }
+        let written = match args.format {
+            DatasetFormat::Txt => {
+                let path = args.out.join(dataset_path(task, args.size));
+                write_dataset_file(&path, &generated.samples).map(|()| path)
+            }
+            DatasetFormat::Parquet => quarry_probe::hub::write_task(&args.out, task, &generated.samples)
+                .and_then(|_| quarry_probe::hub::write_card(&args.out))
+                .map(|()| args.out.join("data").join(task.code())),
+        };
+        let path = match written {
+            Ok(path) => path,
+            Err(e) => {
+                code = report_error(&e.to_string());
+                continue;
+            }
+        };
         let short: Vec<String> =
             generated.shortfalls.iter().map(|s| format!("{} {}/{}", s.label, s.found, s.wanted)).collect();
         println!(

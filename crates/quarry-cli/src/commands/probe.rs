@@ -110,6 +110,20 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
     Ok(Box::new(EncoderFeatures::new(model, ProbedToken::for_task(task), args.encoder_batch)))
 }
 
+/// The dataset at `path` and the bytes its feature cache is keyed by: an INSPECT text
+/// file's own bytes, or a Hub-layout config's samples written in INSPECT's format.
+fn read_dataset(path: &std::path::Path) -> Result<(Dataset, Vec<u8>), String> {
+    if quarry_probe::hub::is_hub_path(path) {
+        let dataset = Dataset::read(path).map_err(|e| e.to_string())?;
+        let mut bytes = Vec::new();
+        quarry_probe::dataset::write_samples(&mut bytes, &dataset.samples).map_err(|e| e.to_string())?;
+        return Ok((dataset, bytes));
+    }
+    let bytes =
+        quarry_stdx::read::read_bytes(path, quarry_stdx::read::MAX_DATA_FILE_BYTES).map_err(|e| e.to_string())?;
+    Ok((Dataset::parse(&bytes), bytes))
+}
+
 /// Runs `quarry probe`.
 pub fn run(args: ProbeArgs) -> i32 {
     let task: Task = match args.task.parse() {
@@ -120,11 +134,10 @@ pub fn run(args: ProbeArgs) -> i32 {
         Ok(layers) => layers,
         Err(e) => return report_error(&e),
     };
-    let bytes = match quarry_stdx::read::read_bytes(&args.data, quarry_stdx::read::MAX_DATA_FILE_BYTES) {
-        Ok(bytes) => bytes,
-        Err(e) => return report_error(&e.to_string()),
+    let (dataset, bytes) = match read_dataset(&args.data) {
+        Ok(read) => read,
+        Err(e) => return report_error(&e),
     };
-    let dataset = Dataset::parse(&bytes);
     if dataset.samples.is_empty() {
         return report_error(&format!("{}: no valid sample", args.data.display()));
     }
