@@ -60,9 +60,10 @@ def test_sharded_parquet_loads_with_datasets_and_matches_the_released_files(
         build(run_cli, corpus, out, "--format", "parquet", "--shard", f"{index}/2")
     run_cli("dataset", "finalize", str(out))
     loaded = datasets.load_dataset(str(out))
-    assert set(loaded) == set(SPLITS)
+    # A split without pairs is left out of the card (datasets refuses empty splits).
+    assert set(loaded) == {split for split, _, _ in released}
     rows = sorted(
-        (split, r["question"], r["answer"]) for split in SPLITS for r in loaded[split]
+        (split, r["question"], r["answer"]) for split in loaded for r in loaded[split]
     )
     assert rows == released and rows
-    assert all(r["id"].count(":") == 2 for split in SPLITS for r in loaded[split])
+    assert all(r["id"].count(":") == 2 for split in loaded for r in loaded[split])

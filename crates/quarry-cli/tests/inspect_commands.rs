@@ -179,7 +179,7 @@ fn parquet_datasets_hold_the_text_samples_and_feed_label_and_probe() {
     generate("txt", &txt);
     generate("parquet", &parquet);
     let card = std::fs::read_to_string(parquet.join("README.md")).unwrap();
-    assert!(card.contains("- config_name: LEN") && card.contains("data/LEN/validation-*.parquet"), "{card}");
+    assert!(card.contains("- config_name: LEN") && card.contains("data/LEN/train-*.parquet"), "{card}");
     for task in ["LEN", "JBL"] {
         let text = quarry_probe::Dataset::read(&txt.join(format!("datasets_{task}/{task}_ORIG_12.txt"))).unwrap();
         let table = quarry_probe::Dataset::read(&parquet.join("data").join(task)).unwrap();

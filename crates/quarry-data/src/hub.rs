@@ -77,17 +77,30 @@ impl Layout {
         }
     }
 
-    /// A dataset card: YAML front matter listing each config's splits (the first config the
-    /// default), then `body` (Markdown).
-    pub fn dataset_card(self, configs: &[&str], splits: &[&str], body: &str) -> String {
+    /// A dataset card: YAML front matter listing each config's splits that hold rows
+    /// (`has_rows(config, split)`; `datasets` refuses a split without data, so an empty
+    /// one is left out, and a config with none), the first config the default; then `body`
+    /// (Markdown).
+    pub fn dataset_card(
+        self,
+        configs: &[&str],
+        splits: &[&str],
+        has_rows: &dyn Fn(&str, &str) -> bool,
+        body: &str,
+    ) -> String {
         let mut card = String::from("---\nconfigs:\n");
-        for (i, config) in configs.iter().enumerate() {
+        let mut first = true;
+        for config in configs {
+            let present: Vec<&&str> = splits.iter().filter(|split| has_rows(config, split)).collect();
+            if present.is_empty() {
+                continue;
+            }
             card.push_str(&format!("- config_name: {config}\n"));
-            if i == 0 {
+            if std::mem::take(&mut first) {
                 card.push_str("  default: true\n");
             }
             card.push_str("  data_files:\n");
-            for split in splits {
+            for split in present {
                 card.push_str(&format!("  - split: {split}\n    path: \"{}\"\n", self.pattern(config, split)));
             }
         }
@@ -112,9 +125,15 @@ mod tests {
         );
         let flat = Layout { format: Format::Jsonl, gzip: true, shards: 1 };
         assert_eq!(flat.data_file(out, "twostep", "test", Shard::default()), Path::new("out/twostep_test.jsonl.gz"));
-        let card = parquet.dataset_card(&["ideal", "twostep"], &["train", "test"], "# x\n");
+        let card = parquet.dataset_card(
+            &["empty", "ideal", "twostep"],
+            &["train", "valid", "test"],
+            &|c, s| c != "empty" && s != "valid",
+            "# x\n",
+        );
         assert!(card.starts_with("---\nconfigs:\n- config_name: ideal\n  default: true\n  data_files:\n"), "{card}");
         assert!(card.contains("  - split: test\n    path: \"data/twostep/test-*.parquet\"\n"), "{card}");
         assert!(card.ends_with("---\n\n# x\n"));
+        assert!(!card.contains("empty") && !card.contains("valid"), "{card}");
     }
 }

@@ -352,7 +352,9 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
              `code_original`, `question`, `answer`.\n",
             settings.language, manifests[0].corpus_files
         );
-        let card = layout.dataset_card(&[settings.language.as_str()], &SPLITS, &body);
+        let sizes = summary.split_sizes;
+        let has_rows = |_: &str, split: &str| SPLITS.iter().position(|s| *s == split).is_some_and(|k| sizes[k] > 0);
+        let card = layout.dataset_card(&[settings.language.as_str()], &SPLITS, &has_rows, &body);
         quarry_stdx::atomic::write_atomically(&out.join("README.md"), card.as_bytes())?;
     }
     for manifest in &manifests {

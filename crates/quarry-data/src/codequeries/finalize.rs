@@ -142,7 +142,9 @@ pub fn finalize(out: &Path) -> Result<Option<BuildSummary>, DataError> {
     table.write_all(summary.stats.render().as_bytes())?;
     table.commit()?;
     let splits: Vec<&str> = Split::ALL.iter().map(|s| s.name()).collect();
-    let card = layout.dataset_card(&SETTINGS, &splits, &card_body(&summary, first));
+    let written = &summary.written;
+    let has_rows = |setting: &str, split: &str| written.get(&format!("{setting}_{split}")).is_some_and(|n| *n > 0);
+    let card = layout.dataset_card(&SETTINGS, &splits, &has_rows, &card_body(&summary, first));
     quarry_stdx::atomic::write_atomically(&out.join("README.md"), card.as_bytes())?;
     // stats.json last: its fingerprint marks the dataset as written.
     quarry_stdx::atomic::write_atomically(&stats_path, &json)?;
