@@ -204,3 +204,41 @@ fn parquet_datasets_hold_the_text_samples_and_feed_label_and_probe() {
     assert_eq!(probe.status.code(), Some(0), "{}", String::from_utf8_lossy(&probe.stderr));
     assert!(reports.join("results.csv").exists());
 }
+
+#[test]
+fn shards_give_the_datasets_of_one_process_and_a_missing_shard_is_named() {
+    let dir = temp_dir("shards");
+    let corpus = fixtures();
+    let generate = |out: &Path, extra: &[&str]| {
+        let args = ["inspect", "generate", "--corpus", corpus.to_str().unwrap(), "--task", "all", "--size", "24"];
+        quarry(&[&args[..], &["--out", out.to_str().unwrap(), "--seed", "9"], extra].concat())
+    };
+    let one = dir.join("one");
+    let single = generate(&one, &[]);
+    assert_eq!(single.status.code(), Some(0), "{}", String::from_utf8_lossy(&single.stderr));
+    let sharded = dir.join("sharded");
+    for shard in ["0/3", "2/3"] {
+        let out = generate(&sharded, &["--shard", shard]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let early = quarry(&["dataset", "finalize", sharded.to_str().unwrap()]);
+    assert_eq!(early.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&early.stderr).contains("missing shard(s): 1/3"), "{early:?}");
+    assert!(generate(&sharded, &["--shard", "1/3"]).status.success());
+    let again = generate(&sharded, &["--shard", "1/3"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("nothing to do"), "{again:?}");
+    let done = quarry(&["dataset", "finalize", sharded.to_str().unwrap()]);
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    let listing = |out: &Output| String::from_utf8_lossy(&out.stdout).replace(&*dir.to_string_lossy(), "");
+    assert_eq!(listing(&done).replace("/sharded/", "/"), listing(&single).replace("/one/", "/"));
+    let mut compared = 0;
+    for task in ["LEN", "JBL", "KTX", "NPT"] {
+        let name = format!("datasets_{task}/{task}_ORIG_24.txt");
+        let (a, b) = (std::fs::read(one.join(&name)), std::fs::read(sharded.join(&name)));
+        if let (Ok(a), Ok(b)) = (a, b) {
+            assert_eq!(a, b, "{task}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 3, "{compared}");
+}

@@ -1,7 +1,14 @@
 //! Methods and identifiers collected from real Java: a folder of `.java`
 //! files or a JDK `src.zip`.
+//!
+//! Each file gives a [`FilePart`]; [`merge`] puts parts together in the order of their
+//! file names, dropping repeated methods, so the corpus does not depend on the order the
+//! files were read in, nor on how many shards read them ([`collect_parts`] of one shard).
 
 use std::path::{Path, PathBuf};
+
+use quarry_data::shard::Shard;
+use serde::{Deserialize, Serialize};
 
 use quarry_syntax::corpus::{for_each_zip_member, source_files};
 use quarry_syntax::kinds::java::{Field, JavaNode, Kind};
@@ -13,7 +20,7 @@ use crate::error::{ProbeError, Result};
 use crate::java::kinded_tokens;
 
 /// One method as INSPECT stores it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Method {
     /// Code tokens (comments dropped) with their lexical kinds.
     pub tokens: Vec<(TokenKind, String)>,
@@ -33,7 +40,7 @@ impl Method {
 }
 
 /// The role of a declared identifier (IDN's classes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum IdentifierRole {
     /// A package name segment (from package and import declarations): `IDP`.
     Package,
@@ -87,6 +94,20 @@ impl Default for CorpusLimits {
     }
 }
 
+/// What one file gives: its methods (with a body, within the token limit, no plain
+/// accessor; repeats across files are dropped by [`merge`]) and declared identifiers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FilePart {
+    /// The file's name: its path relative to the folder, or its zip member name.
+    pub name: String,
+    /// Its methods, in file order.
+    pub methods: Vec<Method>,
+    /// Its declared identifiers with their roles, in file order.
+    pub identifiers: Vec<(IdentifierRole, String)>,
+    /// Why it could not be read, if it could not.
+    pub error: Option<String>,
+}
+
 /// Reads Java from a folder or a zip archive (such as a JDK `src.zip`).
 pub fn collect(path: &Path, limits: &CorpusLimits) -> Result<Corpus> {
     collect_with_progress(path, limits, &mut |_| {})
@@ -94,8 +115,22 @@ pub fn collect(path: &Path, limits: &CorpusLimits) -> Result<Corpus> {
 
 /// [`collect`], calling `on_file` with the number of files read so far.
 pub fn collect_with_progress(path: &Path, limits: &CorpusLimits, on_file: &mut dyn FnMut(usize)) -> Result<Corpus> {
-    let mut corpus = Corpus::default();
-    let mut seen = std::collections::HashSet::new();
+    let (parts, errors) = collect_parts(path, limits, Shard::default(), on_file)?;
+    let mut corpus = merge(parts);
+    corpus.errors.splice(0..0, errors);
+    Ok(corpus)
+}
+
+/// The parts of the files of `path` that `shard` owns (by a stable hash of their names),
+/// and the errors of the walk. `limits.max_files` counts files in reading order.
+pub fn collect_parts(
+    path: &Path,
+    limits: &CorpusLimits,
+    shard: Shard,
+    on_file: &mut dyn FnMut(usize),
+) -> Result<(Vec<FilePart>, Vec<String>)> {
+    let mut parts = Vec::new();
+    let mut errors = Vec::new();
     let is_zip = path.is_file() && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
     if is_zip {
         let mut count = 0usize;
@@ -104,40 +139,68 @@ pub fn collect_with_progress(path: &Path, limits: &CorpusLimits, on_file: &mut d
                 return;
             }
             count += 1;
+            if !shard.owns(&member.name) {
+                return;
+            }
+            let name = member.name.clone();
             match member
                 .contents
                 .map_err(|e| e.to_string())
                 .and_then(|bytes| SourceFile::from_bytes(PathBuf::from(&member.name), bytes).map_err(|e| e.to_string()))
             {
-                Ok(source) => add_file(&mut corpus, &mut seen, source, limits),
-                Err(e) => corpus.errors.push(format!("{}: {e}", member.name)),
+                Ok(source) => parts.push(file_part(name, source, limits)),
+                Err(e) => parts.push(FilePart { error: Some(format!("{name}: {e}")), name, ..FilePart::default() }),
             }
+            on_file(count);
         })
         .map_err(ProbeError::Corpus)?;
     } else if path.exists() {
-        let (files, errors) = source_files(&[path.to_path_buf()], Language::Java);
-        corpus.errors.extend(errors);
+        let (files, walk_errors) = source_files(&[path.to_path_buf()], Language::Java);
+        errors.extend(walk_errors);
         let options = quarry_syntax::LoadOptions { max_file_bytes: limits.max_file_bytes };
         for (index, file) in files.into_iter().take(limits.max_files).enumerate() {
+            let name = quarry_data::shard::relative_path(&[path.to_path_buf()], &file);
+            if !shard.owns(&name) {
+                continue;
+            }
             match SourceFile::load(&file, &options) {
-                Ok(source) => add_file(&mut corpus, &mut seen, source, limits),
-                Err(e) => corpus.errors.push(e.to_string()),
+                Ok(source) => parts.push(file_part(name, source, limits)),
+                Err(e) => parts.push(FilePart { error: Some(e.to_string()), name, ..FilePart::default() }),
             }
             on_file(index + 1);
         }
     } else {
         return Err(ProbeError::Corpus(format!("{}: no such file or folder", path.display())));
     }
-    Ok(corpus)
+    Ok((parts, errors))
 }
 
-fn add_file(
-    corpus: &mut Corpus,
-    seen: &mut std::collections::HashSet<String>,
-    source: SourceFile,
-    limits: &CorpusLimits,
-) {
-    corpus.files += 1;
+/// The corpus of `parts`: their methods and identifiers in the order of the files' names,
+/// each distinct method once (its first occurrence).
+pub fn merge(mut parts: Vec<FilePart>) -> Corpus {
+    parts.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut corpus = Corpus::default();
+    let mut seen = std::collections::HashSet::new();
+    for part in parts {
+        corpus.files += 1;
+        if let Some(error) = part.error {
+            corpus.errors.push(error);
+            continue;
+        }
+        corpus.methods.extend(part.methods.into_iter().filter(|m| seen.insert(m.text())));
+        corpus.identifiers.extend(part.identifiers);
+    }
+    corpus
+}
+
+fn file_part(name: String, source: SourceFile, limits: &CorpusLimits) -> FilePart {
+    let mut corpus = Corpus::default();
+    add_file(&mut corpus, source, limits);
+    let error = corpus.errors.pop();
+    FilePart { name, methods: corpus.methods, identifiers: corpus.identifiers, error }
+}
+
+fn add_file(corpus: &mut Corpus, source: SourceFile, limits: &CorpusLimits) {
     let parsed = match ParsedFile::parse(source, Language::Java) {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -159,9 +222,7 @@ fn add_file(
                 if is_plain_accessor(&method) {
                     continue;
                 }
-                if seen.insert(method.text()) {
-                    corpus.methods.push(method);
-                }
+                corpus.methods.push(method);
             }
             _ => {}
         }

@@ -18,6 +18,53 @@ use crate::dataset::{Dataset, Sample, Split};
 use crate::error::{ProbeError, Result};
 use crate::task::Task;
 
+/// The file format of generated task datasets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DatasetFormat {
+    /// INSPECT's released text format, `OUT/datasets_TASK/TASK_ORIG_<size>.txt`.
+    #[default]
+    Txt,
+    /// The Hub layout, `OUT/data/TASK/{split}-00000-of-00001.parquet`, with a dataset card.
+    Parquet,
+}
+
+impl std::str::FromStr for DatasetFormat {
+    type Err = String;
+
+    /// Parses `txt` or `parquet`.
+    fn from_str(text: &str) -> std::result::Result<DatasetFormat, String> {
+        match text {
+            "txt" => Ok(DatasetFormat::Txt),
+            "parquet" => Ok(DatasetFormat::Parquet),
+            _ => Err(format!("format `{text}`: expected `txt` or `parquet`")),
+        }
+    }
+}
+
+/// Writes the dataset of `task` (`size` samples asked) under `out` in `format`; returns
+/// its file (text) or config folder (Parquet).
+pub fn write_generated(
+    out: &Path,
+    task: Task,
+    size: usize,
+    format: DatasetFormat,
+    samples: &[Sample],
+) -> Result<PathBuf> {
+    match format {
+        DatasetFormat::Txt => {
+            let path = out.join(crate::generate::dataset_path(task, size));
+            crate::dataset::write_dataset_file(&path, samples)?;
+            Ok(path)
+        }
+        DatasetFormat::Parquet => {
+            write_task(out, task, samples)?;
+            write_card(out)?;
+            Ok(out.join("data").join(task.code()))
+        }
+    }
+}
+
 const LAYOUT: Layout = Layout { format: Format::Parquet, gzip: false, shards: 1 };
 
 /// The Hub's name of a split.

@@ -12,7 +12,7 @@ use crate::npath::npath;
 use crate::task::Task;
 
 /// How NPT labels are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NptLabels {
     /// The exact NPath value, 1 to 10: what INSPECT's released files hold.

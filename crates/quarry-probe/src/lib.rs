@@ -32,6 +32,7 @@ pub mod outputs;
 pub mod probe;
 pub mod report;
 pub mod seeding;
+pub mod shards;
 pub mod task;
 pub mod train;
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::position::{LineIndex, Span, SpanRecord};
 
 /// The lexical class of a token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenKind {
     /// A reserved word of the language (`def`, `class`, `public`, ...).

@@ -35,9 +35,9 @@ enum DatasetCommand {
     /// Add minor syntax errors to examples, keeping every span correct.
     Perturb(PerturbArgs),
     /// Write the dataset of the shards built with `quarry dataset codequeries|codeqa --shard
-    /// I/N`: checks that all N are present and agree, samples negatives (CodeQueries) or
-    /// balances Yes/No (CodeQA) over all of them, and writes each shard's files and the
-    /// dataset card.
+    /// I/N` or `quarry inspect generate --shard I/N`: checks that all N are present and
+    /// agree, samples negatives (CodeQueries), balances Yes/No (CodeQA) or samples the
+    /// tasks' methods (INSPECT) over all of them, and writes the files and the card.
     Finalize(FinalizeArgs),
     /// Build a CodeQA dataset: pairs from the docstrings (Python) or Javadoc
     /// (Java) of a source tree, in the released parallel-file layout.
@@ -306,6 +306,25 @@ fn report_dataset(summary: &BuildSummary, out: &std::path::Path, max_len: Option
 
 fn finalize_command(args: FinalizeArgs) -> i32 {
     let start = std::time::Instant::now();
+    if quarry_probe::shards::has_manifests(&args.dir) {
+        return match quarry_probe::shards::finalize(&args.dir) {
+            Ok(done) => {
+                super::inspect::report_corpus(&done.corpus);
+                for (generated, path) in &done.datasets {
+                    super::inspect::print_dataset(generated, path);
+                }
+                for (task, why) in &done.failures {
+                    crate::commands::output::error(&format!("{task}: {why}"));
+                }
+                if done.failures.is_empty() {
+                    EXIT_OK
+                } else {
+                    EXIT_INPUT_ERROR
+                }
+            }
+            Err(e) => report_error(&e.to_string()),
+        };
+    }
     if quarry_data::codeqa::shards::has_manifests(&args.dir) {
         return match quarry_data::codeqa::shards::finalize(&args.dir) {
             Ok(summary) => report_codeqa(&summary, &args.dir, start.elapsed().as_secs_f64()),

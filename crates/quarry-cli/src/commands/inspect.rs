@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 use clap::{Args, Subcommand};
+use quarry_data::shard::Shard;
 use quarry_probe::corpus::{collect_with_progress, CorpusLimits};
-use quarry_probe::dataset::write_dataset_file;
-use quarry_probe::generate::{dataset_path, generate, GenerateConfig};
+use quarry_probe::generate::{generate, GenerateConfig};
+use quarry_probe::hub::{write_generated, DatasetFormat};
+use quarry_probe::shards::{build_shard, Settings};
 use quarry_probe::{check_labels_with, Dataset, LabelCheck, NptLabels, Task};
 use serde::Serialize;
 
@@ -46,16 +48,6 @@ impl NptScheme {
     }
 }
 
-/// The file format of generated datasets.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum DatasetFormat {
-    /// INSPECT's released text format, `DIR/datasets_TASK/TASK_ORIG_<size>.txt`.
-    Txt,
-    /// The Hugging Face Hub layout, `DIR/data/TASK/{train,validation,test}-00000-of-00001.parquet`,
-    /// with a `README.md` dataset card (one config per task).
-    Parquet,
-}
-
 /// Arguments of `quarry inspect generate`.
 #[derive(Args)]
 struct GenerateArgs {
@@ -80,9 +72,16 @@ struct GenerateArgs {
     /// Read at most this many files of the corpus.
     #[arg(long)]
     max_files: Option<usize>,
-    /// `txt` (INSPECT's format) or `parquet` (the Hugging Face Hub layout).
-    #[arg(long, value_enum, default_value_t = DatasetFormat::Txt)]
+    /// `txt` (INSPECT's format, `OUT/datasets_TASK/TASK_ORIG_<size>.txt`) or `parquet`
+    /// (the Hugging Face Hub layout, `OUT/data/TASK/{split}-00000-of-00001.parquet`, with a
+    /// dataset card; one config per task).
+    #[arg(long, default_value = "txt")]
     format: DatasetFormat,
+    /// Read only shard I of N (0-based) of the corpus's files (a stable hash of their
+    /// names); `quarry dataset finalize OUT` then merges the N shards and generates. A
+    /// rerun of a finished shard does nothing.
+    #[arg(long)]
+    shard: Option<Shard>,
 }
 
 /// Arguments of `quarry inspect label`.
@@ -124,6 +123,11 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
     }
     let mut limits = CorpusLimits::default();
     if let Some(max) = args.max_files {
+        if args.shard.is_some() {
+            return report_error(
+                "--max-files counts files in reading order, which shards do not share; leave it out with --shard",
+            );
+        }
         limits.max_files = max;
     }
     eprintln!("quarry: reading {} ...", args.corpus.display());
@@ -133,6 +137,35 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
             eprint!("\r{files} files read");
         }
     };
+    if let Some(shard) = args.shard {
+        let settings = Settings {
+            tasks: tasks.iter().map(|t| t.code().to_string()).collect(),
+            size: args.size,
+            seed: args.seed,
+            npt_labels: args.npt_labels.labels(),
+            format: args.format,
+            corpus: args.corpus.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            max_method_tokens: limits.max_method_tokens,
+            max_file_bytes: limits.max_file_bytes,
+        };
+        return match build_shard(&args.corpus, &args.out, shard, &settings, &mut progress) {
+            Ok((_, true)) => {
+                eprintln!("quarry: shard {shard} is built already with the same options; nothing to do");
+                super::output::EXIT_OK
+            }
+            Ok((manifest, false)) => {
+                eprintln!(
+                    "quarry: shard {shard}: {} files, {} methods; `quarry dataset finalize {}` once all {} shards are built",
+                    manifest.files,
+                    manifest.methods,
+                    args.out.display(),
+                    shard.count
+                );
+                super::output::EXIT_OK
+            }
+            Err(e) => report_error(&e.to_string()),
+        };
+    }
     let corpus = match collect_with_progress(&args.corpus, &limits, &mut progress) {
         Ok(corpus) => corpus,
         Err(e) => return report_error(&e.to_string()),
@@ -140,6 +173,26 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
     if show_progress {
         eprint!("\r");
     }
+    report_corpus(&corpus);
+    if corpus.methods.is_empty() {
+        return report_error(&format!("{}: no Java method found", args.corpus.display()));
+    }
+    let config = GenerateConfig { size: args.size, seed: args.seed, npt_labels: args.npt_labels.labels() };
+    let mut code = super::output::EXIT_OK;
+    for task in tasks {
+        let written = generate(task, &corpus, &config).and_then(|generated| {
+            write_generated(&args.out, task, args.size, args.format, &generated.samples).map(|path| (generated, path))
+        });
+        match written {
+            Ok((generated, path)) => print_dataset(&generated, &path),
+            Err(e) => code = report_error(&format!("{task}: {e}")),
+        }
+    }
+    code
+}
+
+/// Prints what was read of a corpus.
+pub fn report_corpus(corpus: &quarry_probe::corpus::Corpus) {
     eprintln!(
         "{} files, {} methods, {} identifiers, {} unreadable files",
         corpus.files,
@@ -147,45 +200,19 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
         corpus.identifiers.len(),
         corpus.errors.len()
     );
-    if corpus.methods.is_empty() {
-        return report_error(&format!("{}: no Java method found", args.corpus.display()));
-    }
-    let config = GenerateConfig { size: args.size, seed: args.seed, npt_labels: args.npt_labels.labels() };
-    let mut code = super::output::EXIT_OK;
-    for task in tasks {
-        let generated = match generate(task, &corpus, &config) {
-            Ok(generated) => generated,
-            Err(e) => {
-                code = report_error(&format!("{task}: {e}"));
-                continue;
-            }
-        };
-        let written = match args.format {
-            DatasetFormat::Txt => {
-                let path = args.out.join(dataset_path(task, args.size));
-                write_dataset_file(&path, &generated.samples).map(|()| path)
-            }
-            DatasetFormat::Parquet => quarry_probe::hub::write_task(&args.out, task, &generated.samples)
-                .and_then(|_| quarry_probe::hub::write_card(&args.out))
-                .map(|()| args.out.join("data").join(task.code())),
-        };
-        let path = match written {
-            Ok(path) => path,
-            Err(e) => {
-                code = report_error(&e.to_string());
-                continue;
-            }
-        };
-        let short: Vec<String> =
-            generated.shortfalls.iter().map(|s| format!("{} {}/{}", s.label, s.found, s.wanted)).collect();
-        println!(
-            "{task}\t{}\t{} samples{}",
-            path.display(),
-            generated.samples.len(),
-            if short.is_empty() { String::new() } else { format!("\tshort: {}", short.join(", ")) }
-        );
-    }
-    code
+}
+
+/// Prints one generated dataset: task, where it went, samples and the classes left short.
+pub fn print_dataset(generated: &quarry_probe::generate::Generated, path: &std::path::Path) {
+    let short: Vec<String> =
+        generated.shortfalls.iter().map(|s| format!("{} {}/{}", s.label, s.found, s.wanted)).collect();
+    println!(
+        "{}\t{}\t{} samples{}",
+        generated.task,
+        path.display(),
+        generated.samples.len(),
+        if short.is_empty() { String::new() } else { format!("\tshort: {}", short.join(", ")) }
+    );
 }
 
 #[derive(Serialize)]
