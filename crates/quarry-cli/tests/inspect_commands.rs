@@ -182,7 +182,7 @@ fn parquet_datasets_hold_the_text_samples_and_feed_label_and_probe() {
     assert!(card.contains("- config_name: LEN") && card.contains("data/LEN/train-*.parquet"), "{card}");
     for task in ["LEN", "JBL"] {
         let text = quarry_probe::Dataset::read(&txt.join(format!("datasets_{task}/{task}_ORIG_12.txt"))).unwrap();
-        let table = quarry_probe::Dataset::read(&parquet.join("data").join(task)).unwrap();
+        let table = quarry_probe::hub::read_any(&parquet.join("data").join(task)).unwrap();
         let key = |d: &quarry_probe::Dataset| {
             let mut rows: Vec<_> = d.samples.iter().map(|s| (s.split, s.label.clone(), s.text.clone())).collect();
             rows.sort();

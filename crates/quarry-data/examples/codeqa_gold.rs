@@ -12,8 +12,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use quarry_data::codeqa::dataset::{build, BuildOptions};
+use quarry_data::codeqa::dataset::BuildOptions;
 use quarry_data::codeqa::score::{normalise, read_gold, score};
+use quarry_data::codeqa::shards::build;
 use quarry_data::codeqa::{generate, texts_to_parse, CommentParser, Outcome, StoredParses};
 
 fn option(args: &[String], name: &str) -> Option<String> {

@@ -163,12 +163,8 @@ impl Dataset {
     }
 
     /// Reads a dataset file: a regular file of at most 4 GiB (a named pipe
-    /// or a device is refused, not read); a folder or a `.parquet` file is a task
-    /// config in the Hugging Face Hub layout ([`crate::hub::read`]).
+    /// or a device is refused, not read). `hub::read_any` also reads the Hub layout.
     pub fn read(path: &Path) -> Result<Dataset> {
-        if crate::hub::is_hub_path(path) {
-            return crate::hub::read(path);
-        }
         let bytes = quarry_syntax::read::read_regular_file(path, 4 << 30).map_err(|e| match e {
             quarry_syntax::SyntaxError::Io(e) => ProbeError::Io(e),
             other => ProbeError::Corpus(other.to_string()),

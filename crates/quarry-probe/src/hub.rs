@@ -3,7 +3,8 @@
 //! splits `train`, `validation` and `test`, rows `{label, text}` (the text as INSPECT's
 //! files hold it, backslashes doubled), and a `README.md` dataset card that
 //! `datasets.load_dataset(DIR, TASK)` reads. [`read`] takes such a config folder (or one
-//! of its files) back as a [`Dataset`], so `quarry probe --data` reads both formats.
+//! of its files) back as a [`Dataset`], and [`read_any`] either format, so `quarry probe
+//! --data` and `quarry inspect label` read both.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -144,6 +145,16 @@ pub fn read(path: &Path) -> Result<Dataset> {
         }
     }
     Ok(dataset)
+}
+
+/// Reads a dataset in either format: a task config of the Hub layout (a folder, a
+/// `.parquet` file or a `*` pattern) or an INSPECT text file ([`Dataset::read`]).
+pub fn read_any(path: &Path) -> Result<Dataset> {
+    if is_hub_path(path) {
+        read(path)
+    } else {
+        Dataset::read(path)
+    }
 }
 
 /// Whether `path` names a Hub-layout dataset rather than an INSPECT text file.

@@ -428,7 +428,7 @@ fn codeqa(args: CodeqaBuildArgs) -> i32 {
             Err(e) => report_error(&e.to_string()),
         };
     }
-    let result = quarry_data::codeqa::dataset::build(&options, parser.as_mut(), &progress);
+    let result = quarry_data::codeqa::shards::build(&options, parser.as_mut(), &progress);
     bar.finish_and_clear();
     match result {
         Ok(s) => report_codeqa(&s, &args.out, start.elapsed().as_secs_f64()),

@@ -227,7 +227,7 @@ fn label(args: LabelArgs) -> i32 {
         Ok(task) => task,
         Err(e) => return report_error(&e.to_string()),
     };
-    let dataset = match Dataset::read(&args.data) {
+    let dataset = match quarry_probe::hub::read_any(&args.data) {
         Ok(dataset) => dataset,
         Err(e) => return report_error(&e.to_string()),
     };

@@ -114,7 +114,7 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
 /// file's own bytes, or a Hub-layout config's samples written in INSPECT's format.
 fn read_dataset(path: &std::path::Path) -> Result<(Dataset, Vec<u8>), String> {
     if quarry_probe::hub::is_hub_path(path) {
-        let dataset = Dataset::read(path).map_err(|e| e.to_string())?;
+        let dataset = quarry_probe::hub::read(path).map_err(|e| e.to_string())?;
         let mut bytes = Vec::new();
         quarry_probe::dataset::write_samples(&mut bytes, &dataset.samples).map_err(|e| e.to_string())?;
         return Ok((dataset, bytes));

@@ -13,8 +13,8 @@
 //!   stable hash of its file's corpus-relative path and its line; a
 //!   function's pairs stay together, so dev and test share no code (as the
 //!   released Python dev and test nearly do).
-//! - The build is shard 0 of 1 of [`super::shards`], finalized at once: the
-//!   same rows as any number of shards. Output: `{train,dev,test}.{code,
+//! - The build ([`super::shards::build`]) is shard 0 of 1, finalized at once:
+//!   the same rows as any number of shards. Output: `{train,dev,test}.{code,
 //!   code.original,question,answer}` (JSON Lines format), or
 //!   `data/{language}/{split}-00000-of-00001.parquet` with a dataset card;
 //!   every file is written to a temporary and renamed, so an interrupted
@@ -29,10 +29,7 @@ use quarry_syntax::corpus::source_files;
 use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, DEFAULT_TIME_BUDGET};
 
 use super::extract::{functions, Function};
-use super::generate::CommentParser;
-use crate::error::DataError;
 use crate::hub::Format;
-use crate::shard::Shard;
 
 /// Options of a build.
 #[derive(Debug, Clone)]
@@ -80,23 +77,6 @@ pub struct BuildSummary {
 
 /// The split names, in order.
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
-
-/// Builds the dataset in one process; `progress(done, total)` is called as comments are
-/// processed.
-pub fn build(
-    options: &BuildOptions,
-    parser: &mut dyn CommentParser,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<BuildSummary, DataError> {
-    let manifest = super::shards::Manifest::path(&options.out, Shard::default());
-    // A one-process build always builds again (a finished shard would be skipped).
-    match std::fs::remove_file(&manifest) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(DataError::io(&manifest, e)),
-        _ => {}
-    }
-    super::shards::build_shard(options, Shard::default(), parser, progress)?;
-    super::shards::finalize(&options.out)
-}
 
 /// The documented functions of a corpus.
 #[derive(Debug, Clone, Default)]

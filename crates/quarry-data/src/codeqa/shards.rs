@@ -113,6 +113,23 @@ struct Candidate {
     yesno: bool,
 }
 
+/// Builds the dataset in one process; `progress(done, total)` is called as comments are
+/// processed.
+pub fn build(
+    options: &BuildOptions,
+    parser: &mut dyn CommentParser,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<BuildSummary, DataError> {
+    let manifest = Manifest::path(&options.out, Shard::default());
+    // A one-process build always builds again (a finished shard would be skipped).
+    match std::fs::remove_file(&manifest) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(DataError::io(&manifest, e)),
+        _ => {}
+    }
+    build_shard(options, Shard::default(), parser, progress)?;
+    finalize(&options.out)
+}
+
 /// What one shard run did.
 #[derive(Debug, Clone)]
 pub struct ShardRun {
