@@ -9,7 +9,7 @@ use quarry_probe::corpus::{collect_with_progress, CorpusLimits};
 use quarry_probe::generate::{generate, GenerateConfig};
 use quarry_probe::hub::{write_generated, DatasetFormat};
 use quarry_probe::shards::{build_shard, Settings};
-use quarry_probe::{check_labels_with, Dataset, LabelCheck, NptLabels, Task};
+use quarry_probe::{check_labels_with, LabelCheck, NptLabels, Task};
 use serde::Serialize;
 
 use super::input::Format;
