@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use candle_core::Device;
 
-use crate::bert::{seeded, Encoder};
 use crate::config::{EncoderConfig, ScratchSpec};
 use crate::error::{ModelError, Result};
-use crate::params::ParamStore;
+use crate::nn::bert::{seeded, Encoder};
+use crate::nn::params::ParamStore;
 use crate::tokenizer::Tokenizer;
 use crate::weights::{find_weights, read_tensors};
 
@@ -161,7 +161,7 @@ pub struct LoadedModel {
 
 impl LoadedModel {
     /// Makes every linear layer of the model, heads built from its store later included,
-    /// compute in `precision` ([`crate::autocast`]).
+    /// compute in `precision` ([`crate::nn::autocast`]).
     pub fn set_precision(&self, precision: crate::Precision) {
         self.store.autocast().set(precision);
     }
