@@ -132,13 +132,13 @@ impl InplaceOp3 for Update {
 }
 
 /// Whether the fused update applies: every tensor contiguous f32 on the CPU.
-pub fn applies(tensors: &[&Tensor]) -> bool {
+pub(crate) fn applies(tensors: &[&Tensor]) -> bool {
     tensors.iter().all(|t| t.device().is_cpu() && t.dtype() == candle_core::DType::F32 && t.is_contiguous())
 }
 
 /// Hyper-parameters of one update of one tensor.
 #[derive(Debug, Clone, Copy)]
-pub struct Step {
+pub(crate) struct Step {
     /// `1 - beta1`.
     pub one_minus_beta1: f64,
     /// `beta2`.
@@ -154,7 +154,7 @@ pub struct Step {
 }
 
 /// Updates `theta`, `m` and `v` in place from gradient `g`; returns the sum of `g * g`.
-pub fn update(theta: &Tensor, m: &Tensor, v: &Tensor, g: &Tensor, s: Step) -> Result<f64> {
+pub(crate) fn update(theta: &Tensor, m: &Tensor, v: &Tensor, g: &Tensor, s: Step) -> Result<f64> {
     m.inplace_op2(g, &FirstMoment { weight: s.one_minus_beta1 as f32 })?;
     let second = SecondMoment { beta2: s.beta2 as f32, weight: (1.0 - s.beta2) as f32, sum_sq: Mutex::new(0.0) };
     v.inplace_op2(g, &second)?;

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::kernels::adamw_cpu::Step;
 
 /// The flat moments, and each parameter's place in them.
-pub struct FlatMoments {
+pub(crate) struct FlatMoments {
     /// First moments of every parameter, in slot order.
     pub m: Var,
     /// Second moments, in the same layout.
@@ -28,7 +28,7 @@ pub struct FlatMoments {
 
 impl FlatMoments {
     /// Zeroed moments for `vars` (with whether each decays), all on `device`.
-    pub fn new(vars: &[(&Var, bool)], device: &Device) -> Result<Self> {
+    pub(crate) fn new(vars: &[(&Var, bool)], device: &Device) -> Result<Self> {
         let mut spans = Vec::with_capacity(vars.len());
         let mut decays = Vec::new();
         for (var, decay) in vars {
@@ -47,7 +47,7 @@ impl FlatMoments {
     }
 
     /// Parameter `i`'s part of a flat tensor, in `shape`.
-    pub fn part(&self, flat: &Tensor, i: usize, shape: &candle_core::Shape) -> Result<Tensor> {
+    pub(crate) fn part(&self, flat: &Tensor, i: usize, shape: &candle_core::Shape) -> Result<Tensor> {
         let (offset, len) = self.spans[i];
         Ok(flat.narrow(0, offset, len)?.reshape(shape)?)
     }
@@ -72,7 +72,7 @@ impl FlatMoments {
     /// Updates `params` (in slot order) with `grads` (`None`: no gradient this step) and the
     /// moments in place, with the constants of [`Step`] (its `decay` applies to the
     /// parameters that decay); returns the sum of the squared gradients.
-    pub fn update(&mut self, params: &[&Var], grads: &[Option<Tensor>], s: Step) -> Result<f64> {
+    pub(crate) fn update(&mut self, params: &[&Var], grads: &[Option<Tensor>], s: Step) -> Result<f64> {
         let device = self.m.device().clone();
         let present: Vec<bool> = grads.iter().map(Option::is_some).collect();
         let parts = params

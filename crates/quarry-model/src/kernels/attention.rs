@@ -302,7 +302,12 @@ impl CustomOp2 for AttentionGrad {
 /// (queries, keys, values side by side) on the CPU in f32. `mask_bias` `(batch, seq)` is 0
 /// for real keys and a large negative for padding; `dropout`, when given, is the mask of the
 /// `(batch, heads, seq, seq)` probabilities. Gradients reach `qkv`.
-pub fn self_attention(qkv: &Tensor, heads: usize, mask_bias: &Tensor, dropout: Option<DropoutKey>) -> Result<Tensor> {
+pub(crate) fn self_attention(
+    qkv: &Tensor,
+    heads: usize,
+    mask_bias: &Tensor,
+    dropout: Option<DropoutKey>,
+) -> Result<Tensor> {
     let masks = Masks { heads, bias: mask_bias.detach().contiguous()?, dropout };
     qkv.contiguous()?.apply_op1(Attention { masks })
 }

@@ -233,7 +233,7 @@ impl CustomOp3 for AttentionGrad {
 /// `(batch, s)` is 0 for keys to use and a large negative for padding; `causal` (needs
 /// `t == s`) adds run.py's `-1e4` to the scores of later positions; `dropout`, when given,
 /// is the mask of the `(batch, heads, t, s)` probabilities. Gradients reach `q` and `kv`.
-pub fn attention(
+pub(crate) fn attention(
     q: &Tensor,
     kv: &Tensor,
     heads: usize,

@@ -33,7 +33,7 @@ fn bits(key: u64, pair: u64) -> u64 {
 /// number of the key's SplitMix64 stream; an element is dropped when its 32 bits are below
 /// `p * 2^32`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DropoutKey {
+pub(crate) struct DropoutKey {
     key: u64,
     threshold: u64,
     scale: f32,
@@ -70,23 +70,23 @@ widest_simd! {
 
 impl DropoutKey {
     /// The mask of key `key` for dropout probability `p` (in `[0, 1)`).
-    pub fn new(key: u64, p: f32) -> Self {
+    pub(crate) fn new(key: u64, p: f32) -> Self {
         DropoutKey { key, threshold: (p as f64 * (1u64 << 32) as f64) as u64, scale: 1.0 / (1.0 - p) }
     }
 
     /// Writes mask elements `start .. start + out.len()` into `out`.
-    pub fn fill(&self, start: usize, out: &mut [f32]) {
+    pub(crate) fn fill(&self, start: usize, out: &mut [f32]) {
         fill_simd(*self, start, out)
     }
 
     /// `out[j] = x[j] * mask[start + j]`; `out` and `x` have the same length.
-    pub fn apply(&self, start: usize, x: &[f32], out: &mut [f32]) {
+    pub(crate) fn apply(&self, start: usize, x: &[f32], out: &mut [f32]) {
         self.fill(start, out);
         out.iter_mut().zip(x).for_each(|(o, &x)| *o *= x);
     }
 
     /// The whole mask of a tensor of `shape` as a tensor on `device`.
-    pub fn tensor(&self, shape: &Shape, device: &Device) -> Result<Tensor> {
+    pub(crate) fn tensor(&self, shape: &Shape, device: &Device) -> Result<Tensor> {
         let mut data = vec![0f32; shape.elem_count()];
         self.fill(0, &mut data);
         Tensor::from_vec(data, shape, device)
@@ -136,7 +136,7 @@ fn dropout_no_grad(x: &Tensor, key: DropoutKey) -> Result<Tensor> {
 
 /// `x` times the mask of `key` (element `i` of `x` in row-major order takes mask element
 /// `i`); gradients reach `x`. One pass with the mask computed on the fly for f32 on the CPU.
-pub fn dropout(x: &Tensor, key: DropoutKey) -> Result<Tensor> {
+pub(crate) fn dropout(x: &Tensor, key: DropoutKey) -> Result<Tensor> {
     if cpu_f32(x) {
         x.contiguous()?.apply_op1(Dropout { key })
     } else {

@@ -182,7 +182,7 @@ impl CustomOp1 for ColumnSums {
 
 /// `x W^T + b` over the last dimension of `x` `(..., in)` for `weight` `(out, in)` and `bias`
 /// `(out,)`, all f32 on the CPU, in one operation with gradients for all three.
-pub fn linear(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
+pub(crate) fn linear(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
     if [x.dtype(), weight.dtype(), bias.dtype()].iter().any(|d| *d != DType::F32) {
         bail!("fused-linear: only f32 is supported");
     }

@@ -159,7 +159,7 @@ impl CustomOp2 for SoftmaxGrad {
 
 /// `softmax(scores + bias)` over the last dimension; `scores` is `(b, heads, q, k)` and
 /// `bias` `(b, k)` (0 for real tokens, a large negative for padding). No gradient reaches `bias`.
-pub fn masked_softmax(scores: &Tensor, bias: &Tensor) -> Result<Tensor> {
+pub(crate) fn masked_softmax(scores: &Tensor, bias: &Tensor) -> Result<Tensor> {
     if scores.device().is_cpu() && scores.dtype() == DType::F32 {
         scores.contiguous()?.apply_op2(&bias.detach().contiguous()?, MaskedSoftmax)
     } else {
@@ -182,7 +182,7 @@ fn fused_softmax(x: &Tensor) -> Result<Tensor> {
 /// Softmax over the last dimension that trains: the fused kernel's result, made a graph node
 /// of `x` whose backward pass is softmax's ([`SoftmaxOf`]). Two kernels forward and three
 /// backward, against five and about ten for the composed softmax.
-pub fn trained_softmax(x: &Tensor) -> Result<Tensor> {
+pub(crate) fn trained_softmax(x: &Tensor) -> Result<Tensor> {
     let y = fused_softmax(&x.detach())?.contiguous()?;
     x.apply_op2(&y, SoftmaxOf)
 }
@@ -241,7 +241,7 @@ impl CustomOp1 for ZeroGradient {
 /// `t` itself, with a gradient of exactly zero where `t` is a parameter whose true gradient
 /// is zero but differentiating through the graph would give rounding noise. f32 on the CPU;
 /// elsewhere `t` detached (no gradient, which leaves AdamW's update the same: none).
-pub fn with_zero_gradient(t: &Tensor) -> Result<Tensor> {
+pub(crate) fn with_zero_gradient(t: &Tensor) -> Result<Tensor> {
     if t.device().is_cpu() && t.dtype() == DType::F32 {
         t.contiguous()?.apply_op1(ZeroGradient)
     } else {
@@ -381,7 +381,7 @@ impl CustomOp1 for GeluDerivative {
 }
 
 /// Exact (erf) GELU.
-pub fn gelu(x: &Tensor) -> Result<Tensor> {
+pub(crate) fn gelu(x: &Tensor) -> Result<Tensor> {
     if x.device().is_cpu() && x.dtype() == DType::F32 {
         x.contiguous()?.apply_op1(Gelu)
     } else {
@@ -548,7 +548,7 @@ impl CustomOp3 for LayerNormGrad {
 }
 
 /// Layer norm over the last dimension in one fused pass, with a full backward pass.
-pub fn layer_norm(x: &Tensor, w: &Tensor, b: &Tensor, eps: f64) -> Result<Tensor> {
+pub(crate) fn layer_norm(x: &Tensor, w: &Tensor, b: &Tensor, eps: f64) -> Result<Tensor> {
     x.contiguous()?.apply_op3(w, b, LayerNormOp { eps: eps as f32 })
 }
 

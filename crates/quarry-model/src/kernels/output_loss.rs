@@ -186,7 +186,7 @@ impl TiedOutputLoss {
 /// their outputs); every lookup made with one `TiedGradient` must be part of the graph that
 /// reaches the loss, or the table's gradient is never handed over.
 #[derive(Clone, Default)]
-pub struct TiedGradient(Arc<Mutex<Gathered>>);
+pub(crate) struct TiedGradient(Arc<Mutex<Gathered>>);
 
 /// What a [`TiedGradient`] holds.
 #[derive(Default)]
@@ -281,7 +281,7 @@ impl CustomOp1 for TiedRows {
 /// `(batch, seq, h)`. On the CPU in f32 with a tracked table, the lookup's gradient goes into
 /// `gathered`, and the last lookup made with it to run its backward pass returns the sum
 /// ([`TiedGradient`]); elsewhere it is an ordinary lookup and `gathered` stays unused.
-pub fn tied_rows(weight: &Tensor, ids: &Tensor, gathered: &TiedGradient) -> crate::error::Result<Tensor> {
+pub(crate) fn tied_rows(weight: &Tensor, ids: &Tensor, gathered: &TiedGradient) -> crate::error::Result<Tensor> {
     let (b, s) = ids.dims2()?;
     let (vocab, h) = weight.dims2()?;
     let flat = ids.to_dtype(DType::U32)?.flatten_all()?;
@@ -299,7 +299,7 @@ pub fn tied_rows(weight: &Tensor, ids: &Tensor, gathered: &TiedGradient) -> crat
 
 /// Whether [`tied_output_loss_into`] and [`tied_rows`] gather the table's gradient for this
 /// table: f32 on the CPU, tracked.
-pub fn gathers(weight: &Tensor) -> bool {
+pub(crate) fn gathers(weight: &Tensor) -> bool {
     weight.device().is_cpu() && weight.dtype() == DType::F32 && weight.track_op()
 }
 
@@ -307,7 +307,7 @@ pub fn gathers(weight: &Tensor) -> bool {
 /// operation applies ([`gathers`]), goes into `gather` instead of back through the graph:
 /// the word lookup that reads the same table ([`tied_rows`] with the same `gather`) must
 /// then be part of the graph that reaches the loss, and hands the sum to the table.
-pub fn tied_output_loss_into(
+pub(crate) fn tied_output_loss_into(
     hidden: &Tensor,
     weight: &Tensor,
     labels: &[u32],
@@ -340,7 +340,7 @@ fn check_labels(hidden: &Tensor, weight: &Tensor, labels: &[u32]) -> crate::erro
 /// `mean_r(-log softmax(hidden_r weight^T)[label_r])`, a scalar. One fused operation for f32
 /// on the CPU (gradients reach `hidden` and, when it is tracked, `weight`); the product and
 /// [`crate::nn::heads::cross_entropy`] elsewhere.
-pub fn tied_output_loss(hidden: &Tensor, weight: &Tensor, labels: &[u32]) -> crate::error::Result<Tensor> {
+pub(crate) fn tied_output_loss(hidden: &Tensor, weight: &Tensor, labels: &[u32]) -> crate::error::Result<Tensor> {
     check_labels(hidden, weight, labels)?;
     let rows = labels.len();
     let f32s = hidden.dtype() == DType::F32 && weight.dtype() == DType::F32;

@@ -180,7 +180,7 @@ impl CustomOp3 for ResidualNormGrad {
 /// `layer_norm(a * mask + residual)` over the last dimension for f32 tensors on the CPU, with
 /// gradients for `a`, `residual`, `weight` and `bias`; `dropout` gives the mask of `a`
 /// (none: `a + residual`). The arithmetic per element is that of the composed operations.
-pub fn residual_layer_norm(
+pub(crate) fn residual_layer_norm(
     a: &Tensor,
     residual: &Tensor,
     weight: &Tensor,

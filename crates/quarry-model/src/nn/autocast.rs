@@ -71,7 +71,7 @@ impl Autocast {
 }
 
 /// `t` in `dtype`, without a copy when it already is.
-pub fn cast(t: &Tensor, dtype: DType) -> Result<Tensor> {
+pub(crate) fn cast(t: &Tensor, dtype: DType) -> Result<Tensor> {
     if t.dtype() == dtype {
         Ok(t.clone())
     } else {
@@ -80,7 +80,7 @@ pub fn cast(t: &Tensor, dtype: DType) -> Result<Tensor> {
 }
 
 /// `t` in f32, as losses, softmax and layer norms take it under autocast.
-pub fn to_f32(t: &Tensor) -> Result<Tensor> {
+pub(crate) fn to_f32(t: &Tensor) -> Result<Tensor> {
     cast(t, DType::F32)
 }
 

@@ -350,7 +350,7 @@ impl Encoder {
 }
 
 /// A shared generator seeded with `seed`, for building and training a model.
-pub fn seeded(seed: u64) -> Arc<SeededRng> {
+pub(crate) fn seeded(seed: u64) -> Arc<SeededRng> {
     Arc::new(SeededRng::new(seed))
 }
 

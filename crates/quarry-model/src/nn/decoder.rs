@@ -17,11 +17,11 @@ use crate::nn::layers::{affine, Dropout, Linear};
 use crate::nn::params::{Init, ParamStore};
 
 /// PyTorch's default layer-norm epsilon in `nn.TransformerDecoderLayer`.
-pub const DECODER_LAYER_NORM_EPS: f64 = 1e-5;
+pub(crate) const DECODER_LAYER_NORM_EPS: f64 = 1e-5;
 
 /// The decoder's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct DecoderConfig {
+pub(crate) struct DecoderConfig {
     /// Number of decoder layers (CodeQA's `run.py`: 6).
     pub layers: usize,
     /// Hidden size (the encoder's).
@@ -39,7 +39,7 @@ pub struct DecoderConfig {
 
 impl DecoderConfig {
     /// Checks that the shape is usable.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.layers == 0 || self.hidden == 0 || self.ffn == 0 || self.heads == 0 {
             return Err(ModelError::Config(format!("decoder sizes must be positive: {self:?}")));
         }
@@ -263,7 +263,7 @@ impl DecoderLayer {
 
 /// The decoder's state during generation: per-layer caches over `rows` sequences.
 #[derive(Debug, Clone)]
-pub struct DecoderCache {
+pub(crate) struct DecoderCache {
     layers: Vec<LayerCache>,
     memory_bias: Tensor,
     steps: usize,
@@ -288,7 +288,7 @@ impl DecoderCache {
     /// were reordered within their inputs: every row of an input attends to the same
     /// encoder output, so the cross-attention keys and values (the largest part of the
     /// cache) stay where they are.
-    pub fn select_rows(&mut self, rows: &Tensor, memory_rows: Option<&Tensor>) -> Result<()> {
+    pub(crate) fn select_rows(&mut self, rows: &Tensor, memory_rows: Option<&Tensor>) -> Result<()> {
         for l in &mut self.layers {
             if let (Some(k), Some(v)) = (&l.self_k, &l.self_v) {
                 l.self_k = Some(k.index_select(rows, 0)?);
@@ -307,12 +307,12 @@ impl DecoderCache {
 }
 
 /// A stack of decoder layers.
-pub struct Decoder {
+pub(crate) struct Decoder {
     layers: Vec<DecoderLayer>,
 }
 
 /// `(b, s)` additive bias from a 0/1 mask: 0 where 1, -1e9 where 0.
-pub fn mask_bias(mask: &Tensor) -> Result<Tensor> {
+pub(crate) fn mask_bias(mask: &Tensor) -> Result<Tensor> {
     let mask = mask.to_dtype(DType::F32)?;
     Ok(((mask.ones_like()? - mask)? * -1e9f64)?)
 }
@@ -320,7 +320,7 @@ pub fn mask_bias(mask: &Tensor) -> Result<Tensor> {
 impl Decoder {
     /// Builds the decoder from `store` (`decoder.layers.N.*`); `required` when the store is a
     /// trained checkpoint that must hold every decoder tensor.
-    pub fn new(config: DecoderConfig, store: &mut ParamStore, required: bool) -> Result<Self> {
+    pub(crate) fn new(config: DecoderConfig, store: &mut ParamStore, required: bool) -> Result<Self> {
         config.validate()?;
         let layers =
             (0..config.layers).map(|i| DecoderLayer::new(store, i, &config, required)).collect::<Result<Vec<_>>>()?;
@@ -330,7 +330,13 @@ impl Decoder {
     /// Teacher-forced pass: `target` `(b, t, hidden)` (embedded target tokens) attends
     /// causally to itself and to `memory` `(b, s, hidden)`, whose padding `memory_mask`
     /// `(b, s)` marks with 0. Returns `(b, t, hidden)`.
-    pub fn forward(&self, target: &Tensor, memory: &Tensor, memory_mask: &Tensor, train: bool) -> Result<Tensor> {
+    pub(crate) fn forward(
+        &self,
+        target: &Tensor,
+        memory: &Tensor,
+        memory_mask: &Tensor,
+        train: bool,
+    ) -> Result<Tensor> {
         let (b, t, _) = target.dims3()?;
         let dev = target.device();
         let memory_bias = mask_bias(memory_mask)?;
@@ -347,7 +353,7 @@ impl Decoder {
 
     /// A cache for generating from `memory` `(rows, s, hidden)` with padding mask
     /// `memory_mask` `(rows, s)`: cross-attention keys and values are computed here once.
-    pub fn start(&self, memory: &Tensor, memory_mask: &Tensor) -> Result<DecoderCache> {
+    pub(crate) fn start(&self, memory: &Tensor, memory_mask: &Tensor) -> Result<DecoderCache> {
         let layers = self
             .layers
             .iter()
@@ -362,7 +368,7 @@ impl Decoder {
     /// Runs one new position `x` `(rows, 1, hidden)` against `cache` and extends it; returns
     /// `(rows, 1, hidden)`. The same as the last position of [`Decoder::forward`] over the
     /// whole prefix, without recomputing it.
-    pub fn step(&self, x: &Tensor, cache: &mut DecoderCache) -> Result<Tensor> {
+    pub(crate) fn step(&self, x: &Tensor, cache: &mut DecoderCache) -> Result<Tensor> {
         let mut x = x.clone();
         let self_bias = Tensor::zeros((x.dim(0)?, cache.steps + 1), DType::F32, x.device())?;
         for (layer, c) in self.layers.iter().zip(cache.layers.iter_mut()) {

@@ -13,7 +13,7 @@ use crate::nn::layers::Param;
 
 /// Layer normalization over the last dimension with a learned scale and shift.
 #[derive(Debug, Clone)]
-pub struct LayerNorm {
+pub(crate) struct LayerNorm {
     weight: Param,
     bias: Param,
     eps: f64,
@@ -21,13 +21,13 @@ pub struct LayerNorm {
 
 impl LayerNorm {
     /// A layer norm with the given scale (`weight`), shift (`bias`) and epsilon.
-    pub fn new(weight: Tensor, bias: Tensor, eps: f64) -> Self {
+    pub(crate) fn new(weight: Tensor, bias: Tensor, eps: f64) -> Self {
         LayerNorm { weight: Param::new(weight), bias: Param::new(bias), eps }
     }
 
     /// Normalizes `x` over its last dimension; with `train`, gradients flow to `x`, scale
     /// and shift.
-    pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+    pub(crate) fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         let (w, b) = (self.weight.get(train), self.bias.get(train));
         let f32s = [x, w, b].iter().all(|t| t.dtype() == candle_core::DType::F32);
         if x.device().is_cpu() && f32s {
@@ -43,7 +43,7 @@ impl LayerNorm {
     /// `layer_norm(dropout(a) + residual)`, the end of a transformer sub-layer, with the
     /// mask of `dropout` (none: no dropout): one fused operation for f32 on the CPU
     /// ([`crate::kernels::residual_norm`]), composed operations elsewhere.
-    pub fn forward_residual(
+    pub(crate) fn forward_residual(
         &self,
         a: &Tensor,
         residual: &Tensor,
@@ -66,7 +66,7 @@ impl LayerNorm {
     }
 
     /// The same normalization composed of basic tensor operations (any device and dtype).
-    pub fn forward_composed(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+    pub(crate) fn forward_composed(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         let mean = x.mean_keepdim(D::Minus1)?;
         let centered = x.broadcast_sub(&mean)?;
         let var = centered.sqr()?.mean_keepdim(D::Minus1)?;

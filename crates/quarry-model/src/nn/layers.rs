@@ -10,26 +10,26 @@ use crate::nn::params::{Init, ParamStore};
 use crate::nn::rng::SeededRng;
 
 /// Standard deviation of BERT's normal initialization.
-pub const INIT_STD: f64 = 0.02;
+pub(crate) const INIT_STD: f64 = 0.02;
 
 /// A trainable parameter: the variable itself, recorded in the gradient graph, and a
 /// detached view of the same storage for inference, which records nothing and so lets
 /// every intermediate tensor be freed as soon as it is used.
 #[derive(Debug, Clone)]
-pub struct Param {
+pub(crate) struct Param {
     tracked: Tensor,
     detached: Tensor,
 }
 
 impl Param {
     /// Wraps a variable-backed tensor.
-    pub fn new(t: Tensor) -> Self {
+    pub(crate) fn new(t: Tensor) -> Self {
         let detached = t.detach();
         Param { tracked: t, detached }
     }
 
     /// The tensor to use: tracked when training, detached otherwise.
-    pub fn get(&self, train: bool) -> &Tensor {
+    pub(crate) fn get(&self, train: bool) -> &Tensor {
         if train {
             &self.tracked
         } else {
@@ -41,7 +41,7 @@ impl Param {
 /// A fully connected layer `y = x W^T + b` over the last dimension, computed in the
 /// precision of its model's [`Autocast`] setting.
 #[derive(Debug, Clone)]
-pub struct Linear {
+pub(crate) struct Linear {
     weight: Param,
     bias: Param,
     autocast: Arc<Autocast>,
@@ -49,7 +49,7 @@ pub struct Linear {
 
 impl Linear {
     /// Loads or initializes `{prefix}.weight` (`out x in`) and `{prefix}.bias`.
-    pub fn new(
+    pub(crate) fn new(
         store: &mut ParamStore,
         prefix: &str,
         in_dim: usize,
@@ -63,35 +63,35 @@ impl Linear {
 
     /// Applies the layer to `x` of shape `(..., in)`; only with `train` does the result
     /// record gradients for the parameters. Under bf16 autocast the result is bf16.
-    pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+    pub(crate) fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         self.forward_with_bias(x, self.bias.get(train), train)
     }
 
     /// [`Linear::forward`] with `bias` in place of the layer's own (e.g. one whose gradient
     /// is held at zero).
-    pub fn forward_with_bias(&self, x: &Tensor, bias: &Tensor, train: bool) -> Result<Tensor> {
+    pub(crate) fn forward_with_bias(&self, x: &Tensor, bias: &Tensor, train: bool) -> Result<Tensor> {
         autocast_affine(x, self.weight.get(train), bias, self.compute_dtype())
     }
 
     /// The dtype the layer's products run in under autocast, `None` for plain f32.
-    pub fn compute_dtype(&self) -> Option<DType> {
+    pub(crate) fn compute_dtype(&self) -> Option<DType> {
         self.autocast.compute_dtype()
     }
 
     /// The weight `(out, in)`: tracked when `train`, detached otherwise.
-    pub fn weight(&self, train: bool) -> &Tensor {
+    pub(crate) fn weight(&self, train: bool) -> &Tensor {
         self.weight.get(train)
     }
 
     /// The bias `(out,)`: tracked when `train`, detached otherwise.
-    pub fn bias(&self, train: bool) -> &Tensor {
+    pub(crate) fn bias(&self, train: bool) -> &Tensor {
         self.bias.get(train)
     }
 }
 
 /// [`affine`] in `compute` (autocast: input, weight and bias cast to it, gradients flowing
 /// back to the f32 originals), or as given when `compute` is `None`.
-pub fn autocast_affine(x: &Tensor, weight: &Tensor, bias: &Tensor, compute: Option<DType>) -> Result<Tensor> {
+pub(crate) fn autocast_affine(x: &Tensor, weight: &Tensor, bias: &Tensor, compute: Option<DType>) -> Result<Tensor> {
     match compute {
         None => affine(x, weight, bias),
         Some(dtype) => affine(&cast(x, dtype)?, &cast(weight, dtype)?, &cast(bias, dtype)?),
@@ -100,7 +100,7 @@ pub fn autocast_affine(x: &Tensor, weight: &Tensor, bias: &Tensor, compute: Opti
 
 /// `x W^T + b` over the last dimension of `x` `(..., in)`, for `weight` `(out, in)` and
 /// `bias` `(out,)`: one fused operation for f32 on the CPU, composed operations elsewhere.
-pub fn affine(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
+pub(crate) fn affine(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
     let f32s = [x.dtype(), weight.dtype(), bias.dtype()].iter().all(|d| *d == DType::F32);
     if x.device().is_cpu() && f32s {
         return crate::kernels::fused_linear::linear(x, weight, bias);
@@ -117,14 +117,14 @@ pub fn affine(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
 
 /// A lookup table of learned vectors.
 #[derive(Debug, Clone)]
-pub struct Embedding {
+pub(crate) struct Embedding {
     weight: Param,
     dim: usize,
 }
 
 impl Embedding {
     /// Loads or initializes `{prefix}.weight` (`count x dim`).
-    pub fn new(
+    pub(crate) fn new(
         store: &mut ParamStore,
         prefix: &str,
         count: usize,
@@ -136,13 +136,13 @@ impl Embedding {
     }
 
     /// The table `(count, dim)`: tracked when `train`, detached otherwise.
-    pub fn weight(&self, train: bool) -> &Tensor {
+    pub(crate) fn weight(&self, train: bool) -> &Tensor {
         self.weight.get(train)
     }
 
     /// Looks up `ids` (any shape, u32) and appends the vector dimension; only with `train`
     /// does the result record gradients.
-    pub fn forward(&self, ids: &Tensor, train: bool) -> Result<Tensor> {
+    pub(crate) fn forward(&self, ids: &Tensor, train: bool) -> Result<Tensor> {
         let mut dims = ids.dims().to_vec();
         let flat = ids.flatten_all()?;
         let out = self.weight.get(train).index_select(&flat, 0)?;
@@ -153,25 +153,25 @@ impl Embedding {
 
 /// Inverted dropout that acts only in training mode, with seeded masks.
 #[derive(Debug, Clone)]
-pub struct Dropout {
+pub(crate) struct Dropout {
     p: f32,
     rng: Arc<SeededRng>,
 }
 
 impl Dropout {
     /// Dropout with probability `p`, drawing masks from `rng`.
-    pub fn new(p: f64, rng: Arc<SeededRng>) -> Self {
+    pub(crate) fn new(p: f64, rng: Arc<SeededRng>) -> Self {
         Dropout { p: p as f32, rng }
     }
 
     /// A fresh mask (a key drawn from the generator) when `train` and `p > 0`, else none:
     /// what a fused kernel that applies dropout itself takes.
-    pub fn key(&self, train: bool) -> Option<DropoutKey> {
+    pub(crate) fn key(&self, train: bool) -> Option<DropoutKey> {
         (train && self.p > 0.0).then(|| self.rng.dropout_key(self.p))
     }
 
     /// Zeroes elements with probability `p` and rescales the rest when `train`; identity otherwise.
-    pub fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+    pub(crate) fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         match self.key(train) {
             Some(key) => crate::kernels::dropout::dropout(x, key),
             None => Ok(x.clone()),

@@ -71,7 +71,7 @@ impl SeededRng {
 
     /// A fresh inverted-dropout mask for probability `p` (one 64-bit key drawn from the
     /// generator; see [`crate::kernels::dropout`] for how the key determines the mask).
-    pub fn dropout_key(&self, p: f32) -> DropoutKey {
+    pub(crate) fn dropout_key(&self, p: f32) -> DropoutKey {
         DropoutKey::new(self.with_state(|s| s.next_u64()), p)
     }
 }

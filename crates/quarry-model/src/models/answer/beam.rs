@@ -11,11 +11,11 @@
 
 /// A hypothesis's tokens (without the start and end tokens) and its score, the sum of its
 /// token log probabilities.
-pub type Hypothesis = (Vec<u32>, f32);
+pub(crate) type Hypothesis = (Vec<u32>, f32);
 
 /// The state of one beam.
 #[derive(Debug, Clone)]
-pub struct Beam {
+pub(crate) struct Beam {
     size: usize,
     eos: u32,
     scores: Vec<f32>,
@@ -30,7 +30,7 @@ pub struct Beam {
 
 impl Beam {
     /// A beam of `size` rows starting from `sos`, ending at `eos`; padding rows hold `pad`.
-    pub fn new(size: usize, sos: u32, eos: u32, pad: u32) -> Self {
+    pub(crate) fn new(size: usize, sos: u32, eos: u32, pad: u32) -> Self {
         let mut first = vec![pad; size];
         first[0] = sos;
         Beam {
@@ -45,22 +45,22 @@ impl Beam {
     }
 
     /// The last token of every row (the next decoder input).
-    pub fn current(&self) -> &[u32] {
+    pub(crate) fn current(&self) -> &[u32] {
         self.next.last().map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The row every current row came from, after at least one [`Beam::advance`].
-    pub fn origins(&self) -> &[usize] {
+    pub(crate) fn origins(&self) -> &[usize] {
         self.prev.last().map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Whether the search is over: the top row ended and `size` hypotheses finished.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.eos_top && self.finished.len() >= self.size
     }
 
     /// Advances with `log_probs`, `size` rows of `vocab` log probabilities each (row-major).
-    pub fn advance(&mut self, log_probs: &[f32], vocab: usize) {
+    pub(crate) fn advance(&mut self, log_probs: &[f32], vocab: usize) {
         let candidates: Vec<(f32, usize)> = if self.prev.is_empty() {
             top_k(log_probs[..vocab].iter().copied().enumerate().map(|(i, s)| (s, i)), self.size)
         } else {
@@ -116,7 +116,7 @@ impl Beam {
     /// best unfinished rows to at least `size`, each with its score (the sum of its token
     /// log probabilities, end token included). The first `size` are [`Beam::best`]'s; the
     /// rest are the hypotheses that finished early and fell out of the beam.
-    pub fn ranked(&self, alpha: f64) -> Vec<Hypothesis> {
+    pub(crate) fn ranked(&self, alpha: f64) -> Vec<Hypothesis> {
         let step = self.next.len() - 1;
         let mut finished = self.finished.clone();
         if finished.is_empty() {

@@ -82,7 +82,7 @@ impl AnswerSelection {
 /// `p_j ∝ exp(log p_j / temperature)` over `candidates` and F1 is CodeQA's token F1
 /// (lower case, whitespace tokens); ties go to the earlier candidate. `None` when there
 /// are no candidates; a temperature that is not positive is read as 1.
-pub fn expected_f1_choice(candidates: &[Candidate], temperature: f64) -> Option<usize> {
+pub(crate) fn expected_f1_choice(candidates: &[Candidate], temperature: f64) -> Option<usize> {
     let temperature = if temperature > 0.0 { temperature } else { 1.0 };
     let top = candidates.iter().map(|c| c.log_prob).fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = candidates
