@@ -5,7 +5,7 @@
 //! retrieval models ([`models::cs1qa`]).
 //!
 //! The crate's shape, from the bottom up:
-//! - [`kernels`] (private): quarry's fused CPU operations with their backward passes, and
+//! - `kernels` (private): quarry's fused CPU operations with their backward passes, and
 //!   AdamW's update kernels.
 //! - [`nn`]: the building blocks models are made of: the parameter store and random source,
 //!   layers, mixed precision, the BERT encoder, the Transformer decoder and task heads.

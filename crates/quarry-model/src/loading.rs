@@ -161,7 +161,7 @@ pub struct LoadedModel {
 
 impl LoadedModel {
     /// Makes every linear layer of the model, heads built from its store later included,
-    /// compute in `precision` ([`crate::nn::autocast`]).
+    /// compute in `precision` (`nn::autocast`).
     pub fn set_precision(&self, precision: crate::Precision) {
         self.store.autocast().set(precision);
     }

@@ -1,6 +1,6 @@
 //! The building blocks models are made of: the parameter store ([`params`]) and the shared
 //! random source ([`rng`]), trainable layers, layer norm and mixed precision, the BERT/RoBERTa
-//! encoder ([`bert`]), the Transformer decoder, and the task heads with their losses and the
+//! encoder (`bert`), the Transformer decoder, and the task heads with their losses and the
 //! `head_config.json` they are saved with.
 
 pub(crate) mod autocast;

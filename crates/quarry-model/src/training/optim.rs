@@ -57,7 +57,7 @@ impl AdamW {
     /// An optimizer over `vars` with zeroed moments.
     ///
     /// On the CPU each parameter's moments are tensors of their own, updated in place
-    /// ([`adamw_cpu`]); elsewhere they are parts of two flat tensors ([`adamw_flat`]).
+    /// (`kernels::adamw_cpu`); elsewhere they are parts of two flat tensors (`kernels::adamw_flat`).
     pub fn new(vars: Vec<(String, Var)>, config: AdamWConfig) -> Result<Self> {
         let device = vars.first().map(|(_, v)| v.device().clone()).unwrap_or(candle_core::Device::Cpu);
         if device.is_cpu() {
@@ -108,7 +108,7 @@ impl AdamW {
     /// The arithmetic follows `torch.optim.AdamW` operation by operation (decay first, the
     /// first moment as a lerp towards the gradient, the bias corrections folded into the step
     /// size and the denominator), so that the two agree to float rounding. On the CPU the
-    /// moments and parameters are updated in place ([`crate::kernels::adamw_cpu`]).
+    /// moments and parameters are updated in place (`kernels::adamw_cpu`).
     pub fn step_with_norm(&mut self, grads: &HashMap<String, Tensor>, lr: f64) -> Result<f64> {
         self.step += 1;
         let c = self.config;
