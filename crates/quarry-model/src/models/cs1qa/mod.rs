@@ -3,12 +3,12 @@
 //! encoder trained on BM25 positives with in-batch negatives (BM25 retrieval itself is
 //! quarry-data's `cs1qa::Bm25Retriever`).
 
-pub mod dual_encoder;
-pub mod line_model;
-pub mod reports;
-pub mod retrieval;
-pub mod segments;
-pub mod type_model;
+mod dual_encoder;
+mod line_model;
+mod reports;
+mod retrieval;
+mod segments;
+mod type_model;
 
 pub use dual_encoder::{DualEncoder, PairExample, Pooling};
 pub use line_model::{middle_baseline, score_selections, LineEvaluation, LineExample, LineModel};

@@ -19,7 +19,7 @@ use crate::training::data::pad_ids;
 use crate::training::train::{Trainable, Validation};
 
 /// Dropout before each of the classifier's feed-forward layers.
-pub const TYPE_HEAD_DROPOUT: f64 = 0.1;
+pub(crate) const TYPE_HEAD_DROPOUT: f64 = 0.1;
 
 /// One segment of one row.
 #[derive(Debug, Clone, PartialEq)]
