@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use quarry_model::tokenizer::Tokenizer;
+use quarry_model::Tokenizer;
 
 fuzz_target!(|data: &[u8]| {
     let (json, text) = match data.iter().position(|&b| b == 0xFF) {

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use quarry_model::config::EncoderConfig;
-use quarry_model::tokenizer::Tokenizer;
+use quarry_model::EncoderConfig;
+use quarry_model::Tokenizer;
 
 fuzz_target!(|data: &[u8]| {
     let dir = std::env::temp_dir().join(format!("quarry-fuzz-model-{}", std::process::id()));

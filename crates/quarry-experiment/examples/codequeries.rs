@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use quarry_experiment::codequeries::{run, Config, Progress};
-use quarry_model::train::TrainEvent;
+use quarry_model::training::train::TrainEvent;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

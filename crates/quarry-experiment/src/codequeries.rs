@@ -20,15 +20,15 @@ use quarry_data::codequeries::selection::Negatives;
 use quarry_data::codequeries::split::Ratios;
 use quarry_data::codequeries::Example;
 use quarry_data::records::read_numbered;
-use quarry_model::data::{
+use quarry_model::evaluation::eval_checks::EvalChecks;
+use quarry_model::evaluation::file_level::{Runner, Setting};
+use quarry_model::evaluation::spans::{Breakdown, ExactMatch};
+use quarry_model::models::relevance::RELEVANCE_CLASSES;
+use quarry_model::training::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, EncodedExample,
     SpanExample,
 };
-use quarry_model::eval_checks::EvalChecks;
-use quarry_model::file_level::{Runner, Setting};
-use quarry_model::relevance_model::RELEVANCE_CLASSES;
-use quarry_model::spans::{Breakdown, ExactMatch};
-use quarry_model::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
+use quarry_model::training::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
 use quarry_model::{load_model, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel, Tokenizer};
 use quarry_query::all_queries;
 use quarry_stdx::rng::sample_per_key;
@@ -331,7 +331,7 @@ impl Run<'_, '_> {
             let runner = Runner {
                 span: &span,
                 subtokenizer: &subtokenizer,
-                selector: selector.as_ref().map(|s| s as &dyn quarry_model::file_level::BlockSelector),
+                selector: selector.as_ref().map(|s| s as &dyn quarry_model::evaluation::file_level::BlockSelector),
                 max_len: run.max_len,
                 batch_size: run.config.batch_size,
             };

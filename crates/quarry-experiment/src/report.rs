@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use quarry_model::spans::Counts;
-use quarry_model::train::EpochLog;
+use quarry_model::evaluation::spans::Counts;
+use quarry_model::training::train::EpochLog;
 use serde::{Deserialize, Serialize};
 
 /// What a training stage records.

@@ -2,8 +2,8 @@
 //! Section 5.2.2), labels without supporting facts (Table 4's ablation), and the per-query
 //! test samples that keep a CPU run small.
 
-use quarry_model::data::SpanExample;
-use quarry_model::spans::Label;
+use quarry_model::evaluation::spans::Label;
+use quarry_model::training::data::SpanExample;
 use quarry_stdx::rng::sample_per_key;
 
 /// Whether a span example is positive (has an answer span).

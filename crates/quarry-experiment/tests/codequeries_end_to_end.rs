@@ -68,8 +68,8 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     let mut steps = 0;
     let report = {
         let mut message = |m: &str| messages.push(m.to_string());
-        let mut train = |e: &quarry_model::train::TrainEvent| {
-            if matches!(e, quarry_model::train::TrainEvent::Step(_)) {
+        let mut train = |e: &quarry_model::training::train::TrainEvent| {
+            if matches!(e, quarry_model::training::train::TrainEvent::Step(_)) {
                 steps += 1;
             }
         };
@@ -101,7 +101,7 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     let mut again = Vec::new();
     let report2 = {
         let mut message = |m: &str| again.push(m.to_string());
-        let mut train = |_: &quarry_model::train::TrainEvent| panic!("a finished run trained again");
+        let mut train = |_: &quarry_model::training::train::TrainEvent| panic!("a finished run trained again");
         run(&config, &mut Progress { message: &mut message, train: &mut train }).unwrap()
     };
     assert!(again.iter().all(|m| m.contains("skipped")), "{again:?}");

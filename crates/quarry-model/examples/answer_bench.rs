@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use candle_core::Device;
-use quarry_model::optim::{AdamW, AdamWConfig};
-use quarry_model::params::sorted_vars;
-use quarry_model::train::Trainable;
+use quarry_model::nn::params::sorted_vars;
+use quarry_model::training::optim::{AdamW, AdamWConfig};
+use quarry_model::training::train::Trainable;
 use quarry_model::{load_model, AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer, ModelSource};
 
 #[global_allocator]

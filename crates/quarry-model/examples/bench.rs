@@ -12,10 +12,10 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use candle_core::{Device, Tensor};
-use quarry_model::heads::IGNORE_INDEX;
-use quarry_model::optim::{AdamW, AdamWConfig};
-use quarry_model::params::sorted_vars;
-use quarry_model::rng::SeededRng;
+use quarry_model::nn::heads::IGNORE_INDEX;
+use quarry_model::nn::params::sorted_vars;
+use quarry_model::nn::rng::SeededRng;
+use quarry_model::training::optim::{AdamW, AdamWConfig};
 use quarry_model::{load_model, ModelSource, SpanModel};
 
 /// Reusing freed pages avoids a page fault per fresh activation tensor.

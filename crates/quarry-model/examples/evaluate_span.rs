@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use candle_core::Device;
-use quarry_model::file_level::Setting;
-use quarry_model::span_eval::{evaluate_span, SpanEvalOptions};
+use quarry_model::evaluation::file_level::Setting;
+use quarry_model::evaluation::span_eval::{evaluate_span, SpanEvalOptions};
 use quarry_model::{load_model, ModelSource, SpanModel};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

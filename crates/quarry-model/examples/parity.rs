@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use candle_core::Device;
 use quarry_model::checkpoint::save_checkpoint;
-use quarry_model::data::{EncodedExample, EncodedRelevance};
-use quarry_model::spans::Label;
-use quarry_model::train::{fit, TrainConfig, TrainEvent, Trainable};
+use quarry_model::evaluation::spans::Label;
+use quarry_model::training::data::{EncodedExample, EncodedRelevance};
+use quarry_model::training::train::{fit, TrainConfig, TrainEvent, Trainable};
 use quarry_model::{load_model, ModelSource, RelevanceModel, SpanModel};
 use serde::Deserialize;
 use serde_json::json;

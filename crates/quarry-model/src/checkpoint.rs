@@ -10,8 +10,8 @@ pub use quarry_stdx::atomic::{recover_dir, write_dir_atomically};
 
 use crate::config::{EncoderConfig, Family};
 use crate::error::{ModelError, Result};
-use crate::heads::HeadConfig;
-use crate::params::{sorted_vars, ParamStore};
+use crate::nn::heads::HeadConfig;
+use crate::nn::params::{sorted_vars, ParamStore};
 use crate::tokenizer::Tokenizer;
 
 /// File name of the head description inside a checkpoint.

@@ -34,7 +34,7 @@ impl HiddenAct {
     /// Applies the activation elementwise (the encoder's feed-forward and a decoder's).
     pub fn apply(self, x: &candle_core::Tensor) -> candle_core::Result<candle_core::Tensor> {
         match self {
-            HiddenAct::Gelu => crate::ops::gelu(x),
+            HiddenAct::Gelu => crate::kernels::ops::gelu(x),
             HiddenAct::GeluNew => x.gelu(),
             HiddenAct::Relu => x.relu(),
         }

@@ -2,60 +2,44 @@
 //! checkpoints or initialized from scratch, per-layer hidden states for probing, span and
 //! relevance heads, an encoder-decoder answer generator with beam search, training, and
 //! exact-match and relevance evaluation; CS1QA's type, line-selection and dual-encoder
-//! retrieval models ([`cs1qa`]).
+//! retrieval models ([`models::cs1qa`]).
+//!
+//! The crate's shape, from the bottom up:
+//! - `kernels` (private): quarry's fused CPU operations with their backward passes, and
+//!   AdamW's update kernels.
+//! - [`nn`]: the building blocks models are made of: the parameter store and random source,
+//!   layers, mixed precision, the BERT encoder, the Transformer decoder and task heads.
+//! - The files at the top: what loading and saving a model needs: `--model` and `--device`
+//!   arguments, configuration, tokenizers, checkpoint tensors and directories, errors,
+//!   per-layer features and the speed measurement.
+//! - [`models`]: one file or folder per model: span, relevance, CodeQA's answer generator
+//!   and CS1QA's models.
+//! - [`training`]: the one training loop, the optimizer and the examples it reads.
+//! - [`evaluation`]: labels and exact match, the paper's file-level settings, evaluation
+//!   drivers and prediction on a file.
 
-pub mod adamw_cpu;
-pub mod adamw_flat;
-pub mod answer_model;
-pub mod answer_selection;
-pub mod answer_text;
-pub mod attention;
-pub mod autocast;
-pub mod beam;
-pub mod bert;
 pub mod checkpoint;
-pub mod config;
-pub mod cs1qa;
-pub mod data;
-pub mod decoder;
-pub mod decoder_attention;
+mod config;
 pub mod device;
-pub mod dropout;
-pub mod error;
-pub mod eval_checks;
-mod fast_math;
-pub mod features;
-pub mod file_level;
-pub mod fused_linear;
-pub mod head_config;
-pub mod heads;
-pub mod layer_norm;
-pub mod layers;
-pub mod loading;
-mod matrix_product;
-pub mod ops;
-pub mod optim;
-pub mod output_loss;
-pub mod params;
-pub mod predict;
-pub mod relevance_model;
-pub mod residual_norm;
-pub mod rng;
-pub mod span_eval;
-pub mod span_model;
-pub mod spans;
+mod error;
+pub mod evaluation;
+mod features;
+pub(crate) mod kernels;
+mod loading;
+pub mod models;
+pub mod nn;
 pub mod speed;
-pub mod tokenizer;
-pub mod train;
-pub mod weights;
+mod tokenizer;
+pub mod training;
+mod weights;
 
-pub use answer_model::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};
-pub use answer_selection::{AnswerSelection, Candidate};
-pub use autocast::Precision;
-pub use bert::{Encoder, EncoderOutput};
 pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
 pub use error::{ModelError, Result};
 pub use loading::{load_model, LoadedModel, ModelSource};
-pub use relevance_model::{RelevanceEvaluation, RelevanceModel};
-pub use span_model::SpanModel;
+pub use models::answer::selection::{AnswerSelection, Candidate};
+pub use models::answer::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};
+pub use models::relevance::{RelevanceEvaluation, RelevanceModel};
+pub use models::span::SpanModel;
+pub use nn::autocast::Precision;
+pub use nn::bert::{Encoder, EncoderOutput};
 pub use tokenizer::{Encoded, Tokenizer};

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use candle_core::Device;
 
-use crate::bert::{seeded, Encoder};
 use crate::config::{EncoderConfig, ScratchSpec};
 use crate::error::{ModelError, Result};
-use crate::params::ParamStore;
+use crate::nn::bert::{seeded, Encoder};
+use crate::nn::params::ParamStore;
 use crate::tokenizer::Tokenizer;
 use crate::weights::{find_weights, read_tensors};
 
@@ -25,7 +25,7 @@ pub enum ModelSource {
 /// The checkpoint a training output directory (`quarry train ... --out DIR`) stands for:
 /// `DIR/best` (lowest validation loss), else `DIR/last`; `None` when `dir` is itself a model
 /// directory (it has a `config.json`) or holds neither checkpoint.
-pub fn training_output_checkpoint(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn training_output_checkpoint(dir: &Path) -> Option<PathBuf> {
     if dir.join("config.json").is_file() {
         return None;
     }
@@ -81,7 +81,7 @@ impl ModelSource {
 /// Finds a hub model in the local Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub` or
 /// `~/.cache/huggingface/hub`), downloading it there with hf-hub when it is missing (unless
 /// `HF_HUB_OFFLINE` is set). Without network access the error says how to proceed.
-pub fn resolve_hub(id: &str) -> Result<PathBuf> {
+pub(crate) fn resolve_hub(id: &str) -> Result<PathBuf> {
     let hub = std::env::var_os("HF_HUB_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
@@ -161,7 +161,7 @@ pub struct LoadedModel {
 
 impl LoadedModel {
     /// Makes every linear layer of the model, heads built from its store later included,
-    /// compute in `precision` ([`crate::autocast`]).
+    /// compute in `precision` (`nn::autocast`).
     pub fn set_precision(&self, precision: crate::Precision) {
         self.store.autocast().set(precision);
     }

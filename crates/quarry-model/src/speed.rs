@@ -11,9 +11,9 @@ use quarry_stdx::rng::SplitMix64;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::optim::{AdamW, AdamWConfig};
-use crate::params::sorted_vars;
-use crate::spans::Label;
+use crate::evaluation::spans::Label;
+use crate::nn::params::sorted_vars;
+use crate::training::optim::{AdamW, AdamWConfig};
 use crate::SpanModel;
 
 /// The shape and length of a measurement.

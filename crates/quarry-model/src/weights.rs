@@ -9,10 +9,10 @@ use candle_core::{Device, Tensor};
 use crate::error::{ModelError, Result};
 
 /// Weight file names tried in a model directory, in order.
-pub const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
+pub(crate) const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
 
 /// Finds the weight file of a model directory.
-pub fn find_weights(dir: &Path) -> Result<PathBuf> {
+pub(crate) fn find_weights(dir: &Path) -> Result<PathBuf> {
     WEIGHT_FILES.iter().map(|f| dir.join(f)).find(|p| p.is_file()).ok_or_else(|| ModelError::MissingFile {
         dir: dir.to_path_buf(),
         what: "weights",
@@ -22,7 +22,7 @@ pub fn find_weights(dir: &Path) -> Result<PathBuf> {
 
 /// Maps a checkpoint tensor name to the encoder's naming: drops a `bert.` or `roberta.`
 /// model prefix and renames old-style layer-norm `gamma`/`beta` to `weight`/`bias`.
-pub fn normalize_name(name: &str) -> String {
+pub(crate) fn normalize_name(name: &str) -> String {
     let name = name.strip_prefix("bert.").or_else(|| name.strip_prefix("roberta.")).unwrap_or(name);
     if let Some(base) = name.strip_suffix(".gamma") {
         format!("{base}.weight")
@@ -34,7 +34,7 @@ pub fn normalize_name(name: &str) -> String {
 }
 
 /// Reads every tensor of a safetensors or PyTorch pickle file onto the CPU, names normalized.
-pub fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>> {
+pub(crate) fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>> {
     let wrap = |e: candle_core::Error| ModelError::Weights { path: path.to_path_buf(), message: e.to_string() };
     let is_safetensors = path.extension().is_some_and(|e| e == "safetensors");
     let raw: Vec<(String, Tensor)> = if is_safetensors {

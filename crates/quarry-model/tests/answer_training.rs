@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use candle_core::Device;
-use quarry_model::train::{fit, TrainConfig, Trainable};
+use quarry_model::training::train::{fit, TrainConfig, Trainable};
 use quarry_model::{load_model, AnswerConfig, AnswerModel, DecodeOptions, ModelSource, ScratchSpec};
 
 fn fixture() -> PathBuf {

@@ -5,8 +5,8 @@ mod common;
 
 use candle_core::Device;
 use quarry_model::checkpoint::{read_head_config, save_checkpoint};
-use quarry_model::data::{encode_examples, make_batch};
-use quarry_model::train::{fit, read_state, TrainConfig};
+use quarry_model::training::data::{encode_examples, make_batch};
+use quarry_model::training::train::{fit, read_state, TrainConfig};
 use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 
 #[test]

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use candle_core::Device;
 use quarry_data::cs1qa::{read_rows, Cs1qaRow, QuestionType, RetrievalQuestion};
 use quarry_eval::cs1qa::line_f1_em;
-use quarry_model::cs1qa::{
+use quarry_model::models::cs1qa::{
     dense_search, middle_baseline, score_selections, DualEncoder, LineModel, PairExample, Pooling, TypeModel,
 };
-use quarry_model::train::{fit, TrainConfig};
+use quarry_model::training::train::{fit, TrainConfig};
 use quarry_model::{load_model, LoadedModel, ModelSource, ScratchSpec};
 
 fn fixture() -> Vec<Cs1qaRow> {
@@ -173,7 +173,7 @@ fn dense_retrieval_on_the_real_files() {
         return;
     };
     use quarry_data::cs1qa::Bm25Retriever;
-    use quarry_model::cs1qa::{bm25_pairs, recall_at};
+    use quarry_model::models::cs1qa::{bm25_pairs, recall_at};
     let data = PathBuf::from(data);
     let read = |name: &str| quarry_data::cs1qa::read_questions(&data.join(name)).unwrap().into_records();
     let (corpus, train, dev, test) =
@@ -208,7 +208,7 @@ fn dense_retrieval_on_the_real_files() {
         TrainConfig { epochs, batch_size: 32, lr: 2e-5, weight_decay: 0.01, seed: 42, ..TrainConfig::default() };
     let start = std::time::Instant::now();
     let logs = fit(&model, &pairs, &valid, &config, &mut |e| {
-        if let quarry_model::train::TrainEvent::Epoch(l) = e {
+        if let quarry_model::training::train::TrainEvent::Epoch(l) = e {
             eprintln!(
                 "epoch {} loss {:.4} valid_loss {:.4} in-batch accuracy {:.4} ({:.1}s)",
                 l.epoch,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use quarry_data::codequeries::examples::file_examples;
 use quarry_data::codequeries::labels::{decode_spans, Subtokenizer, TokenCache};
-use quarry_model::predict::file_span;
+use quarry_model::evaluation::predict::file_span;
 use quarry_model::Tokenizer;
 use quarry_query::report::analyze_parsed;
 use quarry_query::{all_queries, Polarity};

@@ -5,8 +5,8 @@
 mod common;
 
 use candle_core::Device;
-use quarry_model::data::{encode_examples, make_batch};
-use quarry_model::params::sorted_vars;
+use quarry_model::nn::params::sorted_vars;
+use quarry_model::training::data::{encode_examples, make_batch};
 use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 
 fn assert_all_tensors_train(model: &SpanModel, skip: &[&str]) {

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use candle_core::{Device, IndexOp, Tensor};
-use quarry_model::loading::{load_model, ModelSource};
+use quarry_model::{load_model, ModelSource};
 use serde_json::Value;
 
 const TOLERANCE: f32 = 1e-4;

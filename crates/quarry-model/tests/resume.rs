@@ -8,8 +8,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use candle_core::Device;
-use quarry_model::data::{encode_examples, EncodedExample};
-use quarry_model::train::{fit, read_state, TrainConfig, TrainEvent};
+use quarry_model::training::data::{encode_examples, EncodedExample};
+use quarry_model::training::train::{fit, read_state, TrainConfig, TrainEvent};
 use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 
 fn scratch(vocab: &Path) -> SpanModel {

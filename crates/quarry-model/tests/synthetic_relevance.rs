@@ -7,9 +7,9 @@ mod common;
 use std::time::Instant;
 
 use candle_core::Device;
-use quarry_model::data::{class_weights_for, encode_relevance, RelevanceExample};
-use quarry_model::rng::SeededRng;
-use quarry_model::train::{fit, TrainConfig, TrainEvent};
+use quarry_model::nn::rng::SeededRng;
+use quarry_model::training::data::{class_weights_for, encode_relevance, RelevanceExample};
+use quarry_model::training::train::{fit, TrainConfig, TrainEvent};
 use quarry_model::{load_model, ModelSource, RelevanceModel, ScratchSpec};
 
 /// `[CLS] query [SEP] block [SEP]`: a short query of words, a block of words and facts with,

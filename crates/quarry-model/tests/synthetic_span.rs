@@ -6,8 +6,8 @@ mod common;
 use std::time::Instant;
 
 use candle_core::Device;
-use quarry_model::data::encode_examples;
-use quarry_model::train::{fit, TrainConfig, TrainEvent};
+use quarry_model::training::data::encode_examples;
+use quarry_model::training::train::{fit, TrainConfig, TrainEvent};
 use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 
 #[test]

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use quarry_data::cs1qa::augment::augment;
 use quarry_data::cs1qa::{read_questions, read_retrieved, read_rows, write_retrieved, write_rows, Cs1qaRow};
 use quarry_data::cs1qa::{Bm25Retriever, RetrievalQuestion, Retrieved};
-use quarry_model::cs1qa::{
+use quarry_model::models::cs1qa::{
     answer_bleu, bm25_pairs, dense_search, hits_text, line_report_json, line_report_text, middle_baseline, recall_at,
     score_selections, DualEncoder, LineModel, Pooling, TypeModel,
 };

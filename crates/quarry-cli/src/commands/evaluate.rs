@@ -1,13 +1,13 @@
 //! `quarry evaluate span|relevance|answer` (alias `quarry eval`): parses the arguments, calls
-//! [`quarry_model::span_eval`] (or [`super::evaluate_answer`]) and prints a table or JSON.
+//! [`quarry_model::evaluation::span_eval`] (or [`super::evaluate_answer`]) and prints a table or JSON.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use quarry_model::file_level::Setting;
-use quarry_model::span_eval::{evaluate_relevance, evaluate_span, SpanEvalOptions};
+use quarry_model::evaluation::file_level::Setting;
+use quarry_model::evaluation::span_eval::{evaluate_relevance, evaluate_span, SpanEvalOptions};
 use quarry_model::RelevanceModel;
 
 use super::input::Format;

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use quarry_data::codequeries::split::Ratios;
 use quarry_experiment::codequeries::{run as run_codequeries, Config, Progress};
-use quarry_model::train::TrainEvent;
+use quarry_model::training::train::TrainEvent;
 
 use super::model_arg::DeviceArgs;
 use super::training::ScheduleArgs;

@@ -133,7 +133,7 @@ fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
     }
     if let Some(path) = &args.case_from {
         let train = quarry_data::codeqa::read_lines(path)?;
-        let caser = quarry_model::answer_text::TrueCaser::learn(train.iter().map(String::as_str));
+        let caser = quarry_model::models::answer::text::TrueCaser::learn(train.iter().map(String::as_str));
         answers = answers.iter().map(|a| caser.apply(a)).collect();
     }
     let mut out = AtomicFile::create(&args.out)?;

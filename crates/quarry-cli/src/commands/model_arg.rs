@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use clap::Args;
 use quarry_model::device::parse_device;
-use quarry_model::file_level::BlockSelector;
+use quarry_model::evaluation::file_level::BlockSelector;
 use quarry_model::{load_model, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel};
 
 /// Where a command runs its model (`--device`) and in what precision (`--dtype`): one

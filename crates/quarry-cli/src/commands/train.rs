@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use quarry_model::data::{
+use quarry_model::models::relevance::RELEVANCE_CLASSES;
+use quarry_model::training::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, RelevanceExample,
 };
-use quarry_model::relevance_model::RELEVANCE_CLASSES;
 use quarry_model::{AnswerConfig, AnswerModel, RelevanceModel, SpanModel};
 
 use super::training::{load, run_training, TrainArgs};
@@ -39,17 +39,17 @@ pub struct AnswerArgs {
     #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 30)]
     pub max_target_len: usize,
     /// Decoder layers (CodeQA: 6).
-    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_LAYERS)]
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = quarry_model::models::answer::DEFAULT_DECODER_LAYERS)]
     pub decoder_layers: usize,
     /// Decoder feed-forward size (CodeQA: PyTorch's default, 2048).
-    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = quarry_model::answer_model::DEFAULT_DECODER_FFN)]
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = quarry_model::models::answer::DEFAULT_DECODER_FFN)]
     pub decoder_ffn: usize,
     /// How a fresh decoder starts: `random` (CodeQA) or `encoder`: layer i copies the
     /// pretrained encoder's layer i (self-attention, feed-forward, their layer norms; the
     /// encoder's feed-forward size and activation replace --decoder-ffn), cross-attention
     /// random. Ignored when --model is a trained answer checkpoint.
     #[arg(long, default_value = "random")]
-    pub decoder_init: quarry_model::answer_model::DecoderInit,
+    pub decoder_init: quarry_model::models::answer::DecoderInit,
     /// Keep the encoder layers fixed (embeddings and decoder still train); about half the
     /// step time, at some cost in accuracy (CodeQA trains everything).
     #[arg(long)]

@@ -1,13 +1,13 @@
 //! What every training command shares (`quarry train span|relevance|answer`,
 //! `quarry cs1qa train type|lines|dense`): the arguments, loading the model or resuming
-//! from `OUT/last`, and running [`quarry_model::train::fit`] with progress on stderr.
+//! from `OUT/last`, and running [`quarry_model::training::train::fit`] with progress on stderr.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use quarry_model::train::{
+use quarry_model::training::train::{
     fit, keep_checkpoints, planned_steps, read_state, EpochLog, Keep, TrainConfig, TrainEvent, Trainable,
 };
 use quarry_model::{LoadedModel, ModelSource};

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use quarry_model::data::SpanExample;
-use quarry_model::rng::SeededRng;
-use quarry_model::spans::Label;
+use quarry_model::evaluation::spans::Label;
+use quarry_model::nn::rng::SeededRng;
+use quarry_model::training::data::SpanExample;
 
 /// Plain word tokens of the synthetic task.
 pub const WORDS: usize = 12;

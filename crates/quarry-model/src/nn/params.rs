@@ -1,0 +1,141 @@
+//! The parameter store a model is built from: pretrained tensors where present,
+//! seeded random initialization where allowed, every parameter a trainable variable.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use candle_core::{DType, Device, Shape, Tensor, Var};
+use candle_nn::VarMap;
+
+use crate::error::{ModelError, Result};
+use crate::nn::autocast::Autocast;
+use crate::nn::rng::SeededRng;
+
+/// How a parameter is initialized when no pretrained value exists.
+#[derive(Debug, Clone, Copy)]
+pub enum Init {
+    /// Normal with mean 0 and this standard deviation (BERT uses 0.02).
+    Normal(f64),
+    /// All zeros.
+    Zeros,
+    /// All ones.
+    Ones,
+}
+
+/// Collects the variables of a model while it is being built.
+pub struct ParamStore {
+    vars: VarMap,
+    pretrained: Option<(PathBuf, HashMap<String, Tensor>)>,
+    rng: Arc<SeededRng>,
+    autocast: Arc<Autocast>,
+    device: Device,
+}
+
+impl ParamStore {
+    /// A store that initializes every parameter randomly.
+    pub fn random(rng: Arc<SeededRng>, device: &Device) -> Self {
+        ParamStore { vars: VarMap::new(), pretrained: None, rng, autocast: Arc::default(), device: device.clone() }
+    }
+
+    /// A store that takes parameters from `tensors` (read from `source`).
+    pub fn pretrained(source: PathBuf, tensors: HashMap<String, Tensor>, rng: Arc<SeededRng>, device: &Device) -> Self {
+        ParamStore {
+            vars: VarMap::new(),
+            pretrained: Some((source, tensors)),
+            rng,
+            autocast: Arc::default(),
+            device: device.clone(),
+        }
+    }
+
+    /// The device parameters live on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The shared random generator.
+    pub fn rng(&self) -> &Arc<SeededRng> {
+        &self.rng
+    }
+
+    /// The precision setting every layer built from this store computes in.
+    pub fn autocast(&self) -> &Arc<Autocast> {
+        &self.autocast
+    }
+
+    /// Whether a pretrained tensor of this name exists.
+    pub fn has_pretrained(&self, name: &str) -> bool {
+        self.pretrained.as_ref().is_some_and(|(_, t)| t.contains_key(name))
+    }
+
+    /// Makes the pretrained tensor `from` also the pretrained value of `name`, unless `name`
+    /// has one of its own: how a decoder is warm-started from encoder layers. Returns whether
+    /// `name` now has a pretrained value.
+    pub fn alias_pretrained(&mut self, name: &str, from: &str) -> bool {
+        let Some((_, tensors)) = self.pretrained.as_mut() else { return false };
+        if !tensors.contains_key(name) {
+            let Some(t) = tensors.get(from).cloned() else { return false };
+            tensors.insert(name.to_string(), t);
+        }
+        true
+    }
+
+    /// Returns the parameter `name` as a trainable variable.
+    ///
+    /// A pretrained value must have exactly `shape`. When there is none, a required
+    /// parameter of a pretrained store is an error; otherwise it is initialized with `init`.
+    pub fn get(&mut self, name: &str, shape: impl Into<Shape>, init: Init, required: bool) -> Result<Tensor> {
+        let shape = shape.into();
+        let tensor = match self.pretrained.as_ref().and_then(|(p, t)| t.get(name).map(|t| (p, t))) {
+            Some((path, t)) => {
+                if t.shape() != &shape {
+                    return Err(ModelError::Weights {
+                        path: path.clone(),
+                        message: format!(
+                            "tensor '{name}' has shape {:?}, the configuration needs {:?}",
+                            t.dims(),
+                            shape.dims()
+                        ),
+                    });
+                }
+                t.to_dtype(DType::F32)?.to_device(&self.device)?
+            }
+            None => {
+                if let (Some((path, _)), true) = (&self.pretrained, required) {
+                    return Err(ModelError::Weights {
+                        path: path.clone(),
+                        message: format!("missing tensor '{name}'"),
+                    });
+                }
+                match init {
+                    Init::Normal(std) => self.rng.normal(&shape, std, &self.device)?,
+                    Init::Zeros => Tensor::zeros(&shape, DType::F32, &self.device)?,
+                    Init::Ones => Tensor::ones(&shape, DType::F32, &self.device)?,
+                }
+            }
+        };
+        let var = Var::from_tensor(&tensor)?;
+        let t = var.as_tensor().clone();
+        self.vars.data().lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), var);
+        Ok(t)
+    }
+
+    /// The variables collected so far.
+    pub fn vars(&self) -> &VarMap {
+        &self.vars
+    }
+
+    /// Gives up the collected variables.
+    pub fn into_vars(self) -> VarMap {
+        self.vars
+    }
+}
+
+/// Named trainable variables of a model, in a stable (sorted) order.
+pub fn sorted_vars(vars: &VarMap) -> Vec<(String, Var)> {
+    let data = vars.data().lock().unwrap_or_else(|p| p.into_inner());
+    let mut v: Vec<(String, Var)> = data.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
