@@ -23,7 +23,8 @@
 //! - `workspace-hack`: every crate's `Cargo.toml` depends on `quarry-workspace-hack`, so
 //!   every package selection builds each dependency with the same features (one build).
 //! - `measured-figure`: ARCHITECTURE.md holds what changes slowly: no percentages,
-//!   durations, speed-ups, sizes or scores (those belong in crate and benchmark READMEs).
+//!   durations, speed-ups, sizes or scores (those belong in crate and benchmark READMEs),
+//!   and at most [`ARCHITECTURE_MAX_LINES`] lines (details live in module docs).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -269,6 +270,9 @@ fn undocumented_public_item(path: &str, text: &str) -> Vec<Violation> {
     out
 }
 
+/// The most lines ARCHITECTURE.md may have.
+const ARCHITECTURE_MAX_LINES: usize = 500;
+
 fn measured_figure(path: &str, text: &str) -> Vec<Violation> {
     static FIGURE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(concat!(
@@ -394,6 +398,11 @@ fn the_workspace_is_tidy() {
     violations.extend(kinds);
     let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     violations.extend(measured_figure("ARCHITECTURE.md", &architecture));
+    let lines = architecture.lines().count();
+    if lines > ARCHITECTURE_MAX_LINES {
+        let text = format!("{lines} lines, at most {ARCHITECTURE_MAX_LINES}: move details into module docs");
+        violations.push(violation("ARCHITECTURE.md", lines, "measured-figure", &text));
+    }
     violations.sort();
     let report: Vec<String> = violations.iter().map(ToString::to_string).collect();
     assert!(report.is_empty(), "{} tidy violation(s):\n{}", report.len(), report.join("\n"));
