@@ -236,6 +236,8 @@ pub fn finalize(out: &Path) -> Result<Finalized> {
         let path = parts_path(out, manifest.shard);
         std::fs::remove_file(&path).map_err(|e| ProbeError::io(&path, e))?;
     }
+    // The parts' folder goes too once empty (another builder's files keep it).
+    let _ = std::fs::remove_dir(out.join(".shards"));
     finalized.corpus = corpus;
     Ok(finalized)
 }

@@ -378,6 +378,8 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
         let path = candidates_path(out, manifest.shard);
         std::fs::remove_file(&path).map_err(|e| DataError::io(&path, e))?;
     }
+    // The candidates' folder goes too once empty (another builder's files keep it).
+    let _ = std::fs::remove_dir(out.join(".shards"));
     Ok(summary)
 }
 
