@@ -100,7 +100,6 @@ fn generate_then_probe_writes_datasets_and_reports() {
     for file in [
         "results.csv",
         "heatmap_model_hashed-tokens_linear.svg",
-        "heatmap_model_hashed-tokens_linear.png",
         "heatmap_task_JBL_linear.svg",
         "confusion/JBL_hashed-tokens_linear_layer01.csv",
         "confusion/JBL_hashed-tokens_linear_layer01.svg",

@@ -7,7 +7,7 @@
 //! Layout of `OUT`: `dataset/` (the builder's output, plus `ideal_test_perturbed.jsonl`),
 //! `tokenizer/tokenizer.json` (the model's tokenizer, which lays out every input),
 //! `train/NAME/{best,last}` (one training run each, resumable mid-epoch), `stages/*.json`
-//! (finished stages and their results), and `report.md` / `report.json`.
+//! (finished stages and their results), and `report.md` / `report.html` / `report.json`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -376,7 +376,7 @@ fn perturb_test(
 }
 
 /// Runs the whole protocol (skipping stages finished by an earlier run) and writes
-/// `OUT/report.md` and `OUT/report.json`.
+/// `OUT/report.md`, `OUT/report.html` and `OUT/report.json`.
 pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     if !config.corpus.is_dir() {
         return Err(ExperimentError::Invalid(format!("{}: not a directory", config.corpus.display())));
@@ -514,7 +514,9 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     for (budget, repeat, trained) in &budget_runs {
         let e = run.ideal_eval(&format!("eval-budget-{budget}-run{}", repeat + 1), &trained.dir, &ideal_test)?;
         let label = format!("{budget} per query (run {}, {} training examples)", repeat + 1, trained.examples);
-        budgets.push(e.row(&label));
+        let mut row = e.row(&label);
+        row.budget = Some(*budget);
+        budgets.push(row);
     }
 
     let report = Report {
@@ -551,6 +553,10 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     let md = config.out.join("report.md");
     let mut file = AtomicFile::create(&md)?;
     file.write_all(render(&report).as_bytes())?;
+    file.commit()?;
+    let html = config.out.join("report.html");
+    let mut file = AtomicFile::create(&html)?;
+    file.write_all(crate::html::render_html(&report).as_bytes())?;
     file.commit()?;
     let json = config.out.join("report.json");
     let mut file = AtomicFile::create(&json)?;

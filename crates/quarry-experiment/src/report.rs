@@ -39,6 +39,11 @@ impl From<Counts> for Rate {
 }
 
 impl Rate {
+    /// The rate in percent (`None` for no examples).
+    pub fn percent(&self) -> Option<f64> {
+        (self.total > 0).then(|| 100.0 * self.exact as f64 / self.total as f64)
+    }
+
     /// The cell text: a percentage and the counts behind it ("–" for no examples).
     pub fn cell(&self) -> String {
         if self.total == 0 {
@@ -69,6 +74,9 @@ pub struct Row {
     /// to truncation).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Training examples per query, for the rows of Figure 5's limited budgets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<usize>,
 }
 
 impl Row {
@@ -83,6 +91,7 @@ impl Row {
             produced_by,
             predict_nothing: *baseline,
             warnings: warnings.to_vec(),
+            budget: None,
         }
     }
 }
@@ -136,7 +145,7 @@ pub struct Report {
 }
 
 /// The paper's values (CuBERT-1K, or CuBERT for relevance) for a row name, for comparison.
-fn paper(table: &str, row: &str) -> Option<[f64; 3]> {
+pub(crate) fn paper(table: &str, row: &str) -> Option<[f64; 3]> {
     Some(match (table, row) {
         ("2", _) => [86.70, 72.51, 96.79],
         ("3", "Prefix") => [72.28, 36.60, 93.80],

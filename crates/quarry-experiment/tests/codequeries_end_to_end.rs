@@ -44,6 +44,25 @@ fn write_vocab(dir: &Path) {
     std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
 }
 
+/// The page fetches nothing (no script, stylesheet, image or font from elsewhere), holds
+/// the paper's tables and two figures, each with drawn marks.
+fn assert_self_contained_with_figures(html: &str) {
+    assert!(html.starts_with("<!doctype html>") && html.trim_end().ends_with("</html>"));
+    for fetching in ["<script", "<link", "<img", "<iframe", "src=", "url(", "@import", "https:"] {
+        assert!(!html.contains(fetching), "the page would fetch through `{fetching}`");
+    }
+    for heading in ["Table 2", "Table 3", "Table 4", "Table 5", "Figure 5", "Relevance classifier"] {
+        assert!(html.contains(heading), "{heading} missing from the page");
+    }
+    let figures: Vec<&str> = html.split("<svg").skip(1).map(|rest| rest.split("</svg>").next().unwrap()).collect();
+    assert_eq!(figures.len(), 2, "two figures");
+    assert!(figures[0].matches("<rect").count() > 3, "the setting chart has bars");
+    assert!(
+        figures[1].contains("<circle") && figures[1].contains("<polyline"),
+        "the learning curve has points and lines"
+    );
+}
+
 #[test]
 fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
@@ -96,6 +115,9 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     for heading in ["Table 2", "Table 3", "Table 4", "Table 5", "Figure 5", "Relevance classifier"] {
         assert!(md.contains(heading), "{heading} missing from the report:\n{md}");
     }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(report.budgets[0].budget, Some(4));
+    assert_self_contained_with_figures(&html);
 
     // A rerun does nothing again and reports the same.
     let mut again = Vec::new();

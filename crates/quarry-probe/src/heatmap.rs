@@ -1,9 +1,8 @@
 //! Heatmaps of probe accuracy: layers × tasks for one model, models × layers
-//! for one task. SVG (labelled, with values) and PNG (the coloured grid,
-//! encoded here: zlib through flate2, CRC-32 computed in this module).
+//! for one task, as SVG (labelled, with values), which browsers, notebooks and
+//! papers take as they are.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 use crate::report::ResultRow;
 
@@ -156,87 +155,4 @@ impl Heatmap {
         svg.push_str("</svg>\n");
         svg
     }
-
-    /// A PNG image: title, row and column labels, and the accuracy (in
-    /// percent) in each cell, drawn with a small pixel font.
-    pub fn to_png(&self) -> Vec<u8> {
-        use crate::font::{draw_text, text_width};
-        let scale = 2;
-        let (cell_w, cell_h) = (48usize, 24usize);
-        let line = 7 * scale;
-        let left = 8 + self.rows.iter().map(|r| text_width(r, scale)).max().unwrap_or(0) + 8;
-        let top = 8 + line + 8 + line + 4;
-        let grid_w = self.columns.len() * cell_w;
-        let width = (left + grid_w + 8).max(16 + text_width(&self.title, scale));
-        let height = top + self.rows.len() * cell_h + 8;
-        let mut image = vec![255u8; width * height * 3];
-        let black = [0, 0, 0];
-        draw_text(&mut image, width, 8, 8, &self.title, scale, black);
-        for (j, column) in self.columns.iter().enumerate() {
-            let x = left + j * cell_w + cell_w.saturating_sub(text_width(column, scale)) / 2;
-            draw_text(&mut image, width, x, top - line - 2, column, scale, black);
-        }
-        for (i, row) in self.rows.iter().enumerate() {
-            let y = top + i * cell_h;
-            draw_text(&mut image, width, 8, y + (cell_h - 5 * scale) / 2, row, scale, black);
-            for j in 0..self.columns.len() {
-                let x = left + j * cell_w;
-                let value = self.values.get(i).and_then(|r| r.get(j)).copied().flatten();
-                let fill = value.map(color).unwrap_or(MISSING);
-                for py in y..y + cell_h - 1 {
-                    for px in x..x + cell_w - 1 {
-                        let at = 3 * (py * width + px);
-                        image[at..at + 3].copy_from_slice(&fill);
-                    }
-                }
-                if let Some(v) = value {
-                    let label = format!("{:.1}", 100.0 * v);
-                    let tx = x + cell_w.saturating_sub(text_width(&label, scale)) / 2;
-                    draw_text(&mut image, width, tx, y + (cell_h - 5 * scale) / 2, &label, scale, black);
-                }
-            }
-        }
-        let mut scanlines = Vec::with_capacity(height * (width * 3 + 1));
-        for row in image.chunks(width * 3) {
-            scanlines.push(0); // filter: none
-            scanlines.extend_from_slice(row);
-        }
-        encode_png(width as u32, height as u32, &scanlines)
-    }
-}
-
-/// Encodes 8-bit RGB scanlines (each prefixed by its filter byte) as a PNG.
-pub fn encode_png(width: u32, height: u32, scanlines: &[u8]) -> Vec<u8> {
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut ihdr = Vec::new();
-    ihdr.extend_from_slice(&width.to_be_bytes());
-    ihdr.extend_from_slice(&height.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
-    chunk(&mut png, b"IHDR", &ihdr);
-    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    let compressed = encoder.write_all(scanlines).and_then(|()| encoder.finish()).unwrap_or_default();
-    chunk(&mut png, b"IDAT", &compressed);
-    chunk(&mut png, b"IEND", &[]);
-    png
-}
-
-fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-    png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-    png.extend_from_slice(kind);
-    png.extend_from_slice(data);
-    let mut crc_input = kind.to_vec();
-    crc_input.extend_from_slice(data);
-    png.extend_from_slice(&crc32(&crc_input).to_be_bytes());
-}
-
-/// CRC-32 (ISO-HDLC), as PNG chunks use.
-pub fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
 }

@@ -12,7 +12,7 @@ use crate::heatmap::Heatmap;
 use crate::report::{merge_results, rows_of};
 
 /// Writes the reports of `experiment` under `out`: `results.csv` merged with earlier runs,
-/// heatmaps by model and by task (SVG and PNG), and per layer a confusion matrix as CSV and
+/// heatmaps by model and by task (SVG), and per layer a confusion matrix as CSV and
 /// SVG under `confusion/`; every file atomically.
 pub fn write_reports(out: &Path, experiment: &Experiment) -> Result<()> {
     let rows = merge_results(&out.join("results.csv"), &rows_of(experiment))?;
@@ -21,10 +21,8 @@ pub fn write_reports(out: &Path, experiment: &Experiment) -> Result<()> {
     let by_model = Heatmap::for_model(&rows, &experiment.model, probe);
     let model = file_safe(&experiment.model);
     write(format!("heatmap_model_{model}_{probe}.svg"), by_model.to_svg().as_bytes())?;
-    write(format!("heatmap_model_{model}_{probe}.png"), &by_model.to_png())?;
     let by_task = Heatmap::for_task(&rows, experiment.task.code(), probe);
     write(format!("heatmap_task_{}_{probe}.svg", experiment.task), by_task.to_svg().as_bytes())?;
-    write(format!("heatmap_task_{}_{probe}.png", experiment.task), &by_task.to_png())?;
     for layer in &experiment.layers {
         let c = &layer.confusion;
         let mut csv = format!("true\\predicted,{}\n", c.labels.join(","));

@@ -2,7 +2,7 @@
 
 use quarry_probe::cache::{FeatureCache, LayerHeader};
 use quarry_probe::control::control_labels;
-use quarry_probe::heatmap::{crc32, Heatmap};
+use quarry_probe::heatmap::Heatmap;
 use quarry_probe::report::{merge_results, read_results, ResultRow};
 use quarry_probe::seeding::seeded;
 use quarry_probe::train::{baselines, run_probe, ProbeData, SplitData, TrainConfig};
@@ -180,14 +180,6 @@ fn heatmaps_hold_every_result() {
     assert_eq!(by_task.values[1], vec![Some(0.4), None]);
     let svg = by_model.to_svg();
     assert!(svg.starts_with("<svg") && svg.contains(">NPT<") && svg.contains(">90.0<"));
-    let png = by_model.to_png();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    assert_eq!(&png[12..16], b"IHDR");
-    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
-    let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
-    assert!(width >= 2 * 48 && height >= 2 * 24, "{width}x{height}");
-    assert_eq!(&png[png.len() - 12..], b"\0\0\0\0IEND\xae\x42\x60\x82");
-    assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
 }
 
 #[test]

@@ -132,6 +132,6 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     };
     let mut progress = Progress { message: &mut message, train: &mut train };
     run_codequeries(&config, &mut progress).context("codequeries experiment")?;
-    println!("report: {}", args.out.join("report.md").display());
+    println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
     Ok(())
 }
