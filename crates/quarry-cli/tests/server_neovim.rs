@@ -18,7 +18,7 @@ const CHILD: &str =
 #[test]
 fn neovim_shows_the_findings_of_the_command_line() {
     if Command::new("nvim").arg("--version").output().is_err() {
-        eprintln!("skipped: nvim is not installed (apt-get install neovim)");
+        quarry_stdx::skip::skip("the Neovim test of quarry server", "nvim is not installed (apt-get install neovim)");
         return;
     }
     let dir = common::named_project("neovim", &[("base.py", BASE.as_bytes()), ("child.py", CHILD.as_bytes())]);

@@ -3,6 +3,7 @@
 //! rerun skips every finished stage and writes the same report.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use quarry_data::codequeries::split::Ratios;
 use quarry_experiment::codequeries::{run, Config, Progress};
@@ -63,6 +64,36 @@ fn assert_self_contained_with_figures(html: &str) {
     );
 }
 
+/// Headless Chromium (Debian's `chromium`, which `.ci/run` installs) lays the page out:
+/// its DOM holds both figures and every table, and a screenshot is drawn. Skipped, and
+/// counted, where Chromium is missing.
+fn renders_in_chromium(page: &Path) {
+    let Some(chromium) =
+        ["chromium", "chromium-browser"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok())
+    else {
+        quarry_stdx::skip::skip("report.html in Chromium", "chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let profile = page.with_file_name("chromium-profile");
+    let shot = page.with_file_name("report.png");
+    let run = |extra: &[&str]| {
+        Command::new(chromium)
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
+            .args(["--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(extra)
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .expect("run chromium")
+    };
+    let dom = String::from_utf8_lossy(&run(&["--dump-dom"]).stdout).into_owned();
+    assert_eq!(dom.matches("<svg").count(), 2, "{dom}");
+    assert!(dom.contains("Table 5") && dom.contains("Figure 5"));
+    run(&["--window-size=1000,1400", &format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot).expect("the screenshot");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+}
+
 #[test]
 fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
@@ -118,6 +149,7 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert_eq!(report.budgets[0].budget, Some(4));
     assert_self_contained_with_figures(&html);
+    renders_in_chromium(&out.join("report.html"));
 
     // A rerun does nothing again and reports the same.
     let mut again = Vec::new();
