@@ -241,3 +241,42 @@ fn shards_give_the_datasets_of_one_process_and_a_missing_shard_is_named() {
     }
     assert!(compared >= 3, "{compared}");
 }
+
+#[test]
+fn experiment_inspect_probes_every_task_writes_both_reports_and_resumes() {
+    let dir = temp_dir("experiment");
+    let data = dir.join("data");
+    let corpus = fixtures();
+    let args = ["inspect", "generate", "--corpus", corpus.to_str().unwrap(), "--task", "all", "--size", "24"];
+    assert!(quarry(&[&args[..], &["--out", data.to_str().unwrap()]].concat()).status.success());
+    let out = dir.join("out");
+    let experiment = [
+        "experiment",
+        "inspect",
+        "--data",
+        data.to_str().unwrap(),
+        "--model",
+        "hashed-tokens",
+        "--tasks",
+        "LEN,JBL,NPT",
+    ];
+    let run = || quarry(&[&experiment[..], &["--out", out.to_str().unwrap(), "--epochs", "2"]].concat());
+    // NPT's 24 samples leave no validation sample: the task is left out, named, and the
+    // run goes on with the others (exit 1 at the end).
+    let first = run();
+    let said = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(1), "{said}");
+    assert!(said.contains("1 task(s) left out: NPT") && said.contains("no validation sample"), "{said}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for task in ["| LEN |", "| JBL |", "**Left out**: NPT"] {
+        assert!(md.contains(task), "{task} missing:\n{md}");
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), 2, "the heatmap and the curves");
+    assert!(!html.contains("<script") && !html.contains("src="));
+    assert!(out.join("heatmap_model_hashed-tokens_linear.svg").exists());
+    let again = run();
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(said.matches("done before, skipped").count(), 2, "{said}");
+    assert_eq!(std::fs::read_to_string(out.join("report.md")).unwrap(), md);
+}

@@ -17,7 +17,9 @@ const OURS: RGBColor = RGBColor(31, 119, 180);
 const NOTHING: RGBColor = RGBColor(160, 160, 160);
 const PAPER: RGBColor = RGBColor(255, 127, 14);
 
-const STYLE: &str = "body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}\
+/// The pages' stylesheet, inline.
+pub(crate) const STYLE: &str =
+    "body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}\
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .5rem}\
 td.n{text-align:right}.warn{color:#a40000}.note{color:#555;font-size:.9rem}figure{margin:1rem 0}";
 
@@ -140,7 +142,7 @@ fn training(out: &mut String, r: &Report) {
 }
 
 /// A figure's SVG, or a line saying why there is none (plotters reported an error).
-fn svg(draw: impl FnOnce(&mut String) -> Result<(), String>) -> String {
+pub(crate) fn svg(draw: impl FnOnce(&mut String) -> Result<(), String>) -> String {
     let mut text = String::new();
     match draw(&mut text) {
         Ok(()) => text,
@@ -149,7 +151,7 @@ fn svg(draw: impl FnOnce(&mut String) -> Result<(), String>) -> String {
 }
 
 /// The top of the exact-match axis: 100 and room for the legend above the bars.
-const LEGEND_ROOM: f64 = 125.0;
+pub(crate) const LEGEND_ROOM: f64 = 125.0;
 
 /// Grouped bars per setting: ours, predict nothing, the paper (all examples).
 fn setting_chart(rows: &[(&str, &Row)]) -> String {

@@ -7,6 +7,7 @@
 pub mod codequeries;
 pub mod error;
 pub mod html;
+pub mod inspect;
 pub mod report;
 pub mod sample;
 pub mod stages;

@@ -19,6 +19,49 @@ pub enum ExperimentTask {
     /// CodeQueries: dataset, span and relevance models, every setting, limited budgets,
     /// perturbed code; writes OUT/report.md. A rerun skips finished stages.
     Codequeries(CodeQueriesArgs),
+    /// INSPECT: a probe per layer for every task of a folder of task datasets (INSPECT's
+    /// released files or `quarry inspect generate`'s); writes OUT/report.md and
+    /// OUT/report.html (layer x task heatmap, accuracy by layer). A rerun skips finished tasks.
+    Inspect(InspectArgs),
+}
+
+/// Arguments of `quarry experiment inspect`.
+#[derive(Args)]
+pub struct InspectArgs {
+    /// Folder of task datasets: `datasets_TASK/TASK_ORIG_*.txt`, or `data/TASK/` (Parquet).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Encoder: Hugging Face directory, hub id, `scratch:LxH[xA]` (with --tokenizer), or
+    /// `hashed-tokens`.
+    #[arg(long)]
+    pub model: String,
+    /// Name of the model in reports (default: the --model argument).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Tokenizer (file or directory); required for scratch models.
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
+    /// Tasks, comma-separated, or `all` (those whose dataset is in --data).
+    #[arg(long, default_value = "all")]
+    pub tasks: String,
+    /// Output folder (feature cache, results.csv, heatmaps, stage records, reports).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Maximum epochs of each probe.
+    #[arg(long, default_value_t = 20)]
+    pub epochs: usize,
+    /// Use an MLP probe with one hidden layer of this width.
+    #[arg(value_parser = crate::commands::numbers::length, long)]
+    pub mlp: Option<usize>,
+    /// Samples per encoder forward pass during extraction.
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
+    pub encoder_batch: usize,
+    /// Seed of initialisation and shuffling.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Device and precision of feature extraction.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// Arguments of `quarry experiment codequeries`.
@@ -77,8 +120,11 @@ pub struct CodeQueriesArgs {
 
 /// Runs `quarry experiment ...`.
 pub fn run(task: ExperimentTask) -> i32 {
-    let ExperimentTask::Codequeries(args) = task;
-    match codequeries(args) {
+    let result = match task {
+        ExperimentTask::Codequeries(args) => codequeries(args),
+        ExperimentTask::Inspect(args) => inspect(args),
+    };
+    match result {
         Ok(()) => 0,
         Err(e) => {
             crate::commands::output::error(&format!("{e:#}"));
@@ -133,5 +179,41 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     let mut progress = Progress { message: &mut message, train: &mut train };
     run_codequeries(&config, &mut progress).context("codequeries experiment")?;
     println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
+    Ok(())
+}
+
+fn inspect(args: InspectArgs) -> Result<()> {
+    let tasks: Vec<quarry_probe::Task> = if args.tasks.eq_ignore_ascii_case("all") {
+        quarry_probe::Task::ALL.to_vec()
+    } else {
+        args.tasks.split(',').map(|t| t.trim().parse()).collect::<std::result::Result<_, _>>()?
+    };
+    let train = quarry_probe::train::TrainConfig {
+        epochs: args.epochs,
+        hidden: args.mlp,
+        seed: args.seed,
+        ..quarry_probe::train::TrainConfig::default()
+    };
+    let config = quarry_experiment::inspect::InspectConfig {
+        data: args.data.clone(),
+        out: args.out.clone(),
+        model: args.name.clone().unwrap_or_else(|| args.model.clone()),
+        tasks,
+        options: quarry_probe::experiment::ExperimentOptions { train, layers: None, control: false },
+    };
+    let choice = super::probe::EncoderChoice {
+        model: &args.model,
+        tokenizer: args.tokenizer.as_deref(),
+        device: &args.device,
+        seed: args.seed,
+        batch: args.encoder_batch,
+    };
+    let mut message = |m: &str| eprintln!("quarry: {m}");
+    let report = quarry_experiment::inspect::run(&config, &mut |task| choice.encoder_for(task), &mut message)
+        .context("inspect experiment")?;
+    println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
+    if !report.missing.is_empty() {
+        anyhow::bail!("{} task(s) left out: {}", report.missing.len(), report.missing.join("; "));
+    }
     Ok(())
 }

@@ -94,20 +94,48 @@ fn parse_layers(spec: &str) -> Result<Option<Vec<usize>>, String> {
         .map(Some)
 }
 
-/// The encoder that extracts features for `args.model`: the hashed-token baseline or a
-/// neural encoder loaded by quarry-model.
-fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, String> {
-    if args.model == HashedTokens::NAME {
-        return Ok(Box::new(HashedTokens { dim: 256 }));
+/// What extracts the features probed: a model argument with its tokenizer, device and
+/// batch size (`quarry probe` and `quarry experiment inspect` share it).
+pub struct EncoderChoice<'a> {
+    /// `--model`: a directory, hub id, `scratch:...` or `hashed-tokens`.
+    pub model: &'a str,
+    /// `--tokenizer`.
+    pub tokenizer: Option<&'a std::path::Path>,
+    /// `--device`, `--dtype`.
+    pub device: &'a DeviceArgs,
+    /// Seed of a scratch model's weights.
+    pub seed: u64,
+    /// Samples per forward pass.
+    pub batch: usize,
+}
+
+impl EncoderChoice<'_> {
+    /// The encoder for `task`: the hashed-token baseline or a neural encoder loaded by
+    /// quarry-model, probing the token the task asks for.
+    pub fn encoder_for(&self, task: Task) -> Result<Box<dyn LayerFeatures>, String> {
+        if self.model == HashedTokens::NAME {
+            return Ok(Box::new(HashedTokens { dim: 256 }));
+        }
+        let load = || -> quarry_model::Result<quarry_model::LoadedModel> {
+            let source = super::model_arg::model_source(self.model)?;
+            self.device.load(&source, self.tokenizer, self.seed)
+        };
+        let model = load().map_err(|e| {
+            format!("--model {}: {e}; or pass precomputed layer_NN.bin features with --features DIR", self.model)
+        })?;
+        Ok(Box::new(EncoderFeatures::new(model, ProbedToken::for_task(task), self.batch)))
     }
-    let load = || -> quarry_model::Result<quarry_model::LoadedModel> {
-        let source = super::model_arg::model_source(&args.model)?;
-        args.device.load(&source, args.tokenizer.as_deref(), args.seed)
+}
+
+fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, String> {
+    let choice = EncoderChoice {
+        model: &args.model,
+        tokenizer: args.tokenizer.as_deref(),
+        device: &args.device,
+        seed: args.seed,
+        batch: args.encoder_batch,
     };
-    let model = load().map_err(|e| {
-        format!("--model {}: {e}; or pass precomputed layer_NN.bin features with --features DIR", args.model)
-    })?;
-    Ok(Box::new(EncoderFeatures::new(model, ProbedToken::for_task(task), args.encoder_batch)))
+    choice.encoder_for(task)
 }
 
 /// The dataset at `path` and the bytes its feature cache is keyed by: an INSPECT text

@@ -1,0 +1,299 @@
+//! `quarry experiment inspect`: INSPECT's probing protocol (section 4) for one encoder
+//! over a folder of task datasets (INSPECT's released `datasets_TASK/TASK_ORIG_*.txt`,
+//! or what `quarry inspect generate` writes, in either format): for every task, features
+//! of every layer (cached), a probe per layer, and the reports `quarry probe` writes; then
+//! `report.md` and `report.html` (the layer × task heatmap and each task's accuracy by
+//! layer beside its chance and majority floors). A task whose probes finished is recorded
+//! under `OUT/stages/` and skipped on a rerun.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use html_escape::encode_text;
+use plotters::prelude::*;
+use quarry_probe::cache::{CacheKey, FeatureCache};
+use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
+use quarry_probe::features::LayerFeatures;
+use quarry_probe::heatmap::Heatmap;
+use quarry_probe::outputs::write_reports;
+use quarry_probe::report::read_results;
+use quarry_probe::Task;
+use quarry_stdx::AtomicFile;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ExperimentError, Result};
+use crate::stages::Stages;
+
+/// What to run.
+pub struct InspectConfig {
+    /// The folder of task datasets.
+    pub data: PathBuf,
+    /// The output folder.
+    pub out: PathBuf,
+    /// The encoder's name in reports and the feature cache.
+    pub model: String,
+    /// The tasks, in report order.
+    pub tasks: Vec<Task>,
+    /// Probe settings.
+    pub options: ExperimentOptions,
+}
+
+/// One task's outcome, as its stage records it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TaskResult {
+    /// The task code.
+    pub task: String,
+    /// The dataset it was probed on, as found under the data folder.
+    pub data: String,
+    /// Samples in the dataset.
+    pub samples: usize,
+    /// Chance accuracy.
+    pub random: f64,
+    /// Majority-class accuracy on the test split.
+    pub majority: f64,
+    /// Test accuracy per layer, in layer order.
+    pub accuracy: Vec<(usize, f64)>,
+}
+
+/// Everything the experiment measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InspectReport {
+    /// The encoder.
+    pub model: String,
+    /// `linear` or `mlp`.
+    pub probe: String,
+    /// Every probed task.
+    pub tasks: Vec<TaskResult>,
+    /// Tasks left out, with why.
+    pub missing: Vec<String>,
+}
+
+/// The dataset of `task` under `data`: `datasets_TASK/TASK_ORIG_*.txt` (the first by
+/// name), or the Hub layout's config folder `data/TASK`.
+pub fn dataset_of(data: &Path, task: Task) -> Option<PathBuf> {
+    let folder = data.join(format!("datasets_{task}"));
+    let prefix = format!("{task}_ORIG_");
+    let mut texts: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
+                .collect()
+        })
+        .unwrap_or_default();
+    texts.sort();
+    texts.into_iter().next().or_else(|| Some(data.join("data").join(task.code())).filter(|p| p.is_dir()))
+}
+
+/// Runs the protocol; `encoder_for(task)` gives the encoder whose features are probed
+/// (asked only when a task's features are not cached), `message` hears each step.
+pub fn run(
+    config: &InspectConfig,
+    encoder_for: &mut dyn FnMut(Task) -> std::result::Result<Box<dyn LayerFeatures>, String>,
+    message: &mut dyn FnMut(&str),
+) -> Result<InspectReport> {
+    let stages = Stages::new(&config.out);
+    let probe = if config.options.train.hidden.is_some() { "mlp" } else { "linear" };
+    let mut report =
+        InspectReport { model: config.model.clone(), probe: probe.into(), tasks: Vec::new(), missing: Vec::new() };
+    for &task in &config.tasks {
+        let stage = format!("probe-{task}");
+        if let Some(done) = stages.done::<TaskResult>(&stage) {
+            message(&format!("{stage}: done before, skipped"));
+            report.tasks.push(done);
+            continue;
+        }
+        let Some(path) = dataset_of(&config.data, task) else {
+            message(&format!("{stage}: no dataset under {}, left out", config.data.display()));
+            report.missing.push(format!("{task}: no dataset under {}", config.data.display()));
+            continue;
+        };
+        message(&format!("{stage}: probing {}", path.display()));
+        match probe_task(config, task, &path, encoder_for) {
+            Ok(done) => {
+                stages.finish(&stage, &done)?;
+                report.tasks.push(done);
+            }
+            Err(e) => {
+                message(&format!("{stage}: {e}; left out"));
+                report.missing.push(format!("{task}: {e}"));
+            }
+        }
+    }
+    let rows = read_results(&config.out.join("results.csv")).unwrap_or_default();
+    let heatmap = Heatmap::for_model(&rows, &config.model, probe).to_svg();
+    write_file(&config.out.join("report.md"), &render_markdown(&report))?;
+    write_file(&config.out.join("report.html"), &render_html(&report, &heatmap))?;
+    Ok(report)
+}
+
+/// Probes every layer on `task`'s dataset at `path` and writes `quarry probe`'s reports.
+fn probe_task(
+    config: &InspectConfig,
+    task: Task,
+    path: &Path,
+    encoder_for: &mut dyn FnMut(Task) -> std::result::Result<Box<dyn LayerFeatures>, String>,
+) -> Result<TaskResult> {
+    let probe_error = |e: quarry_probe::ProbeError| ExperimentError::Invalid(format!("{}: {e}", path.display()));
+    let dataset = quarry_probe::hub::read_any(path).map_err(probe_error)?;
+    let mut bytes = Vec::new();
+    quarry_probe::dataset::write_samples(&mut bytes, &dataset.samples)
+        .map_err(|e| ExperimentError::Invalid(e.to_string()))?;
+    let key = CacheKey::new(&config.out, &config.model, task, path, &bytes);
+    let cache = FeatureCache::new(&key.dir);
+    let cached = cache.layers().map(|layers| !layers.is_empty()).unwrap_or(false);
+    let mut encoder = if cached { None } else { Some(encoder_for(task).map_err(ExperimentError::Invalid)?) };
+    let features = cached_or_extract(
+        &cache,
+        encoder.as_mut().map(|e| e.as_mut() as &mut dyn LayerFeatures),
+        &dataset,
+        &config.model,
+        &key.dataset_id,
+        &mut |_, _| {},
+    )
+    .map_err(probe_error)?;
+    let experiment = run_experiment(task, &config.model, &dataset, &features, &config.options, &mut |_, _, _| {})
+        .map_err(probe_error)?;
+    write_reports(&config.out, &experiment).map_err(probe_error)?;
+    let done = TaskResult {
+        task: task.code().into(),
+        data: path.strip_prefix(&config.data).unwrap_or(path).display().to_string(),
+        samples: dataset.samples.len(),
+        random: experiment.random_baseline,
+        majority: experiment.majority_baseline,
+        accuracy: experiment.layers.iter().map(|l| (l.layer, l.accuracy)).collect(),
+    };
+    Ok(done)
+}
+
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(text.as_bytes())?;
+    file.commit()?;
+    Ok(())
+}
+
+/// The best layer of a task and its accuracy.
+fn best(task: &TaskResult) -> Option<(usize, f64)> {
+    task.accuracy.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The report as Markdown: per task its data, floors, best layer and every layer's accuracy.
+pub fn render_markdown(r: &InspectReport) -> String {
+    let mut out = String::new();
+    let layers = r.tasks.iter().map(|t| t.accuracy.len()).max().unwrap_or(0);
+    let _ = writeln!(out, "# INSPECT probing experiment\n");
+    let _ = writeln!(
+        out,
+        "Encoder `{}`, {} probe per layer; test accuracy in percent. INSPECT's paper probes other models \
+         (BERT, CodeBERT, GraphCodeBERT, CodeT5, ...), so its figures are not comparable row for row; the floors \
+         are chance and the majority class of each test split.\n",
+        r.model, r.probe
+    );
+    let header: Vec<String> = (0..layers).map(|l| format!("L{l}")).collect();
+    let _ = writeln!(out, "| Task | Data | Samples | Random | Majority | Best layer | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|{}", "---:|".repeat(layers));
+    for t in &r.tasks {
+        let (best_layer, best_accuracy) = best(t).unwrap_or((0, f64::NAN));
+        let cells: Vec<String> = t.accuracy.iter().map(|(_, a)| format!("{:.1}", 100.0 * a)).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.1} | {:.1} | {best_layer} ({:.1}) | {} |",
+            t.task,
+            t.data,
+            t.samples,
+            100.0 * t.random,
+            100.0 * t.majority,
+            100.0 * best_accuracy,
+            cells.join(" | ")
+        );
+    }
+    for missing in &r.missing {
+        let _ = writeln!(out, "\n**Left out**: {missing}");
+    }
+    out
+}
+
+/// The report as one self-contained page: the heatmap, the accuracy-by-layer curves and
+/// the table.
+pub fn render_html(r: &InspectReport, heatmap_svg: &str) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>INSPECT probing experiment</title>\n\
+         <style>{}</style>\n</head>\n<body>\n<h1>INSPECT probing experiment</h1>\n<p>Encoder <code>{}</code>, {} probe \
+         per layer; test accuracy in percent. The paper probes other models, so its figures are not comparable row \
+         for row; the floors are chance and each test split's majority class.</p>\n",
+        crate::html::STYLE,
+        encode_text(&r.model),
+        encode_text(&r.probe)
+    );
+    let _ = write!(out, "<h2>Accuracy by layer and task</h2>\n<figure>{heatmap_svg}</figure>\n");
+    let _ = write!(
+        out,
+        "<h2>Each task by layer</h2>\n<figure>{}<figcaption>Test accuracy of the probe of each layer; dashed: the \
+         task's majority floor.</figcaption></figure>\n",
+        curves(r)
+    );
+    out.push_str("<h2>Tasks</h2>\n<table>\n<tr><th>Task</th><th>Data</th><th>Samples</th><th>Random</th><th>Majority</th><th>Best layer</th></tr>\n");
+    for t in &r.tasks {
+        let (layer, accuracy) = best(t).unwrap_or((0, f64::NAN));
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}</td><td class=\"n\">{:.1}</td>\
+             <td class=\"n\">{layer} ({:.1})</td></tr>",
+            encode_text(&t.task),
+            encode_text(&t.data),
+            t.samples,
+            100.0 * t.random,
+            100.0 * t.majority,
+            100.0 * accuracy
+        );
+    }
+    out.push_str("</table>\n");
+    for missing in &r.missing {
+        let _ = writeln!(out, "<p class=\"warn\">Left out: {}</p>", encode_text(missing));
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// Accuracy against layer, one line per task, with its majority floor dashed.
+fn curves(r: &InspectReport) -> String {
+    crate::html::svg(|text| {
+        let layers = r.tasks.iter().map(|t| t.accuracy.len()).max().unwrap_or(1).max(2);
+        let root = SVGBackend::with_string(text, (720, 360)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0f64..(layers - 1) as f64, 0f64..crate::html::LEGEND_ROOM)
+            .map_err(|e| e.to_string())?;
+        chart.configure_mesh().x_desc("layer").y_desc("test accuracy (%)").draw().map_err(|e| e.to_string())?;
+        for (i, task) in r.tasks.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            let points: Vec<(f64, f64)> = task.accuracy.iter().map(|&(l, a)| (l as f64, 100.0 * a)).collect();
+            chart
+                .draw_series(LineSeries::new(points, colour.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(task.task.clone())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 10, y)], colour.stroke_width(2)));
+            let floor = 100.0 * task.majority;
+            let dashes = (0..layers * 4).step_by(2).map(|k| {
+                let (a, b) = (k as f64 / 4.0, (k + 1) as f64 / 4.0);
+                PathElement::new([(a, floor), (b.min((layers - 1) as f64), floor)], colour.stroke_width(1))
+            });
+            chart.draw_series(dashes).map_err(|e| e.to_string())?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())
+    })
+}
