@@ -259,6 +259,8 @@ fn experiment_inspect_probes_every_task_writes_both_reports_and_resumes() {
         "hashed-tokens",
         "--tasks",
         "LEN,JBL,NPT",
+        "--size",
+        "24",
     ];
     let run = || quarry(&[&experiment[..], &["--out", out.to_str().unwrap(), "--epochs", "2"]].concat());
     // NPT's 24 samples leave no validation sample: the task is left out, named, and the

@@ -1,5 +1,5 @@
 //! `quarry experiment inspect`: INSPECT's probing protocol (section 4) for one encoder
-//! over a folder of task datasets (INSPECT's released `datasets_TASK/TASK_ORIG_*.txt`,
+//! over a folder of task datasets (INSPECT's released `datasets_TASK/TASK_ORIG_{size}.txt`,
 //! or what `quarry inspect generate` writes, in either format): for every task, features
 //! of every layer (cached), a probe per layer, and the reports `quarry probe` writes; then
 //! `report.md` and `report.html` (the layer × task heatmap and each task's accuracy by
@@ -34,6 +34,8 @@ pub struct InspectConfig {
     pub model: String,
     /// The tasks, in report order.
     pub tasks: Vec<Task>,
+    /// Which released size to read (`TASK_ORIG_{size}.txt`).
+    pub size: String,
     /// Probe settings.
     pub options: ExperimentOptions,
 }
@@ -68,22 +70,12 @@ pub struct InspectReport {
     pub missing: Vec<String>,
 }
 
-/// The dataset of `task` under `data`: `datasets_TASK/TASK_ORIG_*.txt` (the first by
-/// name), or the Hub layout's config folder `data/TASK`.
-pub fn dataset_of(data: &Path, task: Task) -> Option<PathBuf> {
-    let folder = data.join(format!("datasets_{task}"));
-    let prefix = format!("{task}_ORIG_");
-    let mut texts: Vec<PathBuf> = std::fs::read_dir(&folder)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
-                .collect()
-        })
-        .unwrap_or_default();
-    texts.sort();
-    texts.into_iter().next().or_else(|| Some(data.join("data").join(task.code())).filter(|p| p.is_dir()))
+/// The dataset of `task` under `data`: `datasets_TASK/TASK_ORIG_{size}.txt` (INSPECT's
+/// released sizes are `100`, `1k` and `10k`), else the Hub layout's config folder `data/TASK`.
+pub fn dataset_of(data: &Path, task: Task, size: &str) -> Option<PathBuf> {
+    let text = data.join(format!("datasets_{task}")).join(format!("{task}_ORIG_{size}.txt"));
+    let hub = data.join("data").join(task.code());
+    [text, hub].into_iter().find(|p| p.exists())
 }
 
 /// Runs the protocol; `encoder_for(task)` gives the encoder whose features are probed
@@ -104,9 +96,14 @@ pub fn run(
             report.tasks.push(done);
             continue;
         }
-        let Some(path) = dataset_of(&config.data, task) else {
-            message(&format!("{stage}: no dataset under {}, left out", config.data.display()));
-            report.missing.push(format!("{task}: no dataset under {}", config.data.display()));
+        let Some(path) = dataset_of(&config.data, task, &config.size) else {
+            let why = format!(
+                "no datasets_{task}/{task}_ORIG_{}.txt or data/{task} under {}",
+                config.size,
+                config.data.display()
+            );
+            message(&format!("{stage}: {why}; left out"));
+            report.missing.push(format!("{task}: {why}"));
             continue;
         };
         message(&format!("{stage}: probing {}", path.display()));

@@ -28,7 +28,7 @@ pub enum ExperimentTask {
 /// Arguments of `quarry experiment inspect`.
 #[derive(Args)]
 pub struct InspectArgs {
-    /// Folder of task datasets: `datasets_TASK/TASK_ORIG_*.txt`, or `data/TASK/` (Parquet).
+    /// Folder of task datasets: `datasets_TASK/TASK_ORIG_{size}.txt`, or `data/TASK/` (Parquet).
     #[arg(long)]
     pub data: PathBuf,
     /// Encoder: Hugging Face directory, hub id, `scratch:LxH[xA]` (with --tokenizer), or
@@ -41,9 +41,14 @@ pub struct InspectArgs {
     /// Tokenizer (file or directory); required for scratch models.
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
-    /// Tasks, comma-separated, or `all` (those whose dataset is in --data).
+    /// Tasks, comma-separated, or `all` (a task without a dataset in --data is named and
+    /// left out).
     #[arg(long, default_value = "all")]
     pub tasks: String,
+    /// Which size of INSPECT's released files to read: `datasets_TASK/TASK_ORIG_{size}.txt`
+    /// (`100`, `1k`, `10k`; `quarry inspect generate --size 1000` writes `1k`).
+    #[arg(long, default_value = "1k")]
+    pub size: String,
     /// Output folder (feature cache, results.csv, heatmaps, stage records, reports).
     #[arg(long)]
     pub out: PathBuf,
@@ -199,6 +204,7 @@ fn inspect(args: InspectArgs) -> Result<()> {
         out: args.out.clone(),
         model: args.name.clone().unwrap_or_else(|| args.model.clone()),
         tasks,
+        size: args.size.clone(),
         options: quarry_probe::experiment::ExperimentOptions { train, layers: None, control: false },
     };
     let choice = super::probe::EncoderChoice {
