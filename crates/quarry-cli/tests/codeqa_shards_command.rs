@@ -82,7 +82,7 @@ fn shards_give_the_rows_of_one_process() {
     }
     let early = quarry(&["dataset", "finalize", three.to_str().unwrap()]);
     assert_eq!(early.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&early.stderr).contains("missing shard(s): 2/3"), "{early:?}");
+    assert!(String::from_utf8_lossy(&early.stderr).contains("shard 2/3 is missing"), "{early:?}");
     let last = build(&corpus, &three, &["--format", "parquet", "--shard", "2/3"]);
     assert!(last.status.success(), "{}", String::from_utf8_lossy(&last.stderr));
     let again = build(&corpus, &three, &["--format", "parquet", "--shard", "0/3"]);

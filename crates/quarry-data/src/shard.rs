@@ -69,6 +69,61 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// One manifest found when shards are finalized: its file, its shard, and why it cannot
+/// be finalized with the first manifest's (other options, version or corpus), if so.
+pub struct Found {
+    /// The manifest file.
+    pub path: PathBuf,
+    /// The shard it records.
+    pub shard: Shard,
+    /// How it disagrees with the first manifest.
+    pub disagreement: Option<String>,
+}
+
+/// Every problem of a set of shard manifests (the first one's N is the set's): a shard of
+/// another N or out of range, a missing shard (with the manifest `manifest_path` names),
+/// a duplicated one, one built otherwise; the one check of every builder's finalize.
+pub fn set_problems(found: &[Found], manifest_path: &dyn Fn(Shard) -> PathBuf) -> Vec<String> {
+    let Some(first) = found.first() else { return vec!["no shard manifest".to_string()] };
+    let count = first.shard.count;
+    let mut problems = Vec::new();
+    let mut by_index: Vec<Vec<&Found>> = vec![Vec::new(); count];
+    for manifest in found {
+        if manifest.shard.count != count {
+            problems.push(format!(
+                "{} is shard {} of a build in {} shards, {} in {count}",
+                manifest.path.display(),
+                manifest.shard,
+                manifest.shard.count,
+                first.path.display()
+            ));
+        } else if manifest.shard.index >= count {
+            problems.push(format!("{} names shard {}, which does not exist", manifest.path.display(), manifest.shard));
+        } else {
+            by_index[manifest.shard.index].push(manifest);
+        }
+    }
+    for (index, holders) in by_index.iter().enumerate() {
+        let shard = Shard { index, count };
+        match holders.as_slice() {
+            [] => problems.push(format!(
+                "shard {shard} is missing: no {} (build it with `--shard {shard}`)",
+                manifest_path(shard).display()
+            )),
+            [one] => {
+                if let Some(reason) = &one.disagreement {
+                    problems.push(format!("shard {shard} ({}) was built with {reason}", one.path.display()));
+                }
+            }
+            several => problems.push(format!(
+                "shard {shard} is duplicated: {}",
+                several.iter().map(|m| m.path.display().to_string()).collect::<Vec<_>>().join(" and ")
+            )),
+        }
+    }
+    problems
+}
+
 /// The corpus's source files of `language`, sorted by relative path, and the errors of the
 /// walk: the files listed in `files_from` (relative to the first corpus path, or absolute),
 /// else every such file under the corpus paths.

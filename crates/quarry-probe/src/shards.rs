@@ -8,11 +8,10 @@
 //! ([`merge`], the order of a one-process run) and generates every task: any N gives the
 //! datasets of one process.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use quarry_data::jsonl::{open_lines, stream_records};
-use quarry_data::shard::Shard;
+use quarry_data::shard::{set_problems, Found, Shard};
 use quarry_stdx::rng::stable_hash_bytes;
 use quarry_stdx::AtomicFile;
 use serde::{Deserialize, Serialize};
@@ -147,41 +146,27 @@ fn checked_manifests(out: &Path) -> Result<Vec<Manifest>> {
     for entry in std::fs::read_dir(&dir).map_err(|e| ProbeError::io(&dir, e))?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with("inspect-") && name.ends_with(".json") {
-            manifests.push(Manifest::read(&entry.path())?);
+            manifests.push((entry.path(), Manifest::read(&entry.path())?));
         }
     }
-    let Some(first) = manifests.first().cloned() else {
+    manifests.sort_by(|a, b| a.0.cmp(&b.0));
+    let Some((_, first)) = manifests.first() else {
         return Err(ProbeError::Corpus(format!("{}: no INSPECT shard manifest", dir.display())));
     };
-    let count = first.shard.count;
-    let mut problems = Vec::new();
-    for m in &manifests {
-        if m.shard.count != count {
-            problems.push(format!(
-                "shard {} was built as one of {}, shard {} as one of {count}",
-                m.shard, m.shard.count, first.shard
-            ));
-        } else if m.settings != first.settings || m.quarry_version != first.quarry_version {
-            problems.push(format!(
-                "shard {} was built with other options or another quarry than shard {}",
-                m.shard, first.shard
-            ));
-        }
-    }
-    let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
-    for m in &manifests {
-        *seen.entry(m.shard.index).or_default() += 1;
-    }
-    let missing: Vec<String> = (0..count).filter(|i| !seen.contains_key(i)).map(|i| format!("{i}/{count}")).collect();
-    if !missing.is_empty() {
-        problems.push(format!("missing shard(s): {}", missing.join(", ")));
-    }
-    problems.extend(seen.iter().filter(|(_, n)| **n > 1).map(|(i, _)| format!("shard {i}/{count} twice")));
+    let agrees = |m: &Manifest| m.settings == first.settings && m.quarry_version == first.quarry_version;
+    let found: Vec<Found> = manifests
+        .iter()
+        .map(|(path, m)| Found {
+            path: path.clone(),
+            shard: m.shard,
+            disagreement: (!agrees(m)).then(|| "other options or another quarry than the first shard".to_string()),
+        })
+        .collect();
+    let problems = set_problems(&found, &|shard| Manifest::path(out, shard));
     if !problems.is_empty() {
         return Err(ProbeError::Corpus(format!("{}: {}", out.display(), problems.join("; "))));
     }
-    manifests.sort_by_key(|m| m.shard.index);
-    Ok(manifests)
+    Ok(manifests.into_iter().map(|(_, m)| m).collect())
 }
 
 /// What finalize wrote.

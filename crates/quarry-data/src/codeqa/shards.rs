@@ -36,7 +36,7 @@ use crate::error::DataError;
 use crate::hub::{Format, Layout};
 use crate::jsonl::{open_lines, stream_records};
 use crate::records::RecordSink;
-use crate::shard::{input_files, relative_path, Shard};
+use crate::shard::{input_files, relative_path, set_problems, Found, Shard};
 
 /// The options that decide a CodeQA build's rows; every shard of one dataset has the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -258,43 +258,29 @@ fn checked_manifests(out: &Path) -> Result<Vec<Manifest>, DataError> {
     for entry in std::fs::read_dir(&dir).map_err(|e| DataError::io(&dir, e))?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with("codeqa-") && name.ends_with(".json") {
-            manifests.push(Manifest::read(&entry.path())?);
+            manifests.push((entry.path(), Manifest::read(&entry.path())?));
         }
     }
-    let Some(first) = manifests.first().cloned() else {
+    manifests.sort_by(|a, b| a.0.cmp(&b.0));
+    let Some((_, first)) = manifests.first() else {
         return Err(DataError::Invalid(format!("{}: no CodeQA shard manifest", dir.display())));
     };
-    let count = first.shard.count;
-    let mut problems = Vec::new();
-    for m in &manifests {
-        if m.shard.count != count {
-            problems.push(format!(
-                "shard {} was built as one of {}, shard {} as one of {count}",
-                m.shard, m.shard.count, first.shard
-            ));
-        } else if m.settings != first.settings || m.quarry_version != first.quarry_version {
-            problems.push(format!(
-                "shard {} was built with other options or another quarry than shard {}",
-                m.shard, first.shard
-            ));
-        } else if m.corpus_hash != first.corpus_hash {
-            problems.push(format!("shard {} saw another corpus than shard {}", m.shard, first.shard));
+    let disagreement = |m: &Manifest| {
+        if m.settings != first.settings || m.quarry_version != first.quarry_version {
+            Some("other options or another quarry than the first shard".to_string())
+        } else {
+            (m.corpus_hash != first.corpus_hash).then(|| "another corpus than the first shard".to_string())
         }
-    }
-    let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
-    for m in &manifests {
-        *seen.entry(m.shard.index).or_default() += 1;
-    }
-    let missing: Vec<String> = (0..count).filter(|i| !seen.contains_key(i)).map(|i| format!("{i}/{count}")).collect();
-    if !missing.is_empty() {
-        problems.push(format!("missing shard(s): {}", missing.join(", ")));
-    }
-    problems.extend(seen.iter().filter(|(_, n)| **n > 1).map(|(i, _)| format!("shard {i}/{count} twice")));
+    };
+    let found: Vec<Found> = manifests
+        .iter()
+        .map(|(path, m)| Found { path: path.clone(), shard: m.shard, disagreement: disagreement(m) })
+        .collect();
+    let problems = set_problems(&found, &|shard| Manifest::path(out, shard));
     if !problems.is_empty() {
         return Err(DataError::Invalid(format!("{}: {}", out.display(), problems.join("; "))));
     }
-    manifests.sort_by_key(|m| m.shard.index);
-    Ok(manifests)
+    Ok(manifests.into_iter().map(|(_, m)| m).collect())
 }
 
 /// The candidates of one shard, checked against its manifest.

@@ -22,7 +22,7 @@ use super::split::Split;
 use crate::error::DataError;
 use crate::hub::Layout;
 use crate::records::RecordSink;
-use crate::shard::Shard;
+use crate::shard::{set_problems, Found, Shard};
 
 /// Writes the dataset of the shards built in `out`. `None`: it was written already from
 /// the same manifests (a rerun does nothing).
@@ -160,49 +160,17 @@ pub fn finalize(out: &Path) -> Result<Option<BuildSummary>, DataError> {
 /// each, and agree; otherwise an error naming every missing, duplicated or mismatched shard.
 fn checked_manifests(out: &Path) -> Result<Vec<Manifest>, DataError> {
     let found = read_all(out)?;
-    let Some((first_path, first)) = found.first() else {
+    let Some((_, first)) = found.first() else {
         return Err(DataError::Invalid(format!(
             "{}: no shard manifests (build the shards first with `quarry dataset codequeries --shard I/N`)",
             super::manifest::manifests_dir(out).display()
         )));
     };
-    let count = first.shard.count;
-    let mut problems = Vec::new();
-    let mut by_index: Vec<Vec<(&PathBuf, &Manifest)>> = vec![Vec::new(); count];
-    for (path, manifest) in &found {
-        if manifest.shard.count != count {
-            problems.push(format!(
-                "{} is shard {} of a build in {} shards, {} in {}",
-                path.display(),
-                manifest.shard,
-                manifest.shard.count,
-                first_path.display(),
-                count
-            ));
-        } else if manifest.shard.index >= count {
-            problems.push(format!("{} names shard {}, which does not exist", path.display(), manifest.shard));
-        } else {
-            by_index[manifest.shard.index].push((path, manifest));
-        }
-    }
-    for (index, holders) in by_index.iter().enumerate() {
-        let shard = Shard { index, count };
-        match holders.as_slice() {
-            [] => problems.push(format!(
-                "shard {shard} is missing: no {} (build it with `--shard {shard}`)",
-                Manifest::path(out, shard).display()
-            )),
-            [(path, manifest)] => {
-                if let Some(reason) = manifest.disagreement(first) {
-                    problems.push(format!("shard {shard} ({}) was built with {reason}", path.display()));
-                }
-            }
-            several => problems.push(format!(
-                "shard {shard} is duplicated: {}",
-                several.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join(" and ")
-            )),
-        }
-    }
+    let manifests: Vec<Found> = found
+        .iter()
+        .map(|(path, m)| Found { path: path.clone(), shard: m.shard, disagreement: m.disagreement(first) })
+        .collect();
+    let mut problems = set_problems(&manifests, &|shard| Manifest::path(out, shard));
     if problems.is_empty() {
         let mut owner: HashMap<&str, Shard> = HashMap::new();
         for (_, manifest) in &found {
