@@ -7,6 +7,8 @@
 use std::fmt::Write;
 
 use html_escape::encode_text;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -141,10 +143,39 @@ fn training(out: &mut String, r: &Report) {
     out.push_str("</table>\n");
 }
 
-/// A figure's SVG, or a line saying why there is none (plotters reported an error).
-pub(crate) fn svg(draw: impl FnOnce(&mut String) -> Result<(), String>) -> String {
+/// A chart of the reports: numbers on both axes, exact match or accuracy in percent up.
+pub(crate) type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A figure of the reports as SVG: a white chart of `size` pixels, `x` across and 0 to
+/// [`LEGEND_ROOM`] up, on which `draw` configures the mesh and draws the series (the root
+/// area is given for text placed in pixels); the legend, top right, is drawn last. An
+/// error of plotters gives a line saying the figure was not drawn.
+pub(crate) fn figure(
+    size: (u32, u32),
+    x: std::ops::Range<f64>,
+    draw: impl FnOnce(&mut Chart<'_, '_>, &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>,
+) -> String {
     let mut text = String::new();
-    match draw(&mut text) {
+    let drawn = (|| {
+        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(48)
+            .build_cartesian_2d(x, 0f64..LEGEND_ROOM)
+            .map_err(|e| e.to_string())?;
+        draw(&mut chart, &root)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())
+    })();
+    match drawn {
         Ok(()) => text,
         Err(e) => format!("<p class=\"warn\">figure not drawn: {}</p>", encode_text(&e)),
     }
@@ -155,16 +186,7 @@ pub(crate) const LEGEND_ROOM: f64 = 125.0;
 
 /// Grouped bars per setting: ours, predict nothing, the paper (all examples).
 fn setting_chart(rows: &[(&str, &Row)]) -> String {
-    svg(|text| {
-        let root = SVGBackend::with_string(text, (720, 340)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let groups = rows.len().max(1) as f64;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0f64..groups, 0f64..LEGEND_ROOM)
-            .map_err(|e| e.to_string())?;
+    figure((720, 340), 0f64..rows.len().max(1) as f64, |chart, root| {
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -200,14 +222,7 @@ fn setting_chart(rows: &[(&str, &Row)]) -> String {
                 .label(label)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())
+        Ok(())
     })
 }
 
@@ -225,15 +240,7 @@ fn budget_chart(rows: &[Row]) -> String {
     let means: Vec<(f64, f64)> = budgets.iter().map(|&b| (b, mean(b, &|r| percent(r.all)))).collect();
     let nothing: Vec<(f64, f64)> = budgets.iter().map(|&b| (b, mean(b, &|r| percent(r.predict_nothing[0])))).collect();
     let top = budgets.last().copied().unwrap_or(1.0).max(1.0) * 1.1;
-    svg(|text| {
-        let root = SVGBackend::with_string(text, (720, 320)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0f64..top, 0f64..LEGEND_ROOM)
-            .map_err(|e| e.to_string())?;
+    figure((720, 320), 0f64..top, |chart, _| {
         chart
             .configure_mesh()
             .x_desc("training examples per query")
@@ -255,14 +262,7 @@ fn budget_chart(rows: &[Row]) -> String {
             .map_err(|e| e.to_string())?
             .label("predict nothing")
             .legend(|(x, y)| PathElement::new([(x, y), (x + 10, y)], NOTHING));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())
+        Ok(())
     })
 }
 

@@ -258,16 +258,8 @@ pub fn render_html(r: &InspectReport, heatmap_svg: &str) -> String {
 
 /// Accuracy against layer, one line per task, with its majority floor dashed.
 fn curves(r: &InspectReport) -> String {
-    crate::html::svg(|text| {
-        let layers = r.tasks.iter().map(|t| t.accuracy.len()).max().unwrap_or(1).max(2);
-        let root = SVGBackend::with_string(text, (720, 360)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0f64..(layers - 1) as f64, 0f64..crate::html::LEGEND_ROOM)
-            .map_err(|e| e.to_string())?;
+    let layers = r.tasks.iter().map(|t| t.accuracy.len()).max().unwrap_or(1).max(2);
+    crate::html::figure((720, 360), 0f64..(layers - 1) as f64, |chart, _| {
         chart.configure_mesh().x_desc("layer").y_desc("test accuracy (%)").draw().map_err(|e| e.to_string())?;
         for (i, task) in r.tasks.iter().enumerate() {
             let colour = Palette99::pick(i).to_rgba();
@@ -284,13 +276,6 @@ fn curves(r: &InspectReport) -> String {
             });
             chart.draw_series(dashes).map_err(|e| e.to_string())?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())
+        Ok(())
     })
 }

@@ -66,17 +66,25 @@ struct CodeqaBuildArgs {
     /// Comments parsed per batch.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 256)]
     batch: usize,
-    /// `jsonl` (the released parallel files `{split}.question`, ...; JSON Lines records in
-    /// the Hub layout when sharded) or `parquet` (`data/{language}/{split}-{I:05}-of-{N:05}.parquet`
-    /// with a `README.md` dataset card).
+    #[command(flatten)]
+    scale: ScaleArgs,
+}
+
+/// How a dataset build is written and split up, shared by `dataset codequeries` and
+/// `dataset codeqa`.
+#[derive(Args)]
+struct ScaleArgs {
+    /// `jsonl` (one file per setting and split; CodeQA: the released parallel files) or
+    /// `parquet` (the Hugging Face Hub layout, `data/{config}/{split}-{I:05}-of-{N:05}.parquet`,
+    /// with a `README.md` dataset card that `datasets.load_dataset(OUT)` reads).
     #[arg(long, default_value = "jsonl")]
     format: Format,
     /// Build only shard I of N (0-based) of the corpus's files, partitioned by a stable hash
-    /// of their relative paths; `quarry dataset finalize OUT` then balances Yes/No over all
-    /// N and writes the dataset. A rerun of a finished shard does nothing.
+    /// of their relative paths; `quarry dataset finalize OUT` then writes the dataset once
+    /// the N shards are built. A rerun of a finished shard does nothing.
     #[arg(long)]
     shard: Option<Shard>,
-    /// Read the corpus's files from this list (one path relative to the first --corpus a
+    /// Read the corpus's files from this list (one path relative to the (first) --corpus a
     /// line) instead of walking --corpus.
     #[arg(long)]
     files_from: Option<PathBuf>,
@@ -121,19 +129,8 @@ struct CodeQueriesArgs {
     /// Write gzip-compressed JSON Lines.
     #[arg(long)]
     gzip: bool,
-    /// `jsonl` (`{setting}_{split}.jsonl`) or `parquet` (the Hugging Face Hub layout,
-    /// `data/{setting}/{split}-{I:05}-of-{N:05}.parquet`, with a `README.md` dataset card).
-    #[arg(long, default_value = "jsonl")]
-    format: Format,
-    /// Build only shard I of N (0-based) of the corpus's files, partitioned by a stable
-    /// hash of their relative paths; `quarry dataset finalize OUT` then writes the dataset
-    /// once the N shards are built. A rerun of a finished shard does nothing.
-    #[arg(long)]
-    shard: Option<Shard>,
-    /// Read the corpus's files from this list (one path relative to --corpus a line)
-    /// instead of walking --corpus.
-    #[arg(long)]
-    files_from: Option<PathBuf>,
+    #[command(flatten)]
+    scale: ScaleArgs,
     /// Files per chunk (the unit of resumption).
     #[arg(long, default_value_t = 128)]
     chunk_size: usize,
@@ -223,9 +220,9 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         negatives: args.negatives,
         cut_positives: args.cut_positives,
         gzip: args.gzip,
-        format: args.format,
-        shard: args.shard.unwrap_or_default(),
-        files_from: args.files_from,
+        format: args.scale.format,
+        shard: args.scale.shard.unwrap_or_default(),
+        files_from: args.scale.files_from,
         chunk_size: args.chunk_size,
         max_file_bytes: args.max_file_bytes,
         time_budget,
@@ -239,7 +236,7 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    if args.shard.is_some() {
+    if args.scale.shard.is_some() {
         let result = build_shard(&options, &progress);
         bar.finish_and_clear();
         return match result {
@@ -385,8 +382,8 @@ fn codeqa(args: CodeqaBuildArgs) -> i32 {
         seed: args.seed,
         max_pairs: args.max_pairs,
         batch: args.batch,
-        format: args.format,
-        files_from: args.files_from,
+        format: args.scale.format,
+        files_from: args.scale.files_from,
         parser: args.parser.describe(),
     };
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
@@ -398,7 +395,7 @@ fn codeqa(args: CodeqaBuildArgs) -> i32 {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    if let Some(shard) = args.shard {
+    if let Some(shard) = args.scale.shard {
         let result = quarry_data::codeqa::shards::build_shard(&options, shard, parser.as_mut(), &progress);
         bar.finish_and_clear();
         return match result {

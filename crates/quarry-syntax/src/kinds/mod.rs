@@ -65,3 +65,42 @@ impl<K: GrammarKind> Tables<K> {
         }
     }
 }
+
+/// Checks shared by both grammars' tests: every generated kind and field is in the
+/// grammar, and the typed access agrees with tree-sitter's names on every node of `source`.
+#[cfg(test)]
+fn check_grammar<K: GrammarKind + PartialEq + std::fmt::Debug>(
+    language: crate::Language,
+    source: &str,
+    kind_of: fn(tree_sitter::Node<'_>) -> K,
+    fields: &[&'static str],
+    field_of: fn(tree_sitter::Node<'_>, usize) -> Option<tree_sitter::Node<'_>>,
+) {
+    let grammar = language.grammar();
+    for &kind in K::ALL {
+        if kind == K::ERROR || kind == K::UNKNOWN {
+            continue;
+        }
+        let (name, named) = kind.grammar_name();
+        assert_ne!(grammar.id_for_node_kind(name, named), 0, "{kind:?} ({name}) is not in the grammar");
+    }
+    for name in fields {
+        assert!(grammar.field_id_for_name(name).is_some(), "{name}");
+    }
+    let file = crate::ParsedFile::parse(crate::SourceFile::from_text("t", source), language).unwrap();
+    let mut seen = 0;
+    for node in crate::walk::Preorder::new(file.root()) {
+        let kind = kind_of(node);
+        if kind == K::ERROR {
+            assert!(node.is_error());
+            continue;
+        }
+        seen += 1;
+        assert_eq!(kind.grammar_name(), (node.kind(), node.is_named()), "{node:?}");
+        for (index, name) in fields.iter().enumerate() {
+            let by_name = node.child_by_field_name(name).map(|n| n.id());
+            assert_eq!(field_of(node, index).map(|n| n.id()), by_name, "{name}");
+        }
+    }
+    assert!(seen > 20, "{seen} nodes");
+}

@@ -71,39 +71,23 @@ impl<'t> SyntaxNode<'t> for Node<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Language as SourceLanguage, ParsedFile, SourceFile};
 
     #[test]
-    fn every_generated_kind_and_field_is_in_the_grammar() {
-        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-        for kind in Kind::ALL {
-            if matches!(kind, Kind::Error | Kind::Unknown) {
-                continue;
-            }
-            let (name, named) = kind.grammar_name();
-            assert_ne!(language.id_for_node_kind(name, named), 0, "{kind:?} ({name}) is not in the grammar");
-            assert!(tables().kinds.contains(&kind), "{kind:?} has no id");
-        }
-        for field in Field::ALL {
-            assert!(language.field_id_for_name(field.grammar_name()).is_some(), "{field:?}");
-        }
-    }
-
-    #[test]
-    fn kinds_and_fields_agree_with_tree_sitter_names() {
+    fn kinds_and_fields_are_the_grammars_and_agree_with_tree_sitter_names() {
+        let fields: Vec<&'static str> = Field::ALL.iter().map(|f| f.grammar_name()).collect();
         let source = "def f(a, *b: int):\n    return a is not b\nx = [1, (2)]\nif x: (\n";
-        let file = ParsedFile::parse(SourceFile::from_text("t.py", source), SourceLanguage::Python).unwrap();
-        for node in crate::walk::Preorder::new(file.root()) {
-            let kind = node.py_kind();
-            if kind == Kind::Error {
-                assert!(node.is_error());
-                continue;
-            }
-            assert_eq!(kind.grammar_name(), (node.kind(), node.is_named()), "{node:?}");
-            for field in Field::ALL {
-                let by_name = node.child_by_field_name(field.grammar_name()).map(|n| n.id());
-                assert_eq!(node.field(field).map(|n| n.id()), by_name);
-            }
+        super::super::check_grammar(
+            crate::Language::Python,
+            source,
+            |node| node.py_kind(),
+            &fields,
+            |node, index| node.field(Field::ALL[index]),
+        );
+        for kind in Kind::ALL {
+            assert!(
+                matches!(kind, Kind::Unknown | Kind::Error) || tables().kinds.contains(&kind),
+                "{kind:?} has no id"
+            );
         }
     }
 }
