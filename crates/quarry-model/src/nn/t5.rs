@@ -165,9 +165,10 @@ impl T5Stack {
     /// The learned bias of every (query, key) pair of a sequence of `len`, `(1, heads, len, len)`.
     fn position_bias(&self, len: usize, train: bool, device: &candle_core::Device) -> candle_core::Result<Tensor> {
         let (buckets, max_distance) = (self.settings.buckets, self.settings.max_distance);
-        let ids: Vec<u32> = (0..len as i64)
-            .flat_map(|q| (0..len as i64).map(move |k| relative_bucket(k - q, buckets, max_distance) as u32))
-            .collect();
+        // The bucket of every relative position -(len - 1)..=len - 1, then of every pair.
+        let by_offset: Vec<u32> =
+            (1 - len as i64..len as i64).map(|r| relative_bucket(r, buckets, max_distance) as u32).collect();
+        let ids: Vec<u32> = (0..len).flat_map(|q| by_offset[len - 1 - q..2 * len - 1 - q].iter().copied()).collect();
         let ids = Tensor::from_vec(ids, (len, len), device)?;
         self.relative.forward(&ids, train)?.permute((2, 0, 1))?.unsqueeze(0)?.contiguous()
     }
