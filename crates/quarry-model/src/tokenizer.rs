@@ -106,8 +106,8 @@ impl Tokenizer {
             return Err(tok_err(
                 &model,
                 "a SentencePiece model, which quarry reads only converted to a tokenizer.json, and \
-                 the directory has none; write one with transformers: \
-                 AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR)",
+                 the directory has none; where transformers has a fast tokenizer for the model \
+                 (T5's), AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR) writes one",
             ));
         }
         Err(ModelError::MissingFile {

@@ -99,3 +99,24 @@ fn t5_and_bart_checkpoints_round_trip() {
         assert_eq!(d, 0.0, "{name}: the reloaded checkpoint differs");
     }
 }
+
+/// Training passes reach every parameter: T5's relative-position table and RMS norms, BART's
+/// positions and embedding norm included (dropout on, as in fine-tuning); key biases get
+/// exactly zero, as BERT's do.
+#[test]
+fn t5_and_bart_parameters_all_get_gradients() {
+    for name in ["t5", "t5_gated", "plbart"] {
+        let model = load(&fixture(name));
+        let ids = model.tokenizer.encode("public int size ( ) { return n ; }", None).unwrap().ids;
+        let input = Tensor::new(ids.as_slice(), &Device::Cpu).unwrap().unsqueeze(0).unwrap();
+        let out = model.encoder.forward(&input, &input.ones_like().unwrap(), true).unwrap();
+        let grads = out.last.sqr().unwrap().sum_all().unwrap().backward().unwrap();
+        for (param, var) in model.store.vars().data().lock().unwrap().iter() {
+            let g = grads.get(var.as_tensor()).unwrap_or_else(|| panic!("{name}: no gradient for {param}"));
+            let norm: f32 = g.sqr().unwrap().sum_all().unwrap().to_scalar().unwrap();
+            // A key bias's gradient is exactly zero: softmax cancels it (bert.rs, `key_bias`).
+            let key_bias = param.ends_with("k_proj.bias");
+            assert!((norm > 0.0) != key_bias, "{name}: gradient norm {norm} for {param}");
+        }
+    }
+}
