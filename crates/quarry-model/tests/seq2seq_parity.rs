@@ -120,3 +120,14 @@ fn t5_and_bart_parameters_all_get_gradients() {
         }
     }
 }
+
+/// CodeQA's answer generator refuses T5 (no absolute positions for its decoder) and builds
+/// over BART.
+#[test]
+fn answer_generator_refuses_t5_and_builds_over_bart() {
+    use quarry_model::{AnswerConfig, AnswerModel};
+    let config = AnswerConfig { max_source_len: 64, max_target_len: 16, ..AnswerConfig::default() };
+    let err = AnswerModel::new(load(&fixture("t5")), config.clone()).err().unwrap().to_string();
+    assert!(err.contains("T5 encoder has none"), "{err}");
+    assert!(AnswerModel::new(load(&fixture("bart")), config).is_ok());
+}
