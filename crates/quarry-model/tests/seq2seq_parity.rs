@@ -127,7 +127,7 @@ fn t5_and_bart_parameters_all_get_gradients() {
 fn answer_generator_refuses_t5_and_builds_over_bart() {
     use quarry_model::{AnswerConfig, AnswerModel};
     let config = AnswerConfig { max_source_len: 64, max_target_len: 16, ..AnswerConfig::default() };
-    let err = AnswerModel::new(load(&fixture("t5")), config.clone()).err().unwrap().to_string();
+    let err = AnswerModel::new(load(&fixture("t5")), config).err().unwrap().to_string();
     assert!(err.contains("T5 encoder has none"), "{err}");
     assert!(AnswerModel::new(load(&fixture("bart")), config).is_ok());
 }
