@@ -26,7 +26,8 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
 /// Writes a checkpoint of every parameter in `store` to `dir` (created if needed).
 ///
 /// Encoder tensors get the `bert.`/`roberta.` prefix and the head keeps `classifier.`, the
-/// layout of Hugging Face's `*ForTokenClassification` models.
+/// layout of Hugging Face's `*ForTokenClassification` models; T5 and BART encoder tensors keep
+/// their own names (`shared.`, `encoder.`), those of a Hugging Face encoder-only model.
 pub fn save_checkpoint(
     dir: &Path,
     config: &EncoderConfig,
@@ -38,6 +39,7 @@ pub fn save_checkpoint(
     let prefix = match config.family()? {
         Family::Bert => "bert.",
         Family::Roberta => "roberta.",
+        Family::T5 | Family::Bart => "",
     };
     let mut tensors: HashMap<String, Tensor> = HashMap::new();
     for (name, var) in sorted_vars(store.vars()) {
@@ -50,10 +52,15 @@ pub fn save_checkpoint(
     let mut config = config.clone();
     if let Some(HeadConfig::Span { labels, .. }) = head {
         let arch = match config.family()? {
-            Family::Bert => "BertForTokenClassification",
-            Family::Roberta => "RobertaForTokenClassification",
+            Family::Bert => Some("BertForTokenClassification"),
+            Family::Roberta => Some("RobertaForTokenClassification"),
+            // transformers has no token classifier of this layout for them.
+            Family::T5 | Family::Bart => None,
         };
-        config.extra.insert("architectures".into(), serde_json::json!([arch]));
+        match arch {
+            Some(arch) => config.extra.insert("architectures".into(), serde_json::json!([arch])),
+            None => config.extra.remove("architectures"),
+        };
         let id2label: serde_json::Map<String, serde_json::Value> =
             labels.iter().enumerate().map(|(i, l)| (i.to_string(), serde_json::json!(l))).collect();
         let label2id: serde_json::Map<String, serde_json::Value> =

@@ -1,5 +1,6 @@
-//! Encoder configuration: Hugging Face `config.json` for BERT and RoBERTa families,
-//! and `scratch:LAYERSxHIDDEN[xHEADS]` specifications.
+//! Encoder configuration: Hugging Face `config.json` for the BERT and RoBERTa families (T5
+//! and BART/PLBART ones through [`crate::family_config`]), and
+//! `scratch:LAYERSxHIDDEN[xHEADS]` specifications.
 
 use std::path::Path;
 
@@ -14,6 +15,12 @@ pub enum Family {
     Bert,
     /// RoBERTa, CodeBERT, GraphCodeBERT, CodeBERTa, UniXcoder: positions start after the pad id.
     Roberta,
+    /// T5's encoder (CodeT5, CodeReviewer): relative position buckets, RMS layer norms before
+    /// each sub-layer, no attention scaling.
+    T5,
+    /// BART's and PLBART's encoder: learned positions offset by 2, `layernorm_embedding`,
+    /// post-norm layers.
+    Bart,
 }
 
 /// Activation of the feed-forward block.
@@ -109,21 +116,32 @@ impl EncoderConfig {
     pub fn from_file(path: &Path) -> Result<Self> {
         let text = quarry_stdx::read::read_text(path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
             .map_err(|e| ModelError::io(path, e.source))?;
-        let config: EncoderConfig = serde_json::from_str(&text)
-            .map_err(|e| ModelError::Json { path: path.to_path_buf(), message: e.to_string() })?;
+        Self::from_json_text(&text, path)
+    }
+
+    /// Parses and validates the text of `path`, a `config.json`; T5 and BART fields are read
+    /// under their own names ([`crate::family_config`]).
+    pub(crate) fn from_json_text(text: &str, path: &Path) -> Result<Self> {
+        let json_error = |e: serde_json::Error| ModelError::Json { path: path.to_path_buf(), message: e.to_string() };
+        let mut value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        let in_file = |e: ModelError| match e {
+            ModelError::Config(message) => ModelError::Config(format!("{}: {message}", path.display())),
+            other => other,
+        };
+        if let Some(model_type) = value.get("model_type").and_then(serde_json::Value::as_str) {
+            family_of(model_type).map_err(in_file)?;
+        }
+        if let Some(fields) = value.as_object_mut() {
+            crate::family_config::to_encoder_fields(fields).map_err(in_file)?;
+        }
+        let config: EncoderConfig = serde_json::from_value(value).map_err(json_error)?;
         config.validate()?;
         Ok(config)
     }
 
     /// The encoder family this configuration belongs to.
     pub fn family(&self) -> Result<Family> {
-        match self.model_type.as_str() {
-            "bert" => Ok(Family::Bert),
-            "roberta" | "xlm-roberta" | "camembert" => Ok(Family::Roberta),
-            other => Err(ModelError::Config(format!(
-                "unsupported model_type '{other}' (supported: bert, roberta, xlm-roberta)"
-            ))),
-        }
+        family_of(&self.model_type)
     }
 
     /// Dropout of a task head, as Hugging Face's token and sequence classifiers choose it:
@@ -154,7 +172,10 @@ impl EncoderConfig {
                 return Err(ModelError::Config(format!("{name} must be positive")));
             }
         }
-        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
+        if self.family()? == Family::T5 {
+            // Heads are d_kv wide, whatever d_model is.
+            crate::family_config::T5Settings::of(&self.extra)?;
+        } else if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
             return Err(ModelError::Config(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
                 self.hidden_size, self.num_attention_heads
@@ -184,8 +205,23 @@ impl EncoderConfig {
     pub fn max_input_len(&self) -> usize {
         match self.family() {
             Ok(Family::Roberta) => self.max_position_embeddings - self.pad_token_id as usize - 1,
+            // BART's table has two rows more than max_position_embeddings; T5 has no table, and
+            // max_position_embeddings is its n_positions, the length it was trained with.
             _ => self.max_position_embeddings,
         }
+    }
+}
+
+/// The family of a `model_type`, or an error naming the supported ones.
+fn family_of(model_type: &str) -> Result<Family> {
+    match model_type {
+        "bert" => Ok(Family::Bert),
+        "roberta" | "xlm-roberta" | "camembert" => Ok(Family::Roberta),
+        "t5" => Ok(Family::T5),
+        "bart" | "plbart" => Ok(Family::Bart),
+        other => Err(ModelError::Config(format!(
+            "unsupported model_type '{other}' (supported: bert, roberta, xlm-roberta, camembert, t5, bart, plbart)"
+        ))),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Neural encoders of source code on candle: BERT/RoBERTa encoders loaded from Hugging Face
-//! checkpoints or initialized from scratch, per-layer hidden states for probing, span and
+//! Neural encoders of source code on candle: BERT/RoBERTa encoders, and the encoders of T5
+//! (CodeT5) and BART (PLBART), loaded from Hugging Face checkpoints, or BERT initialized from
+//! scratch, per-layer hidden states for probing, span and
 //! relevance heads, an encoder-decoder answer generator with beam search, training, and
 //! exact-match and relevance evaluation; CS1QA's type, line-selection and dual-encoder
 //! retrieval models ([`models::cs1qa`]).
@@ -23,6 +24,7 @@ mod config;
 pub mod device;
 mod error;
 pub mod evaluation;
+mod family_config;
 mod features;
 pub(crate) mod kernels;
 mod loading;

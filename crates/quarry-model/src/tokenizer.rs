@@ -66,6 +66,9 @@ fn check_template_special_tokens(processor: &serde_json::Value) -> std::result::
     }
 }
 
+/// SentencePiece model files (T5's, PLBART's), which are refused with advice.
+const SENTENCEPIECE_FILES: [&str; 2] = ["spiece.model", "sentencepiece.bpe.model"];
+
 fn tok_err(path: &Path, e: impl std::fmt::Display) -> ModelError {
     ModelError::Tokenizer(format!("{}: {e}", path.display()))
 }
@@ -98,6 +101,14 @@ impl Tokenizer {
         let (vocab, merges) = (path.join("vocab.json"), path.join("merges.txt"));
         if vocab.is_file() && merges.is_file() {
             return Self::from_bpe(&vocab, &merges);
+        }
+        if let Some(model) = SENTENCEPIECE_FILES.iter().map(|f| path.join(f)).find(|p| p.is_file()) {
+            return Err(tok_err(
+                &model,
+                "a SentencePiece model, which quarry reads only converted to a tokenizer.json, and \
+                 the directory has none; where transformers has a fast tokenizer for the model \
+                 (T5's), AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR) writes one",
+            ));
         }
         Err(ModelError::MissingFile {
             dir: path.to_path_buf(),
@@ -371,5 +382,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let err = Tokenizer::from_path(&dir).err().unwrap().to_string();
         assert!(err.contains("tokenizer.json"), "{err}");
+        // A SentencePiece-only directory (T5's, PLBART's) is told how to convert it.
+        std::fs::write(dir.join("spiece.model"), b"not read").unwrap();
+        let err = Tokenizer::from_path(&dir).err().unwrap().to_string();
+        assert!(err.contains("spiece.model") && err.contains("save_pretrained"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -20,10 +20,11 @@ pub(crate) fn find_weights(dir: &Path) -> Result<PathBuf> {
     })
 }
 
-/// Maps a checkpoint tensor name to the encoder's naming: drops a `bert.` or `roberta.`
-/// model prefix and renames old-style layer-norm `gamma`/`beta` to `weight`/`bias`.
+/// Maps a checkpoint tensor name to the encoder's naming: drops a `bert.`, `roberta.` or
+/// `model.` (BART's `*ForConditionalGeneration`) model prefix and renames old-style
+/// layer-norm `gamma`/`beta` to `weight`/`bias`.
 pub(crate) fn normalize_name(name: &str) -> String {
-    let name = name.strip_prefix("bert.").or_else(|| name.strip_prefix("roberta.")).unwrap_or(name);
+    let name = ["bert.", "roberta.", "model."].iter().find_map(|p| name.strip_prefix(p)).unwrap_or(name);
     if let Some(base) = name.strip_suffix(".gamma") {
         format!("{base}.weight")
     } else if let Some(base) = name.strip_suffix(".beta") {
@@ -61,6 +62,7 @@ mod tests {
             "encoder.layer.1.attention.self.query.weight"
         );
         assert_eq!(normalize_name("classifier.weight"), "classifier.weight");
+        assert_eq!(normalize_name("model.encoder.layers.0.fc1.weight"), "encoder.layers.0.fc1.weight");
     }
 
     #[test]

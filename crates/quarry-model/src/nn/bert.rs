@@ -1,4 +1,7 @@
-//! A BERT/RoBERTa encoder whose every parameter trains, with all-layer outputs.
+//! A BERT/RoBERTa encoder whose every parameter trains, with all-layer outputs; the same
+//! type runs BART's encoder (its post-norm layers are BERT's under other weight names; its
+//! embeddings are scaled words, positions offset by 2 and `layernorm_embedding`) and T5's
+//! (word embeddings, then [`crate::nn::t5::T5Stack`]).
 
 use std::sync::Arc;
 
@@ -10,6 +13,48 @@ use crate::nn::layer_norm::LayerNorm;
 use crate::nn::layers::{affine, Dropout, Embedding, Linear};
 use crate::nn::params::{Init, ParamStore};
 use crate::nn::rng::SeededRng;
+use crate::nn::t5::T5Stack;
+
+/// How far down its table BART's learned positions start (transformers'
+/// `BartLearnedPositionalEmbedding.offset`).
+const BART_POSITION_OFFSET: u32 = 2;
+
+/// The weight names of a post-norm layer's parts, BERT's or BART's.
+struct LayerNames {
+    prefix: &'static str,
+    query: &'static str,
+    key: &'static str,
+    value: &'static str,
+    attn_out: &'static str,
+    attn_norm: &'static str,
+    intermediate: &'static str,
+    output: &'static str,
+    out_norm: &'static str,
+}
+
+const BERT_NAMES: LayerNames = LayerNames {
+    prefix: "encoder.layer",
+    query: "attention.self.query",
+    key: "attention.self.key",
+    value: "attention.self.value",
+    attn_out: "attention.output.dense",
+    attn_norm: "attention.output.LayerNorm",
+    intermediate: "intermediate.dense",
+    output: "output.dense",
+    out_norm: "output.LayerNorm",
+};
+
+const BART_NAMES: LayerNames = LayerNames {
+    prefix: "encoder.layers",
+    query: "self_attn.q_proj",
+    key: "self_attn.k_proj",
+    value: "self_attn.v_proj",
+    attn_out: "self_attn.out_proj",
+    attn_norm: "self_attn_layer_norm",
+    intermediate: "fc1",
+    output: "fc2",
+    out_norm: "final_layer_norm",
+};
 
 fn layer_norm(store: &mut ParamStore, prefix: &str, dim: usize, eps: f64, required: bool) -> Result<LayerNorm> {
     let w = store.get(&format!("{prefix}.weight"), dim, Init::Ones, required)?;
@@ -19,9 +64,14 @@ fn layer_norm(store: &mut ParamStore, prefix: &str, dim: usize, eps: f64, requir
 
 struct Embeddings {
     word: Embedding,
-    position: Embedding,
-    token_type: Embedding,
-    norm: LayerNorm,
+    /// BART's `embed_scale` (`sqrt(d_model)` when `scale_embedding`), else 1.
+    word_scale: f64,
+    /// Absolute positions (none for T5).
+    position: Option<Embedding>,
+    /// Segment embeddings (BERT and RoBERTa only).
+    token_type: Option<Embedding>,
+    /// The embedding layer norm (none for T5).
+    norm: Option<LayerNorm>,
     dropout: Dropout,
     family: Family,
     pad_id: u32,
@@ -30,13 +80,41 @@ struct Embeddings {
 impl Embeddings {
     fn new(c: &EncoderConfig, store: &mut ParamStore) -> Result<Self> {
         let h = c.hidden_size;
+        let family = c.family()?;
+        let (word, word_scale, position, token_type, norm) = match family {
+            Family::Bert | Family::Roberta => (
+                Embedding::new(store, "embeddings.word_embeddings", c.vocab_size, h, true)?,
+                1.0,
+                Some(Embedding::new(store, "embeddings.position_embeddings", c.max_position_embeddings, h, true)?),
+                Some(Embedding::new(store, "embeddings.token_type_embeddings", c.type_vocab_size, h, true)?),
+                Some(layer_norm(store, "embeddings.LayerNorm", h, c.layer_norm_eps, true)?),
+            ),
+            Family::Bart | Family::T5 => {
+                // The table shared with the decoder; a checkpoint may hold only the encoder's copy.
+                store.alias_pretrained("shared.weight", "encoder.embed_tokens.weight");
+                let word = Embedding::new(store, "shared", c.vocab_size, h, true)?;
+                if family == Family::T5 {
+                    (word, 1.0, None, None, None)
+                } else {
+                    let rows = c.max_position_embeddings + BART_POSITION_OFFSET as usize;
+                    (
+                        word,
+                        crate::family_config::bart_embed_scale(&c.model_type, h, &c.extra),
+                        Some(Embedding::new(store, "encoder.embed_positions", rows, h, true)?),
+                        None,
+                        Some(layer_norm(store, "encoder.layernorm_embedding", h, c.layer_norm_eps, true)?),
+                    )
+                }
+            }
+        };
         Ok(Embeddings {
-            word: Embedding::new(store, "embeddings.word_embeddings", c.vocab_size, h, true)?,
-            position: Embedding::new(store, "embeddings.position_embeddings", c.max_position_embeddings, h, true)?,
-            token_type: Embedding::new(store, "embeddings.token_type_embeddings", c.type_vocab_size, h, true)?,
-            norm: layer_norm(store, "embeddings.LayerNorm", h, c.layer_norm_eps, true)?,
+            word,
+            word_scale,
+            position,
+            token_type,
+            norm,
             dropout: Dropout::new(c.hidden_dropout_prob, store.rng().clone()),
-            family: c.family()?,
+            family,
             pad_id: c.pad_token_id,
         })
     }
@@ -44,11 +122,16 @@ impl Embeddings {
     /// Position ids of `input_ids` when its first column is position `start` of the sequence.
     fn position_ids(&self, input_ids: &Tensor, start: usize) -> candle_core::Result<Tensor> {
         let (b, s) = input_ids.dims2()?;
-        match self.family {
-            Family::Bert => Tensor::arange(start as u32, (start + s) as u32, input_ids.device())?
+        let counted = |first: usize| {
+            Tensor::arange(first as u32, (first + s) as u32, input_ids.device())?
                 .unsqueeze(0)?
                 .broadcast_as((b, s))?
-                .contiguous(),
+                .contiguous()
+        };
+        match self.family {
+            Family::Bert | Family::T5 => counted(start),
+            // Every position, padding included, 2 rows down the table.
+            Family::Bart => counted(start + BART_POSITION_OFFSET as usize),
             Family::Roberta => {
                 // Padding tokens keep position padding_idx; the others count up from padding_idx + 1
                 // (a continued sequence is taken to hold no padding before `start`).
@@ -77,11 +160,16 @@ impl Embeddings {
     /// The embedding of `input_ids` from its word vectors `x` `(batch, seq, hidden)`, already
     /// looked up: position and token-type vectors added, layer norm, dropout.
     fn forward_words(&self, x: &Tensor, input_ids: &Tensor, start: usize, train: bool) -> candle_core::Result<Tensor> {
-        let positions = self.position_ids(input_ids, start)?;
-        let types = input_ids.zeros_like()?;
-        let x = x.add(&self.position.forward(&positions, train)?)?;
-        let x = x.add(&self.token_type.forward(&types, train)?)?;
-        let x = self.norm.forward(&x, train)?;
+        let mut x = if self.word_scale == 1.0 { x.clone() } else { (x * self.word_scale)? };
+        if let Some(position) = &self.position {
+            x = x.add(&position.forward(&self.position_ids(input_ids, start)?, train)?)?;
+        }
+        if let Some(token_type) = &self.token_type {
+            x = x.add(&token_type.forward(&input_ids.zeros_like()?, train)?)?;
+        }
+        if let Some(norm) = &self.norm {
+            x = norm.forward(&x, train)?;
+        }
         self.dropout.forward(&x, train)
     }
 }
@@ -103,19 +191,20 @@ struct Layer {
 }
 
 impl Layer {
-    fn new(c: &EncoderConfig, store: &mut ParamStore, i: usize) -> Result<Self> {
-        let p = format!("encoder.layer.{i}");
+    fn new(c: &EncoderConfig, store: &mut ParamStore, names: &LayerNames, i: usize) -> Result<Self> {
+        let p = format!("{}.{i}", names.prefix);
         let h = c.hidden_size;
         let rng = store.rng().clone();
+        let eps = c.layer_norm_eps;
         Ok(Layer {
-            query: Linear::new(store, &format!("{p}.attention.self.query"), h, h, true)?,
-            key: Linear::new(store, &format!("{p}.attention.self.key"), h, h, true)?,
-            value: Linear::new(store, &format!("{p}.attention.self.value"), h, h, true)?,
-            attn_out: Linear::new(store, &format!("{p}.attention.output.dense"), h, h, true)?,
-            attn_norm: layer_norm(store, &format!("{p}.attention.output.LayerNorm"), h, c.layer_norm_eps, true)?,
-            intermediate: Linear::new(store, &format!("{p}.intermediate.dense"), h, c.intermediate_size, true)?,
-            output: Linear::new(store, &format!("{p}.output.dense"), c.intermediate_size, h, true)?,
-            out_norm: layer_norm(store, &format!("{p}.output.LayerNorm"), h, c.layer_norm_eps, true)?,
+            query: Linear::new(store, &format!("{p}.{}", names.query), h, h, true)?,
+            key: Linear::new(store, &format!("{p}.{}", names.key), h, h, true)?,
+            value: Linear::new(store, &format!("{p}.{}", names.value), h, h, true)?,
+            attn_out: Linear::new(store, &format!("{p}.{}", names.attn_out), h, h, true)?,
+            attn_norm: layer_norm(store, &format!("{p}.{}", names.attn_norm), h, eps, true)?,
+            intermediate: Linear::new(store, &format!("{p}.{}", names.intermediate), h, c.intermediate_size, true)?,
+            output: Linear::new(store, &format!("{p}.{}", names.output), c.intermediate_size, h, true)?,
+            out_norm: layer_norm(store, &format!("{p}.{}", names.out_norm), h, eps, true)?,
             dropout: Dropout::new(c.hidden_dropout_prob, rng.clone()),
             attn_dropout: Dropout::new(c.attention_probs_dropout_prob, rng),
             act: c.hidden_act,
@@ -202,11 +291,19 @@ impl EncoderOutput {
     }
 }
 
-/// A BERT or RoBERTa encoder (without task head).
+/// The layers after the embeddings.
+enum Body {
+    /// BERT's, RoBERTa's and BART's post-norm layers.
+    PostNorm(Vec<Layer>),
+    /// T5's pre-norm layers with their relative-position bias and final norm.
+    T5(T5Stack),
+}
+
+/// A BERT, RoBERTa, BART or T5 encoder (without task head).
 pub struct Encoder {
     config: EncoderConfig,
     embeddings: Embeddings,
-    layers: Vec<Layer>,
+    body: Body,
     pooler: Option<Linear>,
     device: Device,
 }
@@ -218,13 +315,21 @@ impl Encoder {
     pub fn new(config: &EncoderConfig, store: &mut ParamStore) -> Result<Self> {
         config.validate()?;
         let embeddings = Embeddings::new(config, store)?;
-        let layers = (0..config.num_hidden_layers).map(|i| Layer::new(config, store, i)).collect::<Result<Vec<_>>>()?;
-        let pooler = if store.has_pretrained("pooler.dense.weight") {
+        let post_norm = |names: &LayerNames, store: &mut ParamStore| {
+            (0..config.num_hidden_layers).map(|i| Layer::new(config, store, names, i)).collect::<Result<Vec<_>>>()
+        };
+        let body = match config.family()? {
+            Family::Bert | Family::Roberta => Body::PostNorm(post_norm(&BERT_NAMES, store)?),
+            Family::Bart => Body::PostNorm(post_norm(&BART_NAMES, store)?),
+            Family::T5 => Body::T5(T5Stack::new(config, store)?),
+        };
+        let bert_like = matches!(config.family()?, Family::Bert | Family::Roberta);
+        let pooler = if bert_like && store.has_pretrained("pooler.dense.weight") {
             Some(Linear::new(store, "pooler.dense", config.hidden_size, config.hidden_size, true)?)
         } else {
             None
         };
-        Ok(Encoder { config: config.clone(), embeddings, layers, pooler, device: store.device().clone() })
+        Ok(Encoder { config: config.clone(), embeddings, body, pooler, device: store.device().clone() })
     }
 
     /// The configuration the encoder was built from.
@@ -293,11 +398,16 @@ impl Encoder {
             Some(w) => self.embeddings.forward_words(w, &ids, 0, train)?,
             None => self.embeddings.forward(&ids, 0, train)?,
         };
-        let mut hidden_states = Vec::with_capacity(self.layers.len() + 1);
+        let mut hidden_states = Vec::with_capacity(self.config.num_hidden_layers + 1);
         hidden_states.push(x.clone());
-        for layer in &self.layers {
-            x = layer.forward(&x, &mask_bias, train)?;
-            hidden_states.push(x.clone());
+        match &self.body {
+            Body::PostNorm(layers) => {
+                for layer in layers {
+                    x = layer.forward(&x, &mask_bias, train)?;
+                    hidden_states.push(x.clone());
+                }
+            }
+            Body::T5(stack) => x = stack.forward(x, &mask_bias, train, &mut hidden_states)?,
         }
         Ok(EncoderOutput { hidden_states, last: x })
     }

@@ -1,4 +1,4 @@
-//! Differentiable layer normalization.
+//! Differentiable layer normalization, and T5's RMS norm ([`RmsNorm`]).
 //!
 //! candle's fused layer-norm kernel has no backward pass, so a model built on it
 //! silently stops gradients at every normalization. This one trains its input, scale
@@ -72,6 +72,28 @@ impl LayerNorm {
         let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
         let normed = centered.broadcast_div(&(var + self.eps)?.sqrt()?)?;
         normed.broadcast_mul(self.weight.get(train))?.broadcast_add(self.bias.get(train))
+    }
+}
+
+/// T5's layer norm: `x / sqrt(mean(x^2) + eps) * weight`, no centring and no shift, in f32
+/// whatever the input's dtype (composed of tensor operations, so it trains everywhere).
+#[derive(Debug, Clone)]
+pub(crate) struct RmsNorm {
+    weight: Param,
+    eps: f64,
+}
+
+impl RmsNorm {
+    /// An RMS norm with the given scale and epsilon.
+    pub(crate) fn new(weight: Tensor, eps: f64) -> Self {
+        RmsNorm { weight: Param::new(weight), eps }
+    }
+
+    /// Normalizes `x` over its last dimension; with `train`, gradients flow to `x` and the scale.
+    pub(crate) fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        let x = crate::nn::autocast::to_f32(x)?;
+        let var = x.sqr()?.mean_keepdim(D::Minus1)?;
+        x.broadcast_div(&(var + self.eps)?.sqrt()?)?.broadcast_mul(self.weight.get(train))
     }
 }
 

@@ -61,6 +61,19 @@ impl Linear {
         Ok(Linear { weight: Param::new(weight), bias: Param::new(bias), autocast: store.autocast().clone() })
     }
 
+    /// A linear layer without bias (T5's), whose constant zero bias is no parameter: it is
+    /// neither trained nor saved.
+    pub(crate) fn without_bias(
+        store: &mut ParamStore,
+        prefix: &str,
+        in_dim: usize,
+        out_dim: usize,
+    ) -> crate::error::Result<Self> {
+        let weight = store.get(&format!("{prefix}.weight"), (out_dim, in_dim), Init::Normal(INIT_STD), true)?;
+        let bias = Tensor::zeros(out_dim, DType::F32, store.device())?;
+        Ok(Linear { weight: Param::new(weight), bias: Param::new(bias), autocast: store.autocast().clone() })
+    }
+
     /// Applies the layer to `x` of shape `(..., in)`; only with `train` does the result
     /// record gradients for the parameters. Under bf16 autocast the result is bf16.
     pub(crate) fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {

@@ -1,7 +1,7 @@
 //! The building blocks models are made of: the parameter store ([`params`]) and the shared
-//! random source ([`rng`]), trainable layers, layer norm and mixed precision, the BERT/RoBERTa
-//! encoder (`bert`), the Transformer decoder, and the task heads with their losses and the
-//! `head_config.json` they are saved with.
+//! random source ([`rng`]), trainable layers, layer norms and mixed precision, the encoder
+//! (`bert`: BERT, RoBERTa and BART; T5's layers in `t5`), the Transformer decoder, and the task
+//! heads with their losses and the `head_config.json` they are saved with.
 
 pub(crate) mod autocast;
 pub(crate) mod bert;
@@ -12,3 +12,4 @@ pub(crate) mod layer_norm;
 pub(crate) mod layers;
 pub mod params;
 pub mod rng;
+pub(crate) mod t5;

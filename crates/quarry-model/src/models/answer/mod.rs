@@ -160,6 +160,14 @@ impl AnswerModel {
         if config.freeze_embeddings && !config.freeze_encoder {
             return Err(ModelError::Config("freezing the embeddings needs a frozen encoder as well".into()));
         }
+        if model.config.family()? == crate::Family::T5 {
+            // T5's positions are relative biases inside its attention, which the decoder lacks.
+            return Err(ModelError::Config(
+                "the answer decoder embeds its targets with the encoder's absolute position \
+                 embeddings, and a T5 encoder has none"
+                    .into(),
+            ));
+        }
         let limit = model.config.max_input_len();
         if config.max_source_len > limit || config.max_target_len > limit {
             return Err(ModelError::Config(format!(

@@ -19,7 +19,8 @@ pub struct PairLayout {
     pub cls: u32,
     /// `[SEP]` or `</s>`.
     pub sep: u32,
-    /// RoBERTa puts two separators between the texts.
+    /// RoBERTa puts two separators between the texts, and so do BART's and CodeT5's
+    /// (RoBERTa's) tokenizers.
     pub double_sep: bool,
 }
 
@@ -29,7 +30,7 @@ impl PairLayout {
     pub fn of(tokenizer: &Tokenizer, family: Family) -> Result<PairLayout> {
         let ids = tokenizer.encode("", None)?.ids;
         match ids.as_slice() {
-            [cls, sep] => Ok(PairLayout { cls: *cls, sep: *sep, double_sep: family == Family::Roberta }),
+            [cls, sep] => Ok(PairLayout { cls: *cls, sep: *sep, double_sep: family != Family::Bert }),
             other => Err(ModelError::Tokenizer(format!(
                 "{}: expected the tokenizer to wrap a text in a start and an end token, got {other:?}",
                 tokenizer.source().display()
