@@ -23,7 +23,7 @@ const PAPER: RGBColor = RGBColor(255, 127, 14);
 pub(crate) const STYLE: &str =
     "body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}\
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .5rem}\
-td.n{text-align:right}.warn{color:#a40000}.note{color:#555;font-size:.9rem}figure{margin:1rem 0}";
+td.n{text-align:right}.warn{color:#a40000}.note{color:#555;font-size:.9rem}figure{margin:1rem 0;overflow-x:auto}";
 
 /// The report as an HTML page.
 pub fn render_html(r: &Report) -> String {
