@@ -282,3 +282,43 @@ fn experiment_inspect_probes_every_task_writes_both_reports_and_resumes() {
     assert_eq!(said.matches("done before, skipped").count(), 2, "{said}");
     assert_eq!(std::fs::read_to_string(out.join("report.md")).unwrap(), md);
 }
+
+#[test]
+fn files_from_reads_only_the_listed_files_and_names_a_missing_one() {
+    let dir = temp_dir("files-from");
+    let corpus = fixtures();
+    let list = dir.join("list.txt");
+    std::fs::write(&list, "# one file\nMatrix.java\n").unwrap();
+    let generate = |out: &Path| {
+        let args = ["inspect", "generate", "--corpus", corpus.to_str().unwrap(), "--task", "LEN", "--size", "12"];
+        quarry(&[&args[..], &["--out", out.to_str().unwrap(), "--files-from", list.to_str().unwrap()]].concat())
+    };
+    let out = generate(&dir.join("one"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 files,"), "{out:?}");
+    std::fs::write(&list, "Matrix.java\nNoSuch.java\n").unwrap();
+    let missing = generate(&dir.join("two"));
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("list.txt:2"), "{missing:?}");
+
+    // In a zip archive the list names members.
+    let archive = dir.join("src.zip");
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+    for name in ["Inventory.java", "Matrix.java"] {
+        writer.start_file(format!("pkg/{name}"), zip::write::SimpleFileOptions::default()).unwrap();
+        std::io::Write::write_all(&mut writer, &std::fs::read(corpus.join(name)).unwrap()).unwrap();
+    }
+    writer.finish().unwrap();
+    let from_zip = |list_text: &str, out: &str| {
+        std::fs::write(&list, list_text).unwrap();
+        let args = ["inspect", "generate", "--corpus", archive.to_str().unwrap(), "--task", "LEN", "--size", "12"];
+        let out = dir.join(out);
+        quarry(&[&args[..], &["--out", out.to_str().unwrap(), "--files-from", list.to_str().unwrap()]].concat())
+    };
+    let one = from_zip("pkg/Matrix.java\n", "zip-one");
+    assert_eq!(one.status.code(), Some(0), "{}", String::from_utf8_lossy(&one.stderr));
+    assert!(String::from_utf8_lossy(&one.stderr).contains("1 files,"), "{one:?}");
+    let absent = from_zip("pkg/Matrix.java\npkg/Gone.java\n", "zip-two");
+    assert_eq!(absent.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&absent.stderr).contains("list.txt:2: pkg/Gone.java: not in"), "{absent:?}");
+}

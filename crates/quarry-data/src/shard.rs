@@ -153,22 +153,31 @@ pub fn relative_path(corpus: &[PathBuf], path: &Path) -> String {
     }
 }
 
-/// The files named in `list`, one per line (blank lines and `#` comments skipped); a line
-/// naming no regular file is an error naming the list and the line.
-fn read_file_list(list: &Path, corpus: &Path) -> Result<Vec<PathBuf>, DataError> {
+/// The entries of a `--files-from` list with their 1-based line numbers: one name a line,
+/// blank lines and `#` comments skipped.
+pub fn listed_names(list: &Path) -> Result<Vec<(usize, String)>, DataError> {
     let reader = open_lines(list)?;
-    let mut files = Vec::new();
+    let mut names = Vec::new();
     for (number, line) in reader.lines().enumerate() {
         let line = line.map_err(|e| DataError::io(list, e))?;
         let entry = line.trim();
-        if entry.is_empty() || entry.starts_with('#') {
-            continue;
+        if !entry.is_empty() && !entry.starts_with('#') {
+            names.push((number + 1, entry.to_string()));
         }
-        let path = corpus.join(entry);
+    }
+    Ok(names)
+}
+
+/// The files named in `list` ([`listed_names`]); a line naming no regular file is an
+/// error naming the list and the line.
+fn read_file_list(list: &Path, corpus: &Path) -> Result<Vec<PathBuf>, DataError> {
+    let mut files = Vec::new();
+    for (line, entry) in listed_names(list)? {
+        let path = corpus.join(&entry);
         if !path.is_file() {
             return Err(DataError::BadRecord {
                 path: list.to_path_buf(),
-                line: number + 1,
+                line,
                 message: format!("{}: not a file", path.display()),
             });
         }

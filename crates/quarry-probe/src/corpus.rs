@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use quarry_data::shard::Shard;
 use serde::{Deserialize, Serialize};
 
-use quarry_syntax::corpus::{for_each_zip_member, source_files};
+use quarry_syntax::corpus::for_each_zip_member;
 use quarry_syntax::kinds::java::{Field, JavaNode, Kind};
 use quarry_syntax::walk::Preorder;
 use quarry_syntax::{Language, ParsedFile, SourceFile, TokenKind};
@@ -115,28 +115,50 @@ pub fn collect(path: &Path, limits: &CorpusLimits) -> Result<Corpus> {
 
 /// [`collect`], calling `on_file` with the number of files read so far.
 pub fn collect_with_progress(path: &Path, limits: &CorpusLimits, on_file: &mut dyn FnMut(usize)) -> Result<Corpus> {
-    let (parts, errors) = collect_parts(path, limits, Shard::default(), on_file)?;
+    collect_listed(path, limits, None, on_file)
+}
+
+/// [`collect_with_progress`] of the files `files_from` lists (paths relative to the
+/// folder, or zip member names), when given.
+pub fn collect_listed(
+    path: &Path,
+    limits: &CorpusLimits,
+    files_from: Option<&Path>,
+    on_file: &mut dyn FnMut(usize),
+) -> Result<Corpus> {
+    let (parts, errors) = collect_parts(path, limits, Shard::default(), files_from, on_file)?;
     let mut corpus = merge(parts);
     corpus.errors.splice(0..0, errors);
     Ok(corpus)
 }
 
 /// The parts of the files of `path` that `shard` owns (by a stable hash of their names),
-/// and the errors of the walk. `limits.max_files` counts files in reading order.
+/// only those `files_from` lists when given (a listed name that is not there is an
+/// error), and the errors of the walk. `limits.max_files` counts files in reading order.
 pub fn collect_parts(
     path: &Path,
     limits: &CorpusLimits,
     shard: Shard,
+    files_from: Option<&Path>,
     on_file: &mut dyn FnMut(usize),
 ) -> Result<(Vec<FilePart>, Vec<String>)> {
     let mut parts = Vec::new();
     let mut errors = Vec::new();
     let is_zip = path.is_file() && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    let corpus_error = |e: quarry_data::DataError| ProbeError::Corpus(e.to_string());
     if is_zip {
+        let listed = files_from.map(quarry_data::shard::listed_names).transpose().map_err(corpus_error)?;
+        let mut wanted: Option<std::collections::BTreeMap<String, usize>> =
+            listed.map(|names| names.into_iter().map(|(line, name)| (name, line)).collect());
         let mut count = 0usize;
         for_each_zip_member(path, "java", limits.max_file_bytes, |member| {
             if count >= limits.max_files {
                 return;
+            }
+            if let Some(wanted) = wanted.as_mut() {
+                if wanted.remove(&member.name).is_none() {
+                    return;
+                }
             }
             count += 1;
             if !shard.owns(&member.name) {
@@ -154,8 +176,18 @@ pub fn collect_parts(
             on_file(count);
         })
         .map_err(ProbeError::Corpus)?;
+        if let (Some(list), Some(wanted)) = (files_from, wanted) {
+            if let Some((name, line)) = wanted.into_iter().next() {
+                return Err(ProbeError::Corpus(format!(
+                    "{}:{line}: {name}: not in {}",
+                    list.display(),
+                    path.display()
+                )));
+            }
+        }
     } else if path.exists() {
-        let (files, walk_errors) = source_files(&[path.to_path_buf()], Language::Java);
+        let (files, walk_errors) =
+            quarry_data::shard::input_files(&[path.to_path_buf()], Language::Java, files_from).map_err(corpus_error)?;
         errors.extend(walk_errors);
         let options = quarry_syntax::LoadOptions { max_file_bytes: limits.max_file_bytes };
         for (index, file) in files.into_iter().take(limits.max_files).enumerate() {

@@ -42,6 +42,9 @@ pub struct Settings {
     pub max_method_tokens: usize,
     /// Files larger than this are left out.
     pub max_file_bytes: u64,
+    /// Stable hash of the `--files-from` list, when the corpus's files come from one.
+    #[serde(default)]
+    pub files_from: Option<String>,
 }
 
 /// What a finished shard read.
@@ -103,6 +106,7 @@ pub fn build_shard(
     out: &Path,
     shard: Shard,
     settings: &Settings,
+    files_from: Option<&Path>,
     on_file: &mut dyn FnMut(usize),
 ) -> Result<(Manifest, bool)> {
     let manifest_path = Manifest::path(out, shard);
@@ -112,7 +116,7 @@ pub fn build_shard(
             return Ok((manifest, true));
         }
     }
-    let (parts, errors) = collect_parts(corpus, &limits_of(settings), shard, on_file)?;
+    let (parts, errors) = collect_parts(corpus, &limits_of(settings), shard, files_from, on_file)?;
     let target = parts_path(out, shard);
     for dir in [target.parent(), manifest_path.parent()].into_iter().flatten() {
         std::fs::create_dir_all(dir).map_err(|e| ProbeError::io(dir, e))?;

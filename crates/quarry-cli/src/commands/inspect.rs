@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use clap::{Args, Subcommand};
 use quarry_data::shard::Shard;
-use quarry_probe::corpus::{collect_with_progress, CorpusLimits};
+use quarry_probe::corpus::{collect_listed, CorpusLimits};
 use quarry_probe::generate::{generate, GenerateConfig};
 use quarry_probe::hub::{write_generated, DatasetFormat};
 use quarry_probe::shards::{build_shard, Settings};
@@ -77,6 +77,10 @@ struct GenerateArgs {
     /// dataset card; one config per task).
     #[arg(long, default_value = "txt")]
     format: DatasetFormat,
+    /// Read the corpus's files from this list (one path relative to --corpus, or one zip
+    /// member name, a line) instead of all of them.
+    #[arg(long)]
+    files_from: Option<PathBuf>,
     /// Read only shard I of N (0-based) of the corpus's files (a stable hash of their
     /// names); `quarry dataset finalize OUT` then merges the N shards and generates. A
     /// rerun of a finished shard does nothing.
@@ -147,8 +151,15 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
             corpus: args.corpus.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             max_method_tokens: limits.max_method_tokens,
             max_file_bytes: limits.max_file_bytes,
+            files_from: match &args.files_from {
+                None => None,
+                Some(list) => match std::fs::read(list) {
+                    Ok(bytes) => Some(format!("{:016x}", quarry_stdx::rng::stable_hash_bytes(&bytes))),
+                    Err(e) => return report_error(&format!("{}: {e}", list.display())),
+                },
+            },
         };
-        return match build_shard(&args.corpus, &args.out, shard, &settings, &mut progress) {
+        return match build_shard(&args.corpus, &args.out, shard, &settings, args.files_from.as_deref(), &mut progress) {
             Ok((_, true)) => {
                 eprintln!("quarry: shard {shard} is built already with the same options; nothing to do");
                 super::output::EXIT_OK
@@ -166,7 +177,7 @@ fn generate_datasets(args: GenerateArgs) -> i32 {
             Err(e) => report_error(&e.to_string()),
         };
     }
-    let corpus = match collect_with_progress(&args.corpus, &limits, &mut progress) {
+    let corpus = match collect_listed(&args.corpus, &limits, args.files_from.as_deref(), &mut progress) {
         Ok(corpus) => corpus,
         Err(e) => return report_error(&e.to_string()),
     };
