@@ -69,6 +69,33 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// The manifest files one builder's shards left in `out/manifests`: names starting with
+/// `prefix` and ending in `.json`, sorted; none when the folder does not exist.
+pub fn manifest_files(out: &Path, prefix: &str) -> Result<Vec<PathBuf>, DataError> {
+    let dir = out.join("manifests");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(DataError::io(&dir, e)),
+    };
+    let mut paths = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| DataError::io(&dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(prefix) && name.ends_with(".json") {
+            paths.push(entry.path());
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// Whether `out` holds manifests of the builder whose manifest names start with `prefix`
+/// (what `quarry dataset finalize` dispatches on).
+pub fn has_manifests(out: &Path, prefix: &str) -> bool {
+    manifest_files(out, prefix).is_ok_and(|paths| !paths.is_empty())
+}
+
 /// One manifest found when shards are finalized: its file, its shard, and why it cannot
 /// be finalized with the first manifest's (other options, version or corpus), if so.
 pub struct Found {

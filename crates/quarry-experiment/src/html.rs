@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::report::{paper, Rate, Report, Row};
+use crate::report::{paper, relevance_sentence, row_cells, Rate, Report, Row};
 
 /// Colours of the figures: ours, the predict-nothing baseline, the paper.
 const OURS: RGBColor = RGBColor(31, 119, 180);
@@ -55,15 +55,8 @@ pub fn render_html(r: &Report) -> String {
     let rel = &r.relevance;
     let _ = write!(
         out,
-        "<h2>Relevance classifier (two-step, first step)</h2>\n<p>Accuracy {:.2}, precision {:.2}, recall {:.2}, \
-         F1 {:.2} on {} rows (paper: 96.38, 95.73, 90.10, –); calling no block relevant: accuracy {:.2}.</p>\n\
-         <p class=\"note\">{}</p>\n",
-        100.0 * rel.accuracy,
-        100.0 * rel.precision,
-        100.0 * rel.recall,
-        100.0 * rel.f1,
-        rel.examples,
-        100.0 * rel.predict_nothing_accuracy,
+        "<h2>Relevance classifier (two-step, first step)</h2>\n<p>{}</p>\n<p class=\"note\">{}</p>\n",
+        encode_text(&relevance_sentence(rel)),
         encode_text(&rel.produced_by)
     );
     for warning in &rel.warnings {
@@ -99,19 +92,8 @@ fn table(out: &mut String, number: &str, title: &str, first: &str, rows: &[Row])
         encode_text(title)
     );
     for (i, row) in rows.iter().enumerate() {
-        let paper =
-            paper(number, &row.name).map_or("–".to_string(), |p| format!("{:.2} / {:.2} / {:.2}", p[0], p[1], p[2]));
-        let _ = writeln!(
-            out,
-            "<tr><td>{} [{}]</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{paper}</td></tr>",
-            encode_text(&row.name),
-            i + 1,
-            row.all.cell(),
-            row.positive.cell(),
-            row.negative.cell(),
-            row.predict_nothing[0].cell()
-        );
+        let cells: String = row_cells(number, row).iter().map(|cell| format!("<td class=\"n\">{cell}</td>")).collect();
+        let _ = writeln!(out, "<tr><td>{} [{}]</td>{cells}</tr>", encode_text(&row.name), i + 1);
     }
     out.push_str("</table>\n");
     for (i, row) in rows.iter().enumerate() {

@@ -133,10 +133,7 @@ fn probe_task(
     encoder_for: &mut dyn FnMut(Task) -> std::result::Result<Box<dyn LayerFeatures>, String>,
 ) -> Result<TaskResult> {
     let probe_error = |e: quarry_probe::ProbeError| ExperimentError::Invalid(format!("{}: {e}", path.display()));
-    let dataset = quarry_probe::hub::read_any(path).map_err(probe_error)?;
-    let mut bytes = Vec::new();
-    quarry_probe::dataset::write_samples(&mut bytes, &dataset.samples)
-        .map_err(|e| ExperimentError::Invalid(e.to_string()))?;
+    let (dataset, bytes) = quarry_probe::hub::read_keyed(path).map_err(probe_error)?;
     let key = CacheKey::new(&config.out, &config.model, task, path, &bytes);
     let cache = FeatureCache::new(&key.dir);
     let cached = cache.layers().map(|layers| !layers.is_empty()).unwrap_or(false);

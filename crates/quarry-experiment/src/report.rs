@@ -160,6 +160,29 @@ pub(crate) fn paper(table: &str, row: &str) -> Option<[f64; 3]> {
     })
 }
 
+/// A row's cells in both reports: all, positive and negative examples, the
+/// predict-nothing baseline (all) and the paper's values for table `number`.
+pub(crate) fn row_cells(number: &str, row: &Row) -> [String; 5] {
+    let paper =
+        paper(number, &row.name).map_or("–".to_string(), |p| format!("{:.2} / {:.2} / {:.2}", p[0], p[1], p[2]));
+    [row.all.cell(), row.positive.cell(), row.negative.cell(), row.predict_nothing[0].cell(), paper]
+}
+
+/// The relevance classifier's figures beside the paper's and the predict-nothing
+/// accuracy, as both reports say them.
+pub(crate) fn relevance_sentence(rel: &RelevanceRow) -> String {
+    format!(
+        "accuracy {:.2}, precision {:.2}, recall {:.2}, F1 {:.2} on {} rows (paper: 96.38, 95.73, 90.10, –); \
+         calling no block relevant: accuracy {:.2}.",
+        100.0 * rel.accuracy,
+        100.0 * rel.precision,
+        100.0 * rel.recall,
+        100.0 * rel.f1,
+        rel.examples,
+        100.0 * rel.predict_nothing_accuracy
+    )
+}
+
 fn table(out: &mut String, number: &str, title: &str, first: &str, rows: &[Row]) {
     let label = if number.starts_with('F') { "Figure" } else { "Table" };
     let _ = writeln!(out, "### {label} {}: {title}\n", number.trim_start_matches('F'));
@@ -167,18 +190,7 @@ fn table(out: &mut String, number: &str, title: &str, first: &str, rows: &[Row])
         writeln!(out, "| {first} | All | Positive | Negative | Predict nothing (All) | Paper (All / Pos. / Neg.) |");
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
     for (i, r) in rows.iter().enumerate() {
-        let paper =
-            paper(number, &r.name).map_or("–".to_string(), |p| format!("{:.2} / {:.2} / {:.2}", p[0], p[1], p[2]));
-        let _ = writeln!(
-            out,
-            "| {} [{}] | {} | {} | {} | {} | {paper} |",
-            r.name,
-            i + 1,
-            r.all.cell(),
-            r.positive.cell(),
-            r.negative.cell(),
-            r.predict_nothing[0].cell()
-        );
+        let _ = writeln!(out, "| {} [{}] | {} |", r.name, i + 1, row_cells(number, r).join(" | "));
     }
     let _ = writeln!(out);
     for (i, r) in rows.iter().enumerate() {
@@ -208,14 +220,8 @@ pub fn render(r: &Report) -> String {
     let rel = &r.relevance;
     let _ = writeln!(
         out,
-        "Relevance classifier (two-step, first step): accuracy {:.2}, precision {:.2}, recall {:.2}, F1 {:.2} on {} rows \
-         (paper: 96.38, 95.73, 90.10, –); calling no block relevant: accuracy {:.2}. [{}]\n",
-        100.0 * rel.accuracy,
-        100.0 * rel.precision,
-        100.0 * rel.recall,
-        100.0 * rel.f1,
-        rel.examples,
-        100.0 * rel.predict_nothing_accuracy,
+        "Relevance classifier (two-step, first step): {} [{}]\n",
+        relevance_sentence(rel),
         rel.produced_by
     );
     for warning in &rel.warnings {

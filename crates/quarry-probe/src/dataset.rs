@@ -165,11 +165,15 @@ impl Dataset {
     /// Reads a dataset file: a regular file of at most 4 GiB (a named pipe
     /// or a device is refused, not read). `hub::read_any` also reads the Hub layout.
     pub fn read(path: &Path) -> Result<Dataset> {
-        let bytes = quarry_syntax::read::read_regular_file(path, 4 << 30).map_err(|e| match e {
+        Ok(Dataset::parse(&Dataset::read_bytes(path)?))
+    }
+
+    /// The bytes of a dataset file, read as [`Dataset::read`] reads them.
+    pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+        quarry_syntax::read::read_regular_file(path, 4 << 30).map_err(|e| match e {
             quarry_syntax::SyntaxError::Io(e) => ProbeError::Io(e),
             other => ProbeError::Corpus(other.to_string()),
-        })?;
-        Ok(Dataset::parse(&bytes))
+        })
     }
 
     /// Samples of one split, in file order.

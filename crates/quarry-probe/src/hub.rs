@@ -157,6 +157,20 @@ pub fn read_any(path: &Path) -> Result<Dataset> {
     }
 }
 
+/// A dataset in either format ([`read_any`]) and the bytes its feature cache is keyed by:
+/// a text file's own bytes, or a Hub config's samples written in INSPECT's text format,
+/// so `quarry probe` and `quarry experiment inspect` share one cache per dataset.
+pub fn read_keyed(path: &Path) -> Result<(Dataset, Vec<u8>)> {
+    if is_hub_path(path) {
+        let dataset = read(path)?;
+        let mut bytes = Vec::new();
+        crate::dataset::write_samples(&mut bytes, &dataset.samples).map_err(|e| ProbeError::io(path, e))?;
+        return Ok((dataset, bytes));
+    }
+    let bytes = Dataset::read_bytes(path)?;
+    Ok((Dataset::parse(&bytes), bytes))
+}
+
 /// Whether `path` names a Hub-layout dataset rather than an INSPECT text file.
 pub fn is_hub_path(path: &Path) -> bool {
     path.is_dir() || quarry_data::parquet_file::is_parquet(path) || path.to_string_lossy().contains('*')

@@ -69,7 +69,7 @@ pub struct Manifest {
 impl Manifest {
     /// Where shard `shard`'s manifest lives under `out`.
     pub fn path(out: &Path, shard: Shard) -> PathBuf {
-        out.join("manifests").join(format!("inspect-{}.json", shard.suffix()))
+        out.join("manifests").join(format!("{MANIFEST_PREFIX}{}.json", shard.suffix()))
     }
 
     fn read(path: &Path) -> Result<Manifest> {
@@ -83,11 +83,12 @@ fn parts_path(out: &Path, shard: Shard) -> PathBuf {
     out.join(".shards").join(format!("inspect-{}.jsonl", shard.suffix()))
 }
 
+/// The start of an INSPECT shard manifest's name.
+const MANIFEST_PREFIX: &str = "inspect-";
+
 /// Whether `out` holds INSPECT shard manifests (what `quarry dataset finalize` dispatches on).
 pub fn has_manifests(out: &Path) -> bool {
-    std::fs::read_dir(out.join("manifests"))
-        .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("inspect-")))
-        .unwrap_or(false)
+    quarry_data::shard::has_manifests(out, MANIFEST_PREFIX)
 }
 
 /// The limits `settings` record.
@@ -145,17 +146,12 @@ pub fn build_shard(
 /// The N manifests in `out`, in shard order; an error names every missing, duplicated or
 /// mismatched shard.
 fn checked_manifests(out: &Path) -> Result<Vec<Manifest>> {
-    let dir = out.join("manifests");
-    let mut manifests = Vec::new();
-    for entry in std::fs::read_dir(&dir).map_err(|e| ProbeError::io(&dir, e))?.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("inspect-") && name.ends_with(".json") {
-            manifests.push((entry.path(), Manifest::read(&entry.path())?));
-        }
-    }
-    manifests.sort_by(|a, b| a.0.cmp(&b.0));
+    let paths =
+        quarry_data::shard::manifest_files(out, MANIFEST_PREFIX).map_err(|e| ProbeError::Corpus(e.to_string()))?;
+    let manifests: Vec<(PathBuf, Manifest)> =
+        paths.into_iter().map(|path| Manifest::read(&path).map(|m| (path, m))).collect::<Result<_>>()?;
     let Some((_, first)) = manifests.first() else {
-        return Err(ProbeError::Corpus(format!("{}: no INSPECT shard manifest", dir.display())));
+        return Err(ProbeError::Corpus(format!("{}: no INSPECT shard manifest", out.join("manifests").display())));
     };
     let agrees = |m: &Manifest| m.settings == first.settings && m.quarry_version == first.quarry_version;
     let found: Vec<Found> = manifests

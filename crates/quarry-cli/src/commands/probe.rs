@@ -11,7 +11,7 @@ use quarry_probe::features::{HashedTokens, LayerFeatures};
 use quarry_probe::outputs::write_reports;
 use quarry_probe::report::pretty_table;
 use quarry_probe::train::TrainConfig;
-use quarry_probe::{Dataset, Task};
+use quarry_probe::Task;
 
 use super::input::Format;
 use super::model_arg::DeviceArgs;
@@ -138,20 +138,6 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
     choice.encoder_for(task)
 }
 
-/// The dataset at `path` and the bytes its feature cache is keyed by: an INSPECT text
-/// file's own bytes, or a Hub-layout config's samples written in INSPECT's format.
-fn read_dataset(path: &std::path::Path) -> Result<(Dataset, Vec<u8>), String> {
-    if quarry_probe::hub::is_hub_path(path) {
-        let dataset = quarry_probe::hub::read(path).map_err(|e| e.to_string())?;
-        let mut bytes = Vec::new();
-        quarry_probe::dataset::write_samples(&mut bytes, &dataset.samples).map_err(|e| e.to_string())?;
-        return Ok((dataset, bytes));
-    }
-    let bytes =
-        quarry_stdx::read::read_bytes(path, quarry_stdx::read::MAX_DATA_FILE_BYTES).map_err(|e| e.to_string())?;
-    Ok((Dataset::parse(&bytes), bytes))
-}
-
 /// Runs `quarry probe`.
 pub fn run(args: ProbeArgs) -> i32 {
     let task: Task = match args.task.parse() {
@@ -162,9 +148,9 @@ pub fn run(args: ProbeArgs) -> i32 {
         Ok(layers) => layers,
         Err(e) => return report_error(&e),
     };
-    let (dataset, bytes) = match read_dataset(&args.data) {
+    let (dataset, bytes) = match quarry_probe::hub::read_keyed(&args.data) {
         Ok(read) => read,
-        Err(e) => return report_error(&e),
+        Err(e) => return report_error(&e.to_string()),
     };
     if dataset.samples.is_empty() {
         return report_error(&format!("{}: no valid sample", args.data.display()));

@@ -81,7 +81,7 @@ pub struct Manifest {
 impl Manifest {
     /// Where shard `shard`'s manifest lives under `out`.
     pub fn path(out: &Path, shard: Shard) -> PathBuf {
-        out.join("manifests").join(format!("codeqa-{}.json", shard.suffix()))
+        out.join("manifests").join(format!("{MANIFEST_PREFIX}{}.json", shard.suffix()))
     }
 
     fn read(path: &Path) -> Result<Manifest, DataError> {
@@ -91,11 +91,12 @@ impl Manifest {
     }
 }
 
+/// The start of a CodeQA shard manifest's name.
+const MANIFEST_PREFIX: &str = "codeqa-";
+
 /// Whether `out` holds CodeQA shard manifests (what `quarry dataset finalize` dispatches on).
 pub fn has_manifests(out: &Path) -> bool {
-    std::fs::read_dir(out.join("manifests"))
-        .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("codeqa-")))
-        .unwrap_or(false)
+    crate::shard::has_manifests(out, MANIFEST_PREFIX)
 }
 
 /// One generated pair of a shard, before balancing.
@@ -128,6 +129,14 @@ pub fn build(
     }
     build_shard(options, Shard::default(), parser, progress)?;
     finalize(&options.out)
+}
+
+/// What balancing reads of a candidate: not its code.
+#[derive(Deserialize)]
+struct YesNo {
+    id: String,
+    answer: String,
+    yesno: bool,
 }
 
 /// What one shard run did.
@@ -253,17 +262,12 @@ pub fn build_shard(
 /// The N manifests of the CodeQA shards in `out`, in shard order; an error names every
 /// missing, duplicated or mismatched shard.
 fn checked_manifests(out: &Path) -> Result<Vec<Manifest>, DataError> {
-    let dir = out.join("manifests");
-    let mut manifests = Vec::new();
-    for entry in std::fs::read_dir(&dir).map_err(|e| DataError::io(&dir, e))?.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("codeqa-") && name.ends_with(".json") {
-            manifests.push((entry.path(), Manifest::read(&entry.path())?));
-        }
-    }
-    manifests.sort_by(|a, b| a.0.cmp(&b.0));
+    let manifests: Vec<(PathBuf, Manifest)> = crate::shard::manifest_files(out, MANIFEST_PREFIX)?
+        .into_iter()
+        .map(|path| Manifest::read(&path).map(|m| (path, m)))
+        .collect::<Result<_, _>>()?;
     let Some((_, first)) = manifests.first() else {
-        return Err(DataError::Invalid(format!("{}: no CodeQA shard manifest", dir.display())));
+        return Err(DataError::Invalid(format!("{}: no CodeQA shard manifest", out.join("manifests").display())));
     };
     let disagreement = |m: &Manifest| {
         if m.settings != first.settings || m.quarry_version != first.quarry_version {
@@ -284,7 +288,7 @@ fn checked_manifests(out: &Path) -> Result<Vec<Manifest>, DataError> {
 }
 
 /// The candidates of one shard, checked against its manifest.
-fn read_candidates(out: &Path, manifest: &Manifest) -> Result<Vec<Candidate>, DataError> {
+fn read_candidates<T: serde::de::DeserializeOwned>(out: &Path, manifest: &Manifest) -> Result<Vec<T>, DataError> {
     let path = candidates_path(out, manifest.shard);
     let bytes = std::fs::read(&path).map_err(|e| DataError::io(&path, e))?;
     if format!("{:016x}", stable_hash_bytes(&bytes)) != manifest.candidates_hash {
@@ -296,7 +300,7 @@ fn read_candidates(out: &Path, manifest: &Manifest) -> Result<Vec<Candidate>, Da
         )));
     }
     let mut rows = Vec::new();
-    for record in stream_records::<Candidate>(open_lines(&path)?, &path) {
+    for record in stream_records::<T>(open_lines(&path)?, &path) {
         let (line, parsed) = record?;
         rows.push(parsed.map_err(|e| DataError::BadRecord { path: path.clone(), line, message: e.to_string() })?);
     }
@@ -318,7 +322,7 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
     // Balancing over every shard: every No, and as many Yes pairs, those of least hash.
     let (mut yes, mut no) = (Vec::new(), 0usize);
     for manifest in &manifests {
-        for row in read_candidates(out, manifest)?.into_iter().filter(|r| r.yesno) {
+        for row in read_candidates::<YesNo>(out, manifest)?.into_iter().filter(|r| r.yesno) {
             if row.answer == "Yes" {
                 yes.push((stable_hash(&format!("{}:yes:{}", settings.seed, row.id)), row.id));
             } else {
@@ -338,7 +342,7 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
         summary.parse_errors += counts("parse_errors");
         summary.pairs_generated += counts("pairs");
         summary.bad_files.extend(manifest.bad_files.iter().cloned());
-        let mut rows: Vec<Candidate> = read_candidates(out, manifest)?
+        let mut rows: Vec<Candidate> = read_candidates::<Candidate>(out, manifest)?
             .into_iter()
             .filter(|r| !(r.yesno && r.answer == "Yes") || kept.contains(&r.id))
             .collect();

@@ -125,25 +125,6 @@ pub fn manifests_dir(out: &Path) -> PathBuf {
 
 /// Every `shard-*.json` manifest in `out`, sorted by file name.
 pub fn read_all(out: &Path) -> Result<Vec<(PathBuf, Manifest)>, DataError> {
-    let dir = manifests_dir(out);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(DataError::Invalid(format!(
-                "{}: no shard manifests (build the shards first with `quarry dataset codequeries --shard I/N`)",
-                dir.display()
-            )))
-        }
-        Err(e) => return Err(DataError::io(&dir, e)),
-    };
-    let mut paths = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| DataError::io(&dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("shard-") && name.ends_with(".json") {
-            paths.push(entry.path());
-        }
-    }
-    paths.sort();
+    let paths = crate::shard::manifest_files(out, "shard-")?;
     paths.into_iter().map(|p| Manifest::read(&p).map(|m| (p, m))).collect()
 }
