@@ -10,7 +10,6 @@
 //! (finished stages and their results), and `report.md` / `report.html` / `report.json`.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use candle_core::Device;
 use quarry_data::codequeries::build::{build, BuildOptions, CutPositives};
@@ -28,16 +27,17 @@ use quarry_model::training::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, EncodedExample,
     SpanExample,
 };
-use quarry_model::training::train::{fit, read_state, TrainConfig, TrainEvent, Trainable};
+use quarry_model::training::train::{TrainConfig, Trainable};
 use quarry_model::{load_model, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel, Tokenizer};
 use quarry_query::all_queries;
 use quarry_stdx::rng::sample_per_key;
-use quarry_stdx::AtomicFile;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ExperimentError, Result};
 pub use crate::report::Trained;
 use crate::report::{render, Rate, RelevanceRow, Report, Row};
+pub use crate::runs::Progress;
+use crate::runs::TrainingRun;
 use crate::sample::{budget_sample, is_positive, without_facts};
 use crate::stages::Stages;
 
@@ -170,12 +170,11 @@ impl Evaluated {
     }
 }
 
-/// How the run reports what it does.
-pub struct Progress<'a> {
-    /// One line per stage started or skipped.
-    pub message: &'a mut dyn FnMut(&str),
-    /// Events of every training run.
-    pub train: &'a mut dyn FnMut(&TrainEvent),
+/// Loads `source` onto the configured device, computing in the configured precision.
+fn load_on(config: &Config, source: &ModelSource, tokenizer: Option<&Path>) -> Result<LoadedModel> {
+    let model = load_model(source, tokenizer, &config.device, config.seed)?;
+    model.set_precision(config.precision);
+    Ok(model)
 }
 
 /// Everything the stages share.
@@ -220,21 +219,12 @@ impl Run<'_, '_> {
         Ok(result)
     }
 
-    /// The base encoder, freshly initialized or loaded.
-    fn base_model(&self) -> Result<LoadedModel> {
-        let source = ModelSource::parse(&self.config.model)?;
-        self.load(&source, self.config.tokenizer.as_deref())
-    }
-
     fn checkpoint(&self, dir: &Path) -> Result<LoadedModel> {
         self.load(&ModelSource::Dir(dir.to_path_buf()), None)
     }
 
-    /// Loads `source` onto the configured device, computing in the configured precision.
     fn load(&self, source: &ModelSource, tokenizer: Option<&Path>) -> Result<LoadedModel> {
-        let model = load_model(source, tokenizer, &self.config.device, self.config.seed)?;
-        model.set_precision(self.config.precision);
-        Ok(model)
+        load_on(self.config, source, tokenizer)
     }
 
     /// Trains with `fit` in `train/NAME`, resuming an interrupted run of the same stage.
@@ -246,28 +236,26 @@ impl Run<'_, '_> {
         valid: &[M::Example],
         epochs: usize,
         seed: u64,
-    ) -> Result<Trained> {
-        let dir = self.config.out.join("train").join(name);
-        let resume = read_state(&dir)?.is_some();
-        let loaded = if resume { self.checkpoint(&dir.join("last"))? } else { self.base_model()? };
-        if resume {
-            self.say(&format!("{name}: resuming from {}", dir.join("last").display()));
-        }
-        let model = make(loaded)?;
+    ) -> Result<Trained>
+    where
+        M::Example: Clone,
+    {
+        let settings = self.config;
+        let load = |dir: Option<&Path>| match dir {
+            Some(dir) => load_on(settings, &ModelSource::Dir(dir.to_path_buf()), None),
+            None => load_on(settings, &ModelSource::parse(&settings.model)?, settings.tokenizer.as_deref()),
+        };
         let config = TrainConfig {
             epochs,
             batch_size: self.config.batch_size,
             lr: self.config.lr,
             warmup_steps: self.config.warmup_steps,
             seed,
-            out_dir: Some(dir.clone()),
-            resume,
             checkpoint_every: self.config.checkpoint_every,
             ..TrainConfig::default()
         };
-        let start = Instant::now();
-        let epochs = fit(&model, train, valid, &config, self.progress.train)?;
-        Ok(Trained { dir, examples: train.len(), epochs, seconds: start.elapsed().as_secs_f64() })
+        let run = TrainingRun { dir: self.config.out.join("train").join(name), load: &load, config };
+        run.train(|loaded| Ok((make(loaded)?, train.to_vec(), valid.to_vec())), self.progress)
     }
 
     fn span_set(&self, split: &str) -> Result<Vec<SpanExample>> {
@@ -550,18 +538,14 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             .chain(budget_runs.into_iter().map(|(_, _, t)| t))
             .collect(),
     };
-    let md = config.out.join("report.md");
-    let mut file = AtomicFile::create(&md)?;
-    file.write_all(render(&report).as_bytes())?;
-    file.commit()?;
-    let html = config.out.join("report.html");
-    let mut file = AtomicFile::create(&html)?;
-    file.write_all(crate::html::render_html(&report).as_bytes())?;
-    file.commit()?;
-    let json = config.out.join("report.json");
-    let mut file = AtomicFile::create(&json)?;
-    file.write_all(&serde_json::to_vec_pretty(&report).map_err(|e| ExperimentError::Invalid(e.to_string()))?)?;
-    file.commit()?;
+    let json = serde_json::to_vec_pretty(&report).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
+    for (name, bytes) in [
+        ("report.md", render(&report).into_bytes()),
+        ("report.html", crate::html::render_html(&report).into_bytes()),
+        ("report.json", json),
+    ] {
+        quarry_stdx::atomic::write_atomically(&config.out.join(name), &bytes)?;
+    }
     Ok(report)
 }
 

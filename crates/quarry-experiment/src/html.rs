@@ -128,13 +128,14 @@ fn training(out: &mut String, r: &Report) {
 /// A chart of the reports: numbers on both axes, exact match or accuracy in percent up.
 pub(crate) type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// A figure of the reports as SVG: a white chart of `size` pixels, `x` across and 0 to
-/// [`LEGEND_ROOM`] up, on which `draw` configures the mesh and draws the series (the root
+/// A figure of the reports as SVG: a white chart of `size` pixels, `x` across and `y` up
+/// (exact match or accuracy: 0 to [`LEGEND_ROOM`]), on which `draw` configures the mesh and draws the series (the root
 /// area is given for text placed in pixels); the legend, top right, is drawn last. An
 /// error of plotters gives a line saying the figure was not drawn.
 pub(crate) fn figure(
     size: (u32, u32),
     x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
     draw: impl FnOnce(&mut Chart<'_, '_>, &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>,
 ) -> String {
     let mut text = String::new();
@@ -145,7 +146,7 @@ pub(crate) fn figure(
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(48)
-            .build_cartesian_2d(x, 0f64..LEGEND_ROOM)
+            .build_cartesian_2d(x, y)
             .map_err(|e| e.to_string())?;
         draw(&mut chart, &root)?;
         chart
@@ -163,12 +164,27 @@ pub(crate) fn figure(
     }
 }
 
+/// Each group of bars' name under it, group `i` spanning `i..i + 1` across (plotters'
+/// tick labels fall on the groups' edges).
+pub(crate) fn group_labels<S: AsRef<str>>(
+    chart: &Chart<'_, '_>,
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[S],
+) -> Result<(), String> {
+    let style = TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, name) in names.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+        root.draw(&Text::new(name.as_ref().to_string(), (x, y + 6), style.clone())).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// The top of the exact-match axis: 100 and room for the legend above the bars.
 pub(crate) const LEGEND_ROOM: f64 = 125.0;
 
 /// Grouped bars per setting: ours, predict nothing, the paper (all examples).
 fn setting_chart(rows: &[(&str, &Row)]) -> String {
-    figure((720, 340), 0f64..rows.len().max(1) as f64, |chart, root| {
+    figure((720, 340), 0f64..rows.len().max(1) as f64, 0f64..LEGEND_ROOM, |chart, root| {
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -176,12 +192,8 @@ fn setting_chart(rows: &[(&str, &Row)]) -> String {
             .y_desc("exact match (%)")
             .draw()
             .map_err(|e| e.to_string())?;
-        // Each group's name under its bars (plotters' tick labels fall on group edges).
-        let style = TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-        for (i, (_, row)) in rows.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-            root.draw(&Text::new(short_name(&row.name), (x, y + 6), style.clone())).map_err(|e| e.to_string())?;
-        }
+        let names: Vec<String> = rows.iter().map(|(_, row)| short_name(&row.name)).collect();
+        group_labels(chart, root, &names)?;
         let bars = rows.iter().enumerate().flat_map(|(i, (table, row))| {
             let paper = paper(table, &row.name).map(|p| p[0]);
             [
@@ -222,7 +234,7 @@ fn budget_chart(rows: &[Row]) -> String {
     let means: Vec<(f64, f64)> = budgets.iter().map(|&b| (b, mean(b, &|r| percent(r.all)))).collect();
     let nothing: Vec<(f64, f64)> = budgets.iter().map(|&b| (b, mean(b, &|r| percent(r.predict_nothing[0])))).collect();
     let top = budgets.last().copied().unwrap_or(1.0).max(1.0) * 1.1;
-    figure((720, 320), 0f64..top, |chart, _| {
+    figure((720, 320), 0f64..top, 0f64..LEGEND_ROOM, |chart, _| {
         chart
             .configure_mesh()
             .x_desc("training examples per query")

@@ -18,7 +18,6 @@ use quarry_probe::heatmap::Heatmap;
 use quarry_probe::outputs::write_reports;
 use quarry_probe::report::read_results;
 use quarry_probe::Task;
-use quarry_stdx::AtomicFile;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ExperimentError, Result};
@@ -162,10 +161,7 @@ fn probe_task(
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    let mut file = AtomicFile::create(path)?;
-    file.write_all(text.as_bytes())?;
-    file.commit()?;
-    Ok(())
+    Ok(quarry_stdx::atomic::write_atomically(path, text.as_bytes())?)
 }
 
 /// The best layer of a task and its accuracy.
@@ -256,7 +252,7 @@ pub fn render_html(r: &InspectReport, heatmap_svg: &str) -> String {
 /// Accuracy against layer, one line per task, with its majority floor dashed.
 fn curves(r: &InspectReport) -> String {
     let layers = r.tasks.iter().map(|t| t.accuracy.len()).max().unwrap_or(1).max(2);
-    crate::html::figure((720, 360), 0f64..(layers - 1) as f64, |chart, _| {
+    crate::html::figure((720, 360), 0f64..(layers - 1) as f64, 0f64..crate::html::LEGEND_ROOM, |chart, _| {
         chart.configure_mesh().x_desc("layer").y_desc("test accuracy (%)").draw().map_err(|e| e.to_string())?;
         for (i, task) in r.tasks.iter().enumerate() {
             let colour = Palette99::pick(i).to_rgba();

@@ -4,11 +4,13 @@
 
 #![warn(missing_docs)]
 
+pub mod codeqa;
 pub mod codequeries;
 pub mod error;
 pub mod html;
 pub mod inspect;
 pub mod report;
+pub mod runs;
 pub mod sample;
 pub mod stages;
 

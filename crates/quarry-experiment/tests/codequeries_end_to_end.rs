@@ -2,18 +2,14 @@
 //! every stage runs, the report has the paper's tables with every row's producer, and a
 //! rerun skips every finished stage and writes the same report.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
+use std::path::Path;
+
+use common::{assert_self_contained, renders_in_chromium, temp_dir, write_vocab};
 
 use quarry_data::codequeries::split::Ratios;
 use quarry_experiment::codequeries::{run, Config, Progress};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("quarry-experiment-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Python files where some imports and locals are unused and others are used.
 fn write_corpus(dir: &Path, files: usize) {
@@ -33,65 +29,6 @@ fn write_corpus(dir: &Path, files: usize) {
         }
         std::fs::write(dir.join(format!("m{i:02}.py")), text).unwrap();
     }
-}
-
-/// A character-level WordPiece vocabulary.
-fn write_vocab(dir: &Path) {
-    let mut vocab = vec!["[PAD]".to_string(), "[UNK]".into(), "[CLS]".into(), "[SEP]".into()];
-    for c in (33u8..127).map(char::from).filter(|c| !c.is_ascii_uppercase()) {
-        vocab.push(c.to_string());
-        vocab.push(format!("##{c}"));
-    }
-    std::fs::write(dir.join("vocab.txt"), vocab.join("\n") + "\n").unwrap();
-}
-
-/// The page fetches nothing (no script, stylesheet, image or font from elsewhere), holds
-/// the paper's tables and two figures, each with drawn marks.
-fn assert_self_contained_with_figures(html: &str) {
-    assert!(html.starts_with("<!doctype html>") && html.trim_end().ends_with("</html>"));
-    for fetching in ["<script", "<link", "<img", "<iframe", "src=", "url(", "@import", "https:"] {
-        assert!(!html.contains(fetching), "the page would fetch through `{fetching}`");
-    }
-    for heading in ["Table 2", "Table 3", "Table 4", "Table 5", "Figure 5", "Relevance classifier"] {
-        assert!(html.contains(heading), "{heading} missing from the page");
-    }
-    let figures: Vec<&str> = html.split("<svg").skip(1).map(|rest| rest.split("</svg>").next().unwrap()).collect();
-    assert_eq!(figures.len(), 2, "two figures");
-    assert!(figures[0].matches("<rect").count() > 3, "the setting chart has bars");
-    assert!(
-        figures[1].contains("<circle") && figures[1].contains("<polyline"),
-        "the learning curve has points and lines"
-    );
-}
-
-/// Headless Chromium (Debian's `chromium`, which `.ci/run` installs) lays the page out:
-/// its DOM holds both figures and every table, and a screenshot is drawn. Skipped, and
-/// counted, where Chromium is missing.
-fn renders_in_chromium(page: &Path) {
-    let Some(chromium) =
-        ["chromium", "chromium-browser"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok())
-    else {
-        quarry_stdx::skip::skip("report.html in Chromium", "chromium is not installed (apt-get install chromium)");
-        return;
-    };
-    let profile = page.with_file_name("chromium-profile");
-    let shot = page.with_file_name("report.png");
-    let run = |extra: &[&str]| {
-        Command::new(chromium)
-            .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
-            .args(["--disable-background-networking", "--disable-component-update", "--disable-sync"])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .args(extra)
-            .arg(format!("file://{}", page.display()))
-            .output()
-            .expect("run chromium")
-    };
-    let dom = String::from_utf8_lossy(&run(&["--dump-dom"]).stdout).into_owned();
-    assert_eq!(dom.matches("<svg").count(), 2, "{dom}");
-    assert!(dom.contains("Table 5") && dom.contains("Figure 5"));
-    run(&["--window-size=1000,1400", &format!("--screenshot={}", shot.display())]);
-    let png = std::fs::read(&shot).expect("the screenshot");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
 }
 
 #[test]
@@ -148,8 +85,14 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     }
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert_eq!(report.budgets[0].budget, Some(4));
-    assert_self_contained_with_figures(&html);
-    renders_in_chromium(&out.join("report.html"));
+    let headings = ["Table 2", "Table 3", "Table 4", "Table 5", "Figure 5", "Relevance classifier"];
+    let figures = assert_self_contained(&html, &headings, 2);
+    assert!(figures[0].matches("<rect").count() > 3, "the setting chart has bars");
+    assert!(
+        figures[1].contains("<circle") && figures[1].contains("<polyline"),
+        "the learning curve has points and lines"
+    );
+    renders_in_chromium(&out.join("report.html"), &headings, 2);
 
     // A rerun does nothing again and reports the same.
     let mut again = Vec::new();

@@ -23,6 +23,90 @@ pub enum ExperimentTask {
     /// released files or `quarry inspect generate`'s); writes OUT/report.md and
     /// OUT/report.html (layer x task heatmap, accuracy by layer). A rerun skips finished tasks.
     Inspect(InspectArgs),
+    /// CodeQA: train the answer generator on the released dev pairs, answer the test
+    /// questions, score them beside the two floors and the paper; writes OUT/report.md and
+    /// OUT/report.html. A rerun skips finished stages.
+    Codeqa(CodeQaArgs),
+}
+
+/// Arguments of `quarry experiment codeqa`.
+#[derive(Args)]
+pub struct CodeQaArgs {
+    /// The released folder of one language (`dev.{code,question,answer}`, `test.*`), e.g.
+    /// `DATA/codeqa/python`.
+    #[arg(long)]
+    pub data: PathBuf,
+    /// `python` or `java`: which of the paper's tables the report compares with [default:
+    /// the folder's name].
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Encoder: Hugging Face directory, hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
+    #[arg(long)]
+    pub model: String,
+    /// Tokenizer (file or directory); required for scratch models.
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
+    /// Output directory (pairs used, runs, answers, stage records, reports).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The last N dev pairs validate; the others train.
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 200)]
+    pub valid: usize,
+    /// Train on the first N training pairs only.
+    #[arg(long)]
+    pub train_limit: Option<usize>,
+    /// Answer the first N test questions only.
+    #[arg(long)]
+    pub test_limit: Option<usize>,
+    /// Source length cap in sub-tokens.
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 128)]
+    pub max_len: usize,
+    /// Answer length cap in sub-tokens.
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 24)]
+    pub max_target_len: usize,
+    /// Decoder layers.
+    #[arg(long, default_value_t = 2)]
+    pub decoder_layers: usize,
+    /// Decoder feed-forward size.
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 1024)]
+    pub decoder_ffn: usize,
+    /// Epochs of the decoder alone over the frozen encoder, whose outputs are computed once
+    /// (0: no such stage).
+    #[arg(long, default_value_t = 10)]
+    pub frozen_epochs: usize,
+    /// Peak learning rate of the frozen-encoder stage.
+    #[arg(value_parser = crate::commands::numbers::positive, long, default_value_t = 1e-3)]
+    pub frozen_lr: f64,
+    /// Epochs of fine-tuning everything afterwards (0: no such stage).
+    #[arg(long, default_value_t = 2)]
+    pub epochs: usize,
+    /// Peak learning rate of fine-tuning.
+    #[arg(value_parser = crate::commands::numbers::positive, long = "learning-rate", visible_alias = "lr", default_value_t = 1e-4)]
+    pub lr: f64,
+    /// Examples per forward pass.
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Optimizer steps of linear warm-up in each stage.
+    #[arg(long, default_value_t = 50)]
+    pub warmup_steps: usize,
+    /// Beam width of answering (1: greedy).
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 10)]
+    pub beam: usize,
+    /// Which of a beam's candidates answers (`best`, or `expected-f1` at temperature 4).
+    #[arg(long, value_enum, default_value_t = super::generate::Select::ExpectedF1)]
+    pub select: super::generate::Select,
+    /// METEOR 1.5's `meteor-1.5.jar` [default: $QUARRY_METEOR_JAR].
+    #[arg(long, value_name = "JAR")]
+    pub meteor_jar: Option<PathBuf>,
+    /// Seed of initialization, dropout and data order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Keep a resumable checkpoint every N optimizer steps.
+    #[arg(long, default_value_t = 200)]
+    pub checkpoint_every: usize,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// Arguments of `quarry experiment inspect`.
@@ -128,6 +212,7 @@ pub fn run(task: ExperimentTask) -> i32 {
     let result = match task {
         ExperimentTask::Codequeries(args) => codequeries(args),
         ExperimentTask::Inspect(args) => inspect(args),
+        ExperimentTask::Codeqa(args) => codeqa(args),
     };
     match result {
         Ok(()) => 0,
@@ -157,9 +242,19 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     config.checkpoint_every = Some(args.checkpoint_every.max(1));
     config.device = args.device.device()?;
     config.precision = args.device.dtype;
-    let bar = std::io::stderr().is_terminal();
     let mut message = |m: &str| eprintln!("quarry: {m}");
-    let mut train = |event: &TrainEvent| match event {
+    let mut train = train_printer();
+    let mut progress = Progress { message: &mut message, train: &mut train };
+    run_codequeries(&config, &mut progress).context("codequeries experiment")?;
+    println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
+    Ok(())
+}
+
+/// Prints a training run's progress on stderr: a line redrawn per batch on a terminal,
+/// one line per epoch always.
+fn train_printer() -> impl FnMut(&TrainEvent) {
+    let bar = std::io::stderr().is_terminal();
+    move |event: &TrainEvent| match event {
         TrainEvent::Batch { epoch, done, total, loss } if bar => {
             eprint!("\r  epoch {epoch} {done}/{total} loss {loss:.4}   ");
             let _ = std::io::stderr().flush();
@@ -180,9 +275,42 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
             );
         }
         _ => {}
-    };
-    let mut progress = Progress { message: &mut message, train: &mut train };
-    run_codequeries(&config, &mut progress).context("codequeries experiment")?;
+    }
+}
+
+fn codeqa(args: CodeQaArgs) -> Result<()> {
+    let mut config = quarry_experiment::codeqa::Config::new(args.data, args.model, args.out.clone());
+    if let Some(lang) = args.lang {
+        config.lang = lang.to_ascii_lowercase();
+    }
+    config.tokenizer = args.tokenizer;
+    config.valid = args.valid;
+    config.train_limit = args.train_limit;
+    config.test_limit = args.test_limit;
+    config.max_source_len = args.max_len;
+    config.max_target_len = args.max_target_len;
+    config.decoder_layers = args.decoder_layers;
+    config.decoder_ffn = args.decoder_ffn;
+    config.frozen_epochs = args.frozen_epochs;
+    config.frozen_lr = args.frozen_lr;
+    config.epochs = args.epochs;
+    config.lr = args.lr;
+    config.batch_size = args.batch_size;
+    config.warmup_steps = args.warmup_steps;
+    config.beam = args.beam;
+    config.selection = args.select.selection(4.0)?;
+    config.meteor_jar = args.meteor_jar;
+    config.seed = args.seed;
+    config.checkpoint_every = Some(args.checkpoint_every.max(1));
+    config.device = args.device.device()?;
+    config.precision = args.device.dtype;
+    let mut message = |m: &str| eprintln!("quarry: {m}");
+    let mut train = train_printer();
+    let mut progress = quarry_experiment::runs::Progress { message: &mut message, train: &mut train };
+    let report = quarry_experiment::codeqa::run(&config, &mut progress).context("codeqa experiment")?;
+    for warning in report.warnings() {
+        crate::commands::output::warning(&warning);
+    }
     println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
     Ok(())
 }

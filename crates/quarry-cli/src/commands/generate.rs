@@ -78,7 +78,7 @@ pub enum Select {
 
 impl Select {
     /// The library's selection, with the temperature `--select-temperature` gave.
-    fn selection(self, temperature: f64) -> Result<AnswerSelection> {
+    pub fn selection(self, temperature: f64) -> Result<AnswerSelection> {
         if temperature.is_nan() || temperature <= 0.0 {
             anyhow::bail!("--select-temperature must be positive, got {temperature}");
         }
