@@ -6,6 +6,7 @@
 
 pub mod codeqa;
 pub mod codequeries;
+pub mod cs1qa;
 pub mod error;
 pub mod html;
 pub mod inspect;

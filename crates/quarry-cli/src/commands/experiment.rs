@@ -27,6 +27,66 @@ pub enum ExperimentTask {
     /// questions, score them beside the two floors and the paper; writes OUT/report.md and
     /// OUT/report.html. A rerun skips finished stages.
     Codeqa(CodeQaArgs),
+    /// CS1QA: DPR trained on the released retrieval questions (recall of the BM25 top-1
+    /// beside the untrained encoder); with --annotated, the type and line tasks per seed
+    /// beside their baselines and the confusion matrix; writes OUT/report.md and
+    /// OUT/report.html. A rerun skips finished stages.
+    Cs1qa(Cs1qaArgs),
+}
+
+/// Arguments of `quarry experiment cs1qa`.
+#[derive(Args)]
+pub struct Cs1qaArgs {
+    /// The released answer-retrieval folder (`corpus.jsonl`, `q_train.jsonl`,
+    /// `q_dev.jsonl`, `q_test.jsonl`).
+    #[arg(long)]
+    pub retrieval: PathBuf,
+    /// The annotated rows' folder (`train_cleaned.jsonl`, `dev_cleaned.jsonl`,
+    /// `test_cleaned.jsonl`; the authors' `data/final/cleaned/equal/`).
+    #[arg(long)]
+    pub annotated: Option<PathBuf>,
+    /// Encoder: Hugging Face directory, hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
+    #[arg(long)]
+    pub model: String,
+    /// Tokenizer (file or directory); required for scratch models.
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
+    /// Output directory (hits, runs, stage records, reports).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Seeds of the type and line runs, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "7,42,312")]
+    pub seeds: Vec<u64>,
+    /// Epochs of the type and line runs.
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    /// Learning rate of the type and line runs.
+    #[arg(value_parser = crate::commands::numbers::positive, long = "learning-rate", visible_alias = "lr", default_value_t = 1e-5)]
+    pub lr: f64,
+    /// Batch of the type and line runs.
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
+    pub batch_size: usize,
+    /// Sub-tokens per question + code segment.
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
+    pub max_len: usize,
+    /// Epochs of the dense retriever.
+    #[arg(long, default_value_t = 3)]
+    pub dense_epochs: usize,
+    /// Learning rate of the dense retriever.
+    #[arg(value_parser = crate::commands::numbers::positive, long, default_value_t = 2e-5)]
+    pub dense_lr: f64,
+    /// Questions per batch of the dense retriever (its in-batch negatives).
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 32)]
+    pub dense_batch_size: usize,
+    /// Sub-tokens per question of the dense retriever.
+    #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 64)]
+    pub dense_max_len: usize,
+    /// Keep a resumable checkpoint every N optimizer steps.
+    #[arg(long, default_value_t = 200)]
+    pub checkpoint_every: usize,
+    /// Device and precision.
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// Arguments of `quarry experiment codeqa`.
@@ -213,6 +273,7 @@ pub fn run(task: ExperimentTask) -> i32 {
         ExperimentTask::Codequeries(args) => codequeries(args),
         ExperimentTask::Inspect(args) => inspect(args),
         ExperimentTask::Codeqa(args) => codeqa(args),
+        ExperimentTask::Cs1qa(args) => cs1qa(args),
     };
     match result {
         Ok(()) => 0,
@@ -308,6 +369,33 @@ fn codeqa(args: CodeQaArgs) -> Result<()> {
     let mut train = train_printer();
     let mut progress = quarry_experiment::runs::Progress { message: &mut message, train: &mut train };
     let report = quarry_experiment::codeqa::run(&config, &mut progress).context("codeqa experiment")?;
+    for warning in report.warnings() {
+        crate::commands::output::warning(&warning);
+    }
+    println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
+    Ok(())
+}
+
+fn cs1qa(args: Cs1qaArgs) -> Result<()> {
+    let mut config = quarry_experiment::cs1qa::Config::new(args.retrieval, args.model, args.out.clone());
+    config.annotated = args.annotated;
+    config.tokenizer = args.tokenizer;
+    config.seeds = args.seeds;
+    config.epochs = args.epochs;
+    config.lr = args.lr;
+    config.batch_size = args.batch_size;
+    config.max_len = args.max_len;
+    config.dense_epochs = args.dense_epochs;
+    config.dense_lr = args.dense_lr;
+    config.dense_batch_size = args.dense_batch_size;
+    config.dense_max_len = args.dense_max_len;
+    config.checkpoint_every = Some(args.checkpoint_every.max(1));
+    config.device = args.device.device()?;
+    config.precision = args.device.dtype;
+    let mut message = |m: &str| eprintln!("quarry: {m}");
+    let mut train = train_printer();
+    let mut progress = quarry_experiment::runs::Progress { message: &mut message, train: &mut train };
+    let report = quarry_experiment::cs1qa::run(&config, &mut progress).context("cs1qa experiment")?;
     for warning in report.warnings() {
         crate::commands::output::warning(&warning);
     }
