@@ -81,6 +81,10 @@ pub struct Cs1qaArgs {
     /// Sub-tokens per question of the dense retriever.
     #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 64)]
     pub dense_max_len: usize,
+    /// Pooling of the dense retriever: `cls` (DPR) or `mean` (sentence encoders such as
+    /// all-MiniLM-L6-v2).
+    #[arg(long, default_value = "cls")]
+    pub pooling: String,
     /// Keep a resumable checkpoint every N optimizer steps.
     #[arg(long, default_value_t = 200)]
     pub checkpoint_every: usize,
@@ -389,6 +393,7 @@ fn cs1qa(args: Cs1qaArgs) -> Result<()> {
     config.dense_lr = args.dense_lr;
     config.dense_batch_size = args.dense_batch_size;
     config.dense_max_len = args.dense_max_len;
+    config.pooling = quarry_model::models::cs1qa::Pooling::parse(&args.pooling)?;
     config.checkpoint_every = Some(args.checkpoint_every.max(1));
     config.device = args.device.device()?;
     config.precision = args.device.dtype;

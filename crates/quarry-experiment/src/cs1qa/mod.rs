@@ -65,6 +65,9 @@ pub struct Config {
     pub dense_batch_size: usize,
     /// Sub-tokens per question for the dense retriever.
     pub dense_max_len: usize,
+    /// How the dense retriever pools a question's states (DPR: `[CLS]`; a sentence encoder
+    /// such as all-MiniLM-L6-v2 was trained with the mean).
+    pub pooling: Pooling,
     /// Keep `last/` every this many optimizer steps.
     pub checkpoint_every: Option<usize>,
     /// Where models run.
@@ -93,6 +96,7 @@ impl Config {
             dense_lr: 2e-5,
             dense_batch_size: 32,
             dense_max_len: 64,
+            pooling: Pooling::Cls,
             checkpoint_every: Some(200),
             device: Device::Cpu,
             precision: Precision::F32,
@@ -216,7 +220,7 @@ fn retrieval_stage(
             hits: format!("retrieval/{file}"),
         })
     };
-    let untrained = recall(&DualEncoder::new(load(None)?, Some(Pooling::Cls))?, "untrained_test.jsonl")?;
+    let untrained = recall(&DualEncoder::new(load(None)?, Some(config.pooling))?, "untrained_test.jsonl")?;
     let schedule = TrainConfig {
         epochs: config.dense_epochs,
         batch_size: config.dense_batch_size,
@@ -228,7 +232,7 @@ fn retrieval_stage(
     let run = TrainingRun { dir: config.out.join("train").join("dense"), load, config: schedule };
     let trained = run.train(
         |loaded| {
-            let model = DualEncoder::new(loaded, Some(Pooling::Cls))?;
+            let model = DualEncoder::new(loaded, Some(config.pooling))?;
             let pairs = |qs: &[RetrievalQuestion]| bm25_pairs(&model, &bm25, &corpus, qs, config.dense_max_len);
             let (t, v) = (pairs(&train)?, pairs(&valid)?);
             Ok((model, t, v))
