@@ -48,6 +48,9 @@ pub struct Cs1qaArgs {
     /// Encoder: Hugging Face directory, hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
     #[arg(long)]
     pub model: String,
+    /// Name of the model in reports (default: the --model argument).
+    #[arg(long)]
+    pub name: Option<String>,
     /// Tokenizer (file or directory); required for scratch models.
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
@@ -107,6 +110,9 @@ pub struct CodeQaArgs {
     /// Encoder: Hugging Face directory, hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
     #[arg(long)]
     pub model: String,
+    /// Name of the model in reports (default: the --model argument).
+    #[arg(long)]
+    pub name: Option<String>,
     /// Tokenizer (file or directory); required for scratch models.
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
@@ -348,6 +354,7 @@ fn codeqa(args: CodeQaArgs) -> Result<()> {
     if let Some(lang) = args.lang {
         config.lang = lang.to_ascii_lowercase();
     }
+    config.name = args.name;
     config.tokenizer = args.tokenizer;
     config.valid = args.valid;
     config.train_limit = args.train_limit;
@@ -383,6 +390,7 @@ fn codeqa(args: CodeQaArgs) -> Result<()> {
 fn cs1qa(args: Cs1qaArgs) -> Result<()> {
     let mut config = quarry_experiment::cs1qa::Config::new(args.retrieval, args.model, args.out.clone());
     config.annotated = args.annotated;
+    config.name = args.name;
     config.tokenizer = args.tokenizer;
     config.seeds = args.seeds;
     config.epochs = args.epochs;

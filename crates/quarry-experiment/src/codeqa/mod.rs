@@ -44,6 +44,8 @@ pub struct Config {
     pub lang: String,
     /// The encoder: a Hugging Face directory, a hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
     pub model: String,
+    /// The model's name in reports (`None`: `model` as given).
+    pub name: Option<String>,
     /// Tokenizer (file or directory); required for scratch models.
     pub tokenizer: Option<PathBuf>,
     /// Output directory (see the module documentation).
@@ -101,6 +103,7 @@ impl Config {
             data,
             lang,
             model,
+            name: None,
             tokenizer: None,
             out,
             valid: 200,
@@ -244,7 +247,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<CodeQaReport>
         });
     }
     let report = CodeQaReport {
-        model: config.model.clone(),
+        model: config.name.clone().unwrap_or_else(|| config.model.clone()),
         data: config.data.display().to_string(),
         lang: config.lang.clone(),
         train: counts.train,

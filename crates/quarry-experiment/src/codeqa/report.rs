@@ -148,7 +148,7 @@ impl CodeQaReport {
         for floor in floors {
             if model.scores.f1 <= floor.scores.f1 {
                 out.push(format!(
-                    "{}'s F1 {:.2} is not above the {} ({:.2})",
+                    "{}'s F1 {:.2} is not above that of the {} ({:.2})",
                     model.name, model.scores.f1, floor.name, floor.scores.f1
                 ));
             }

@@ -43,6 +43,8 @@ pub struct Config {
     pub annotated: Option<PathBuf>,
     /// The encoder: a Hugging Face directory, a hub id, or `scratch:LAYERSxHIDDEN[xHEADS]`.
     pub model: String,
+    /// The model's name in reports (`None`: `model` as given).
+    pub name: Option<String>,
     /// Tokenizer (file or directory); required for scratch models.
     pub tokenizer: Option<PathBuf>,
     /// Output directory (see the module documentation).
@@ -85,6 +87,7 @@ impl Config {
             retrieval,
             annotated: None,
             model,
+            name: None,
             tokenizer: None,
             out,
             seeds: vec![7, 42, 312],
@@ -139,7 +142,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Cs1qaReport> 
         baseline = Some(LinesResult::baseline(&middle, test.len()));
     }
     let report = Cs1qaReport {
-        model: config.model.clone(),
+        model: config.name.clone().unwrap_or_else(|| config.model.clone()),
         retrieval,
         annotated: config.annotated.as_ref().map(|d| d.display().to_string()),
         types,
