@@ -36,17 +36,7 @@ fn annotated(dir: &Path) {
 }
 
 fn run_collecting(config: &Config, steps: &mut usize) -> (Cs1qaReport, Vec<String>) {
-    let mut messages = Vec::new();
-    let report = {
-        let mut message = |m: &str| messages.push(m.to_string());
-        let mut train = |e: &TrainEvent| {
-            if matches!(e, TrainEvent::Step(_)) {
-                *steps += 1;
-            }
-        };
-        run(config, &mut Progress { message: &mut message, train: &mut train }).unwrap()
-    };
-    (report, messages)
+    common::run_collecting(steps, |progress| run(config, progress).unwrap())
 }
 
 fn config(dir: &Path, annotated_rows: bool) -> Config {

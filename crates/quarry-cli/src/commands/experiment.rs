@@ -2,7 +2,7 @@
 //! 2–5, Figure 5) from a corpus and an encoder in one resumable command.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
@@ -313,11 +313,22 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     config.checkpoint_every = Some(args.checkpoint_every.max(1));
     config.device = args.device.device()?;
     config.precision = args.device.dtype;
+    with_progress(&args.out, |progress| {
+        run_codequeries(&config, progress).context("codequeries experiment")?;
+        Ok(Vec::new())
+    })
+}
+
+/// Runs an experiment with its progress on stderr, then prints its warnings and where its
+/// reports are.
+fn with_progress(out: &Path, run: impl FnOnce(&mut Progress<'_>) -> Result<Vec<String>>) -> Result<()> {
     let mut message = |m: &str| eprintln!("quarry: {m}");
     let mut train = train_printer();
-    let mut progress = Progress { message: &mut message, train: &mut train };
-    run_codequeries(&config, &mut progress).context("codequeries experiment")?;
-    println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
+    let warnings = run(&mut Progress { message: &mut message, train: &mut train })?;
+    for warning in warnings {
+        crate::commands::output::warning(&warning);
+    }
+    println!("report: {} and {}", out.join("report.md").display(), out.join("report.html").display());
     Ok(())
 }
 
@@ -376,15 +387,9 @@ fn codeqa(args: CodeQaArgs) -> Result<()> {
     config.checkpoint_every = Some(args.checkpoint_every.max(1));
     config.device = args.device.device()?;
     config.precision = args.device.dtype;
-    let mut message = |m: &str| eprintln!("quarry: {m}");
-    let mut train = train_printer();
-    let mut progress = quarry_experiment::runs::Progress { message: &mut message, train: &mut train };
-    let report = quarry_experiment::codeqa::run(&config, &mut progress).context("codeqa experiment")?;
-    for warning in report.warnings() {
-        crate::commands::output::warning(&warning);
-    }
-    println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
-    Ok(())
+    with_progress(&args.out, |progress| {
+        Ok(quarry_experiment::codeqa::run(&config, progress).context("codeqa experiment")?.warnings())
+    })
 }
 
 fn cs1qa(args: Cs1qaArgs) -> Result<()> {
@@ -405,15 +410,9 @@ fn cs1qa(args: Cs1qaArgs) -> Result<()> {
     config.checkpoint_every = Some(args.checkpoint_every.max(1));
     config.device = args.device.device()?;
     config.precision = args.device.dtype;
-    let mut message = |m: &str| eprintln!("quarry: {m}");
-    let mut train = train_printer();
-    let mut progress = quarry_experiment::runs::Progress { message: &mut message, train: &mut train };
-    let report = quarry_experiment::cs1qa::run(&config, &mut progress).context("cs1qa experiment")?;
-    for warning in report.warnings() {
-        crate::commands::output::warning(&warning);
-    }
-    println!("report: {} and {}", args.out.join("report.md").display(), args.out.join("report.html").display());
-    Ok(())
+    with_progress(&args.out, |progress| {
+        Ok(quarry_experiment::cs1qa::run(&config, progress).context("cs1qa experiment")?.warnings())
+    })
 }
 
 fn inspect(args: InspectArgs) -> Result<()> {

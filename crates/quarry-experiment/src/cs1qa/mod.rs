@@ -259,17 +259,14 @@ fn type_run(
     load: &dyn Fn(Option<&Path>) -> Result<LoadedModel>,
     name: &str,
     seed: u64,
-    [train, valid, test]: [&[Cs1qaRow]; 3],
+    rows: [&[Cs1qaRow]; 3],
     progress: &mut Progress<'_>,
 ) -> Result<TypeResult> {
-    let trained = train_seed(config, load, name, seed, progress, |loaded| {
-        let model = TypeModel::new(loaded)?;
-        let (t, v) = (model.encode(train, config.max_len)?, model.encode(valid, config.max_len)?);
-        Ok((model, t, v))
-    })?;
-    let model = TypeModel::new(load(Some(&trained.dir.join("best")))?)?;
-    let evaluation = model.evaluate(&model.encode(test, config.max_len)?, config.batch_size)?;
-    let majority = majority_share(train, test);
+    let seed_run = SeedRun { config, load, name, seed, rows };
+    let (model, test, trained) =
+        seed_run.train(progress, |m| Ok(TypeModel::new(m)?), |m, rows| Ok(m.encode(rows, config.max_len)?))?;
+    let evaluation = model.evaluate(&test, config.batch_size)?;
+    let majority = majority_share(rows[0], rows[2]);
     Ok(TypeResult::new(seed, &evaluation.report, majority, trained))
 }
 
@@ -279,37 +276,60 @@ fn lines_run(
     load: &dyn Fn(Option<&Path>) -> Result<LoadedModel>,
     name: &str,
     seed: u64,
-    [train, valid, test]: [&[Cs1qaRow]; 3],
+    rows: [&[Cs1qaRow]; 3],
     progress: &mut Progress<'_>,
 ) -> Result<LinesResult> {
-    let trained = train_seed(config, load, name, seed, progress, |loaded| {
-        let model = LineModel::new(loaded)?;
-        let (t, v) = (model.encode(train, config.max_len)?, model.encode(valid, config.max_len)?);
-        Ok((model, t, v))
-    })?;
-    let model = LineModel::new(load(Some(&trained.dir.join("best")))?)?;
-    let selections = model.evaluate(&model.encode(test, config.max_len)?, config.batch_size)?.selections;
-    let scores = score_selections(test, &selections)?;
-    Ok(LinesResult::model(seed, &scores, test.len(), trained))
+    let seed_run = SeedRun { config, load, name, seed, rows };
+    let (model, test, trained) =
+        seed_run.train(progress, |m| Ok(LineModel::new(m)?), |m, rows| Ok(m.encode(rows, config.max_len)?))?;
+    let selections = model.evaluate(&test, config.batch_size)?.selections;
+    let scores = score_selections(rows[2], &selections)?;
+    Ok(LinesResult::model(seed, &scores, rows[2].len(), trained))
 }
 
-fn train_seed<M: quarry_model::training::train::Trainable>(
-    config: &Config,
-    load: &dyn Fn(Option<&Path>) -> Result<LoadedModel>,
-    name: &str,
+/// One seed's training run of an annotated-rows task.
+struct SeedRun<'a> {
+    config: &'a Config,
+    load: &'a dyn Fn(Option<&Path>) -> Result<LoadedModel>,
+    name: &'a str,
     seed: u64,
-    progress: &mut Progress<'_>,
-    make: impl FnOnce(LoadedModel) -> Result<(M, Vec<M::Example>, Vec<M::Example>)>,
-) -> Result<Trained> {
-    let schedule = TrainConfig {
-        epochs: config.epochs,
-        batch_size: config.batch_size,
-        lr: config.lr,
-        seed,
-        checkpoint_every: config.checkpoint_every,
-        ..TrainConfig::default()
-    };
-    TrainingRun { dir: config.out.join("train").join(name), load, config: schedule }.train(make, progress)
+    /// Training, development and test rows.
+    rows: [&'a [Cs1qaRow]; 3],
+}
+
+impl SeedRun<'_> {
+    /// Trains the model `new` makes on the encoded training rows (the development rows
+    /// choose the best epoch); returns the best checkpoint's model, the encoded test rows
+    /// and the run.
+    fn train<M: quarry_model::training::train::Trainable>(
+        &self,
+        progress: &mut Progress<'_>,
+        new: impl Fn(LoadedModel) -> Result<M>,
+        encode: impl Fn(&M, &[Cs1qaRow]) -> Result<Vec<M::Example>>,
+    ) -> Result<(M, Vec<M::Example>, Trained)> {
+        let config = self.config;
+        let schedule = TrainConfig {
+            epochs: config.epochs,
+            batch_size: config.batch_size,
+            lr: config.lr,
+            seed: self.seed,
+            checkpoint_every: config.checkpoint_every,
+            ..TrainConfig::default()
+        };
+        let run = TrainingRun { dir: config.out.join("train").join(self.name), load: self.load, config: schedule };
+        let [train, valid, test] = self.rows;
+        let trained = run.train(
+            |loaded| {
+                let model = new(loaded)?;
+                let (t, v) = (encode(&model, train)?, encode(&model, valid)?);
+                Ok((model, t, v))
+            },
+            progress,
+        )?;
+        let best = new((self.load)(Some(&trained.dir.join("best")))?)?;
+        let test = encode(&best, test)?;
+        Ok((best, test, trained))
+    }
 }
 
 /// The share of test rows of the most frequent training type.

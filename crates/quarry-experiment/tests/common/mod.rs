@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use quarry_experiment::runs::Progress;
+use quarry_model::training::train::TrainEvent;
+
 /// A fresh scratch folder for test `name`.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("quarry-experiment-{name}-{}", std::process::id()));
@@ -70,4 +73,20 @@ pub fn renders_in_chromium(page: &Path, headings: &[&str], figures: usize) {
     run(&["--window-size=1000,1400", &format!("--screenshot={}", shot.display())]);
     let png = std::fs::read(&shot).expect("the screenshot");
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+}
+
+/// Runs an experiment with `run`, counting optimizer steps into `steps`; returns its result
+/// and every progress message.
+pub fn run_collecting<T>(steps: &mut usize, run: impl FnOnce(&mut Progress<'_>) -> T) -> (T, Vec<String>) {
+    let mut messages = Vec::new();
+    let result = {
+        let mut message = |m: &str| messages.push(m.to_string());
+        let mut train = |e: &TrainEvent| {
+            if matches!(e, TrainEvent::Step(_)) {
+                *steps += 1;
+            }
+        };
+        run(&mut Progress { message: &mut message, train: &mut train })
+    };
+    (result, messages)
 }
