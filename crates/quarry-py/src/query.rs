@@ -1,13 +1,13 @@
-//! `quarry_code.query`: [`quarry_query::check`] over paths, findings as the
+//! `quarry_code.query`: [`quarry_workspace::check`] over paths, findings as the
 //! JSON lines `quarry query --format jsonl` prints.
 
 use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
-use quarry_query::check::{reported_findings, settings_for, ConfigChoice, Plan};
-use quarry_query::config::Settings;
 use quarry_query::Polarity;
 use quarry_syntax::{SyntaxError, DEFAULT_TIME_BUDGET};
+use quarry_workspace::check::{reported_findings, settings_for, ConfigChoice, Plan};
+use quarry_workspace::config::Settings;
 
 use crate::errors::{detached, Failure, Kind};
 

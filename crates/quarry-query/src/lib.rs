@@ -18,10 +18,8 @@ pub mod baseline;
 pub mod builtins;
 pub mod cache;
 pub mod calls;
-pub mod check;
 pub mod class_syntax;
 pub mod classes;
-pub mod config;
 pub mod context;
 pub mod engine;
 pub mod file_syntax;
@@ -52,4 +50,10 @@ pub mod triage;
 pub use context::FileContext;
 pub use engine::run_query;
 pub use finding::{Finding, Polarity, RawFinding};
-pub use registry::{all_queries, find_query, Hops, Query, QueryMeta};
+pub use registry::{all_queries, find_query, resolve_all, Hops, Query, QueryMeta};
+
+/// The former home of [`resolve_all`] (configuration now lives in the
+/// quarry-workspace crate), for callers that still name it here.
+pub mod config {
+    pub use crate::registry::resolve_all;
+}

@@ -7,7 +7,7 @@ use std::path::Path;
 use quarry_syntax::exclude::PathGlobs;
 
 use crate::baseline::{fingerprint, Baseline, BaselineWriter};
-use crate::config::resolve_all;
+use crate::registry::resolve_all;
 use crate::report::{FileReport, FindingRecord};
 use crate::rule_ids::is_ruff_code;
 use crate::suppression::{Form, Suppressions};

@@ -29,7 +29,6 @@ use lsp_types::{
     TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
 use quarry_query::cache::run::CacheView;
-use quarry_query::cache::AnalysisCache;
 use quarry_query::project::Project;
 use quarry_query::report::FileReport;
 use quarry_query::run::RunOptions;
@@ -83,7 +82,7 @@ pub struct Server {
     /// Which modules of the project import which.
     imports: ImportGraph,
     /// The analysis cache beside the configuration, when it can be opened.
-    cache: Option<AnalysisCache>,
+    cache: Option<quarry_query::cache::AnalysisCache>,
     /// The cache as the project of the last [`Server::rebuild_project`]
     /// sees it, for unopened files; told of each module whose text changes.
     cache_view: Option<CacheView>,
@@ -471,8 +470,7 @@ impl Server {
     /// Opens the analysis cache beside the configuration (`quarry query`'s);
     /// one that cannot be opened is logged and not used.
     fn open_cache(&mut self) {
-        let dir = AnalysisCache::location(&self.config.root);
-        self.cache = match AnalysisCache::open(&dir) {
+        self.cache = match quarry_workspace::cache_dir::open(&self.config.root) {
             Ok(cache) => Some(cache),
             Err(error) => {
                 self.log(MessageType::WARNING, format!("quarry: no analysis cache: {error}"));

@@ -1,5 +1,4 @@
-//! The analysis cache: a folder (`.quarry_cache/` beside the configuration,
-//! or `QUARRY_CACHE_DIR`) of content-addressed entries, so that a run over
+//! The analysis cache: a folder of content-addressed entries, so that a run over
 //! files that did not change reads their findings instead of analysing them.
 //!
 //! - `summaries/<key>.json`: a module's summary ([`crate::project`]), keyed
@@ -15,7 +14,9 @@
 //! Entries are written atomically ([`quarry_stdx::atomic`]); an entry that
 //! cannot be read or decoded is a miss and is written again. Suppressions,
 //! per-file ignores and baselines apply after the cache, so changing them
-//! re-analyses nothing.
+//! re-analyses nothing. Where the folder is (`.quarry_cache/` beside the
+//! configuration, or `QUARRY_CACHE_DIR`) is the workspace's choice
+//! (quarry-workspace's `cache_dir`).
 
 pub mod entry;
 pub mod run;
@@ -23,12 +24,6 @@ pub mod run;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-
-/// The cache folder's name beside the configuration.
-pub const CACHE_DIR_NAME: &str = ".quarry_cache";
-
-/// The environment variable naming the cache folder instead.
-pub const CACHE_DIR_ENV: &str = "QUARRY_CACHE_DIR";
 
 /// Changes when the entries' format or meaning changes.
 const FORMAT: &str = "1";
@@ -54,16 +49,6 @@ pub enum Kind {
 }
 
 impl AnalysisCache {
-    /// The cache folder for a project rooted at `root`: `QUARRY_CACHE_DIR`
-    /// when set (relative to the working directory), else
-    /// `root/.quarry_cache`.
-    pub fn location(root: &Path) -> PathBuf {
-        match std::env::var_os(CACHE_DIR_ENV).filter(|v| !v.is_empty()) {
-            Some(dir) => PathBuf::from(dir),
-            None => root.join(CACHE_DIR_NAME),
-        }
-    }
-
     /// Opens (creating) the cache in `dir` for this build of quarry,
     /// removing the entries of other versions. An error names the folder.
     pub fn open(dir: &Path) -> Result<AnalysisCache, String> {

@@ -11,12 +11,13 @@ use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
 use quarry_syntax::{Language, LoadOptions, SyntaxError, DEFAULT_MAX_FILE_BYTES};
 
+use quarry_query::project::Project;
+use quarry_query::report::{FindingRecord, WorkLimits};
+use quarry_query::run::{analyze_files_in, RunOptions};
+use quarry_query::triage::{PerFileIgnores, Policy, Status};
+use quarry_query::{Polarity, Query};
+
 use crate::config::{self, selected_queries, Settings};
-use crate::project::Project;
-use crate::report::{FindingRecord, WorkLimits};
-use crate::run::{analyze_files_in, RunOptions};
-use crate::triage::{PerFileIgnores, Policy, Status};
-use crate::{Polarity, Query};
 
 /// Which configuration file a run reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +29,38 @@ pub enum ConfigChoice {
     File(PathBuf),
     /// None (`--isolated`).
     Isolated,
+}
+
+impl ConfigChoice {
+    /// The choice the options `--config FILE` and `--isolated` make
+    /// (`--isolated` wins; neither: discovery).
+    pub fn from_options(config: Option<&Path>, isolated: bool) -> ConfigChoice {
+        match (config, isolated) {
+            (_, true) => ConfigChoice::Isolated,
+            (Some(path), false) => ConfigChoice::File(path.to_path_buf()),
+            (None, false) => ConfigChoice::Discover,
+        }
+    }
+}
+
+/// The forms a run reports: the positive (the default), the negative
+/// (`negative`), or both (`both`, which wins).
+pub fn polarities(negative: bool, both: bool) -> &'static [Polarity] {
+    if both {
+        &[Polarity::Positive, Polarity::Negative]
+    } else if negative {
+        &[Polarity::Negative]
+    } else {
+        &[Polarity::Positive]
+    }
+}
+
+/// One `per-file-ignores` entry as the command line writes it,
+/// `PATTERN:ID[,ID]`, as the pattern and its query keys.
+pub fn per_file_ignore_option(entry: &str) -> Result<(String, Vec<String>), String> {
+    let (pattern, ids) =
+        entry.rsplit_once(':').ok_or_else(|| format!("--per-file-ignores expects PATTERN:ID[,ID], not `{entry}`"))?;
+    Ok((pattern.to_string(), ids.split(',').map(|s| s.trim().to_string()).collect()))
 }
 
 /// The run's settings (the configuration file's, overridden by `overrides`)
