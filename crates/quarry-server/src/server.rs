@@ -32,9 +32,9 @@ use quarry_query::cache::run::CacheView;
 use quarry_query::project::Project;
 use quarry_query::report::FileReport;
 use quarry_query::run::RunOptions;
-use quarry_query::triage::Policy;
 use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::{Language, SyntaxError};
+use quarry_workspace::triage::Policy;
 
 use crate::dependants::ImportGraph;
 use crate::settings::{is_config_file, Resolved};

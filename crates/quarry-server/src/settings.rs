@@ -7,12 +7,12 @@
 use std::path::{Path, PathBuf};
 
 use quarry_query::report::WorkLimits;
-use quarry_query::triage::PerFileIgnores;
 use quarry_query::{Polarity, Query};
 use quarry_syntax::exclude::PathGlobs;
 use quarry_syntax::LoadOptions;
 use quarry_workspace::check::Plan;
 use quarry_workspace::config::{self, Settings};
+use quarry_workspace::triage::PerFileIgnores;
 
 /// Everything the server needs from the configuration.
 pub struct Resolved {

@@ -14,10 +14,10 @@ use quarry_syntax::{Language, LoadOptions, SyntaxError, DEFAULT_MAX_FILE_BYTES};
 use quarry_query::project::Project;
 use quarry_query::report::{FindingRecord, WorkLimits};
 use quarry_query::run::{analyze_files_in, RunOptions};
-use quarry_query::triage::{PerFileIgnores, Policy, Status};
 use quarry_query::{Polarity, Query};
 
 use crate::config::{self, selected_queries, Settings};
+use crate::triage::{PerFileIgnores, Policy, Status};
 
 /// Which configuration file a run reads.
 #[derive(Debug, Clone, PartialEq, Eq)]

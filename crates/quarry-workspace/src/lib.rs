@@ -9,8 +9,38 @@
 //!   selects;
 //! - [`check`]: from paths and options to a run's [`check::Plan`] (settings,
 //!   queries, forms, excludes, limits) and, as values, its reported findings;
-//! - [`cache_dir`]: where the analysis cache of a project lives.
+//! - [`cache_dir`]: where the analysis cache of a project lives;
+//! - [`suppression`]: what `# noqa`, `# codeql[...]`, `# lgtm[...]` and
+//!   `# quarry: skip-file` comments suppress, and the edits that add and
+//!   remove them;
+//! - [`baseline`]: the findings a project accepts today;
+//! - [`triage`]: what becomes of each finding (reported, ignored for its
+//!   file, suppressed, baselined) and which suppressions went unused;
+//! - [`output`]: diagnostics, SARIF, statistics and the summary.
+//!
+//! # Who reads suppression comments
+//!
+//! A file's `# noqa`, `# codeql[...]`, `# lgtm[...]` and `# quarry:
+//! skip-file` comments are read by the analysis, and carried by its
+//! [`quarry_query::report::FileReport`] as
+//! [`quarry_query::suppression_comments::SuppressionComments`]: where each
+//! directive is, which lines it covers and the IDs it names, as written.
+//! That is a lexical fact of the file, like its tokens, and reading it is
+//! work on the file's text that must stay inside the file's time budget (a
+//! comment of tens of thousands of directives is input too): read there, a
+//! run's cost per file stays bounded by the one budget, as it was before
+//! this crate existed. Everything that interprets the comments is here:
+//! which query an ID names and so which findings a directive suppresses
+//! ([`suppression::Suppressions`]), which directives went unused
+//! ([`triage`]), and the edits that add or remove them
+//! ([`suppression::edits`], the server's quick fixes). Changing what a
+//! comment means thus never touches the analysis, and the analysis cache
+//! (which stores findings before triage) stays valid across such changes.
 
+pub mod baseline;
 pub mod cache_dir;
 pub mod check;
 pub mod config;
+pub mod output;
+pub mod suppression;
+pub mod triage;

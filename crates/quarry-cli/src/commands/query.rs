@@ -3,7 +3,7 @@
 //!
 //! The command only parses options and prints: configuration, suppression
 //! comments, baselines, triage and the output formats are in
-//! quarry-workspace and `quarry_query::{suppression, baseline, triage, output}`; the
+//! `quarry_workspace::{config, check, suppression, baseline, triage, output}`; the
 //! printing itself is in `query_print`. The analysis is one library call,
 //! `quarry_query::run::analyze_files_in` over the run's project (and
 //! `analyze_source_within` for standard input).
@@ -13,17 +13,17 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use quarry_query::baseline::{Baseline, BaselineWriter};
 use quarry_query::cache::run::analyze_files_cached;
-use quarry_query::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
 use quarry_query::project::Project;
 use quarry_query::report::analyze_source_within;
 use quarry_query::run::analyze_files_in;
-use quarry_query::triage::Policy;
 use quarry_query::{find_query, Query};
 use quarry_syntax::{SourceFile, DEFAULT_TIME_BUDGET};
+use quarry_workspace::baseline::{Baseline, BaselineWriter};
 use quarry_workspace::check::{per_file_ignore_option, polarities, settings_for, ConfigChoice, Plan, CHUNK};
 use quarry_workspace::config::{selected_queries, Settings};
+use quarry_workspace::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
+use quarry_workspace::triage::Policy;
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
 use super::query_print::{colour, progress_bar, ColorChoice, PrintOptions, Printer, Sink};
