@@ -52,7 +52,15 @@ impl AnalysisCache {
     /// Opens (creating) the cache in `dir` for this build of quarry,
     /// removing the entries of other versions. An error names the folder.
     pub fn open(dir: &Path) -> Result<AnalysisCache, String> {
-        AnalysisCache::open_version(dir, &build_version())
+        let exe = std::env::current_exe().ok();
+        AnalysisCache::open_version(dir, &version_of(exe.as_deref()))
+    }
+
+    /// [`AnalysisCache::open`] for the build of quarry that is the file
+    /// `build` rather than the running executable: a library loaded into
+    /// another program (the Python module in an interpreter).
+    pub fn open_for_build(dir: &Path, build: &Path) -> Result<AnalysisCache, String> {
+        AnalysisCache::open_version(dir, &version_of(Some(build)))
     }
 
     /// [`AnalysisCache::open`] with the version given (tests stand for
@@ -108,11 +116,11 @@ impl AnalysisCache {
     }
 }
 
-/// quarry's version and the build of the running executable (its size
-/// and modification time), so that a rebuilt quarry does not read the
-/// entries of the build before it.
-fn build_version() -> String {
-    let build = std::env::current_exe().and_then(std::fs::metadata).ok().map(|meta| {
+/// quarry's version and its build, the file `build` (its size and
+/// modification time), so that a rebuilt quarry does not read the entries
+/// of the build before it.
+fn version_of(build: Option<&Path>) -> String {
+    let build = build.and_then(|path| std::fs::metadata(path).ok()).map(|meta| {
         let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
         hash_parts(&[&meta.len().to_le_bytes(), &modified.map_or(0, |d| d.as_nanos()).to_le_bytes()])
     });
