@@ -34,10 +34,11 @@ use quarry_query::report::FileReport;
 use quarry_query::run::RunOptions;
 use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::{Language, SyntaxError};
+use quarry_workspace::config::is_config_file;
+use quarry_workspace::folder::Resolved;
 use quarry_workspace::triage::Policy;
 
 use crate::dependants::ImportGraph;
-use crate::settings::{is_config_file, Resolved};
 use crate::text::Text;
 use crate::transport::Incoming;
 use crate::{actions, batch, diagnostics, hover, uri};

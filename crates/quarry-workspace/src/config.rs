@@ -110,6 +110,11 @@ struct Tools {
     quarry: Option<toml::Value>,
 }
 
+/// Whether a path is a configuration file whose change calls for a reload.
+pub fn is_config_file(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|name| CONFIG_FILES.contains(&name))
+}
+
 /// Reads a configuration file: `pyproject.toml` (its `[tool.quarry]`
 /// table; `None` when it has none) or any other name as a quarry file.
 pub fn load(path: &Path) -> Result<Option<ConfigFile>, String> {

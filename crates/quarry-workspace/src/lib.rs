@@ -9,6 +9,8 @@
 //!   selects;
 //! - [`check`]: from paths and options to a run's [`check::Plan`] (settings,
 //!   queries, forms, excludes, limits) and, as values, its reported findings;
+//! - [`folder`]: a workspace folder's resolved configuration, as the
+//!   language server keeps it;
 //! - [`cache_dir`]: where the analysis cache of a project lives;
 //! - [`suppression`]: what `# noqa`, `# codeql[...]`, `# lgtm[...]` and
 //!   `# quarry: skip-file` comments suppress, and the edits that add and
@@ -41,6 +43,7 @@ pub mod baseline;
 pub mod cache_dir;
 pub mod check;
 pub mod config;
+pub mod folder;
 pub mod output;
 pub mod suppression;
 pub mod triage;
