@@ -264,6 +264,21 @@ mod tests {
     }
 
     #[test]
+    fn command_line_options_resolve_as_quarry_query_reads_them() {
+        let (pattern, ids) = per_file_ignore_option("tests/*:Q1, F401").unwrap();
+        assert_eq!((pattern.as_str(), ids), ("tests/*", vec!["Q1".to_string(), "F401".to_string()]));
+        assert_eq!(per_file_ignore_option("C:/x.py:Q1").unwrap().0, "C:/x.py");
+        assert!(per_file_ignore_option("tests").unwrap_err().contains("`tests`"));
+        assert_eq!(polarities(false, false), [Polarity::Positive]);
+        assert_eq!(polarities(true, false), [Polarity::Negative]);
+        assert_eq!(polarities(true, true), [Polarity::Positive, Polarity::Negative]);
+        let file = Path::new("q.toml");
+        assert_eq!(ConfigChoice::from_options(Some(file), true), ConfigChoice::Isolated);
+        assert_eq!(ConfigChoice::from_options(Some(file), false), ConfigChoice::File(file.into()));
+        assert_eq!(ConfigChoice::from_options(None, false), ConfigChoice::Discover);
+    }
+
+    #[test]
     fn a_missing_configuration_file_is_an_error_naming_it() {
         let error =
             settings_for(&ConfigChoice::File("nowhere/quarry.toml".into()), Path::new("."), Settings::default())
