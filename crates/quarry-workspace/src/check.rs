@@ -2,7 +2,10 @@
 //! steps `quarry query` and the Python API (`quarry_code.query`) share:
 //! the configuration ([`settings_for`]), what runs and on which files
 //! ([`Plan`], [`Plan::files`]) and, for callers that want the findings as
-//! values rather than printed as they come, [`reported_findings`].
+//! values rather than printed as they come, [`reported_findings`] (through
+//! the analysis cache: [`reported_findings_cached`]). The command line's
+//! spellings of options that are not settings resolve here too
+//! ([`ConfigChoice::from_options`], [`polarities`], [`per_file_ignore_option`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -37,7 +37,21 @@
 //! ([`triage`]), and the edits that add or remove them
 //! ([`suppression::edits`], the server's quick fixes). Changing what a
 //! comment means thus never touches the analysis, and the analysis cache
-//! (which stores findings before triage) stays valid across such changes.
+//! stores findings before any of it applies (a cache hit reads the
+//! comments again from the file's text). The names a directive may use
+//! ([`quarry_query::rule_ids`]: CodeQL ids, ruff codes) stay with the query
+//! registry in the core, since [`quarry_query::find_query`] resolves them
+//! for every caller, the dataset builder included.
+//!
+//! # Where the analysis cache is
+//!
+//! The cache itself ([`quarry_query::cache`]) stays in the analysis core:
+//! its keys are the project model's (module summaries, the closure of a
+//! module's imports) and what it hands back are the analysis's reports.
+//! Which folder a project's cache is, and who uses it, is the workspace's
+//! ([`cache_dir`]): `quarry query` by default, `quarry server` for unopened
+//! files, and the Python API only when asked (`cache=True`), since a
+//! library call should not write into the caller's project unasked.
 
 pub mod baseline;
 pub mod cache_dir;
