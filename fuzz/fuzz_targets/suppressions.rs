@@ -4,14 +4,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use quarry_query::suppression::Suppressions;
+use quarry_workspace::suppression::{Names, SuppressionComments, Suppressions};
 
 /// Queries looked up: a quarry id, one whose ruff code and CodeQL id exist,
 /// and one no comment is likely to name.
 const QUERIES: [&str; 3] = ["unused-import", "equals-none", "flask-debug"];
 
 fuzz_target!(|text: &str| {
-    let found = Suppressions::scan(text);
+    let found = Suppressions::new(SuppressionComments::scan(text));
     let lines: Vec<&str> = text.split('\n').collect();
     for directive in &found.directives {
         let line = lines[directive.line];

@@ -28,6 +28,7 @@ def query(
     select: Optional[Sequence[str]] = None,
     negative: bool = False,
     config: Optional[PathLike] = None,
+    cache: bool = False,
 ) -> List[Dict[str, Any]]:
     """Runs CodeQueries queries over Python files and directories.
 
@@ -45,6 +46,12 @@ def query(
         negative: report the negative form (plausible but not actual answers).
         config: a ``quarry.toml`` or ``pyproject.toml`` with ``[tool.quarry]``;
             default: the nearest above the first path.
+        cache: go through the analysis cache ``quarry query`` keeps for the
+            project (``.quarry_cache/`` beside the configuration, or
+            ``QUARRY_CACHE_DIR``): unchanged files are read from it, and the
+            findings are the same. Off by default, so that a call writes
+            nothing into the project; a cache that cannot be opened is not
+            used, with a ``UserWarning``.
 
     Raises:
         QuarryValueError: an invalid configuration or unknown query, or a
@@ -60,6 +67,7 @@ def query(
         select=list(select) if select else None,
         negative=negative,
         config=None if config is None else os.fspath(config),
+        cache=cache,
     )
     return [json.loads(line) for line in lines]
 

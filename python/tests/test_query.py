@@ -72,6 +72,19 @@ def test_select_negative_and_config_equal_the_cli(project, run_cli, tmp_path_fac
     assert [f["query_id"] for f in api] == ["catching-base-exception"]
 
 
+def test_the_cache_is_the_cli_s_and_changes_no_finding(project, run_cli, monkeypatch):
+    monkeypatch.delenv("QUARRY_CACHE_DIR", raising=False)
+    assert quarry_code.query(project) == cli_findings(run_cli, str(project), "--no-cache")
+    assert not (project / ".quarry_cache").exists(), "no cache unless asked"
+    first = quarry_code.query(project, cache=True)
+    assert (project / ".quarry_cache" / "CACHEDIR.TAG").is_file()
+    assert quarry_code.query(project, cache=True) == first == cli_findings(run_cli, str(project))
+    elsewhere = project / "elsewhere"
+    monkeypatch.setenv("QUARRY_CACHE_DIR", str(elsewhere))
+    assert quarry_code.query(project, cache=True) == first
+    assert (elsewhere / "CACHEDIR.TAG").is_file()
+
+
 def test_findings_on_the_standard_library_equal_the_cli(run_cli):
     folder = Path(json.__file__).parent
     api = quarry_code.query(folder)

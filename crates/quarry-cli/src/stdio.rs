@@ -33,7 +33,7 @@ pub fn print_err(args: fmt::Arguments<'_>) {
 /// written as escapes, line breaks kept, so nothing from the input reaches the terminal
 /// raw.
 pub fn visible(message: &str) -> String {
-    message.split('\n').map(quarry_query::output::style::escape_controls).collect::<Vec<_>>().join("\n")
+    message.split('\n').map(quarry_workspace::output::style::escape_controls).collect::<Vec<_>>().join("\n")
 }
 
 /// Flushes standard output at the end of a run (the flush `std` does at exit ignores

@@ -382,7 +382,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     base.tokenizer.save(&tokenizer_dir.join("tokenizer.json"))?;
     let mut run = Run { config, stages: Stages::new(&config.out), progress, tokenizer: base.tokenizer, max_len };
 
-    let mut queries = quarry_query::config::resolve_all(&config.queries).map_err(ExperimentError::Invalid)?;
+    let mut queries = quarry_query::resolve_all(&config.queries).map_err(ExperimentError::Invalid)?;
     if queries.is_empty() {
         queries = all_queries();
     }

@@ -6,22 +6,20 @@
 //! (plausible but not actual answers). Parsing, blocks and analyses are done
 //! once per file in a [`FileContext`] and shared by every query.
 //!
-//! For running queries over a repository as a linter does: [`config`]
-//! (`[tool.quarry]`, `quarry.toml`), [`suppression`] (`# noqa`, `# codeql[...]`,
-//! `# lgtm[...]`, `# quarry: skip-file`), [`baseline`], [`triage`] (which
-//! findings are reported) and [`output`] (diagnostics, SARIF, summary);
-//! [`cache`] keeps files' findings and module summaries between runs.
+//! [`run`] analyses a project's files in parallel, [`cache`] keeps files'
+//! findings and module summaries between runs, and each file's report
+//! carries its [`suppression_comments`] as read within its time budget.
+//! What a linter run does with the findings (configuration, applying
+//! suppressions, baselines, triage, output formats) is the quarry-workspace
+//! crate's.
 
 pub mod allocator;
 pub mod ast;
-pub mod baseline;
 pub mod builtins;
 pub mod cache;
 pub mod calls;
-pub mod check;
 pub mod class_syntax;
 pub mod classes;
-pub mod config;
 pub mod context;
 pub mod engine;
 pub mod file_syntax;
@@ -31,7 +29,6 @@ pub mod import_statements;
 pub mod imports;
 pub mod methods;
 pub mod node_tree;
-pub mod output;
 pub mod parameters;
 pub mod project;
 pub mod queries;
@@ -45,11 +42,10 @@ pub mod rule_ids;
 pub mod run;
 pub mod scopes;
 pub mod signatures;
-pub mod suppression;
+pub mod suppression_comments;
 pub mod syntax;
-pub mod triage;
 
 pub use context::FileContext;
 pub use engine::run_query;
 pub use finding::{Finding, Polarity, RawFinding};
-pub use registry::{all_queries, find_query, Hops, Query, QueryMeta};
+pub use registry::{all_queries, find_query, resolve_all, Hops, Query, QueryMeta};

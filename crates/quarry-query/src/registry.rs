@@ -23,3 +23,17 @@ pub fn find_query(key: &str) -> Option<&'static Query> {
         .copied()
         .find(|q| q.meta.id == key || q.meta.name == key || Some(q.meta.index) == index || Some(q.meta.id) == alias)
 }
+
+/// The queries named by `keys`, each resolved with [`find_query`], in the
+/// order first named: a query named twice (`Q20,equals-none,E711` are one
+/// query) is listed once, so it does not run, and report, once per name.
+pub fn resolve_all(keys: &[String]) -> Result<Vec<&'static Query>, String> {
+    let mut queries: Vec<&'static Query> = Vec::with_capacity(keys.len());
+    for key in keys {
+        let query = find_query(key).ok_or_else(|| format!("unknown query `{key}` (see `quarry queries`)"))?;
+        if !queries.iter().any(|q| q.meta.id == query.meta.id) {
+            queries.push(query);
+        }
+    }
+    Ok(queries)
+}

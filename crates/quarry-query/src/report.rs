@@ -15,7 +15,7 @@ use crate::file_syntax::FileSyntax;
 use crate::finding::Polarity;
 use crate::project::{Project, ProjectView};
 use crate::registry::Query;
-use crate::suppression::Suppressions;
+use crate::suppression_comments::SuppressionComments;
 
 /// A code block a finding needs, as reported alongside it.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
@@ -78,8 +78,8 @@ pub struct FileReport {
     /// The findings, grouped by query in registry order, then by position.
     pub findings: Vec<FindingRecord>,
     /// The file's suppression comments, read with the analysis (within its
-    /// time budget) for [`crate::triage`].
-    pub suppressions: Suppressions,
+    /// time budget) for the workspace to apply.
+    pub suppressions: SuppressionComments,
 }
 
 /// Bounds on the work done for one file.
@@ -287,7 +287,7 @@ fn run_queries(
         }
     }
     deadline.check(file.source().path(), || "reading suppression comments".to_string())?;
-    let suppressions = Suppressions::scan(text);
+    let suppressions = SuppressionComments::scan(text);
     Ok(FileReport {
         path: file.source().path().to_path_buf(),
         text: text.to_string(),

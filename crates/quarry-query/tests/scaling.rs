@@ -1,6 +1,7 @@
 //! Work that grows with the input only linearly (or as n log n): classes of
-//! thousands of methods, files of thousands of imports and of tens of
-//! thousands of suppression comments. Each test times the same work on an
+//! thousands of methods, files of thousands of imports, a comment of
+//! thousands of suppression directives (the triage of tens of thousands is
+//! quarry-workspace's `tests/scaling.rs`). Each test times the same work on an
 //! input and on one four times larger: a quadratic step takes sixteen times
 //! as long, a linear one four, and the bound between them (ten, plus slack
 //! for a loaded machine) fails when a quadratic step comes back.
@@ -8,7 +9,6 @@
 use std::time::{Duration, Instant};
 
 use quarry_query::report::{analyze_parsed_within, FileReport};
-use quarry_query::triage::{PerFileIgnores, Policy, Status};
 use quarry_query::{find_query, Polarity, Query};
 use quarry_syntax::{Deadline, Language, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
 
@@ -95,46 +95,12 @@ fn repeated_import_is_linear_in_imports_per_file() {
     assert!(positives[0].message.contains("module mod0 is redundant, as it was previously imported on line 1"));
 }
 
-/// `n` findings of `equals-none`, each on a line with its own `# noqa`.
-fn suppressed(n: usize) -> String {
-    (0..n).map(|i| format!("x{i} = y == None  # noqa: E711 # lgtm[py/test-equals-none]\n")).collect()
-}
-
-#[test]
-fn suppression_is_linear_in_comments_and_findings() {
-    let queries = [find_query("equals-none").unwrap()];
-    let triage = |n: usize| {
-        let (analysis, report) = analysed(suppressed(n), &queries);
-        // The comments are read by the analysis, under the file's budget.
-        assert_eq!(report.suppressions.directives.len(), 2 * n);
-        let ignores = PerFileIgnores::none();
-        let mut policy = Policy {
-            per_file_ignores: &ignores,
-            honour_comments: true,
-            baseline: None,
-            writer: None,
-            queries: &queries,
-        };
-        let start = Instant::now();
-        let triaged = policy.triage(report);
-        (analysis + start.elapsed(), triaged)
-    };
-    let (small, _) = triage(5_000);
-    let (large, triaged) = triage(20_000);
-    assert_linear("suppression", small, large);
-    let suppressed = triaged.findings.iter().filter(|t| matches!(t.status, Status::Suppressed { .. })).count();
-    assert_eq!(suppressed, 20_000);
-    // The `# noqa` comes first and suppresses each finding: every `lgtm` is unused.
-    assert_eq!(triaged.unused_suppressions.len(), 20_000);
-    assert_eq!(triaged.unused_suppressions[0].unused, ["py/test-equals-none"]);
-}
-
 #[test]
 fn one_comment_of_many_directives_is_read_in_linear_time() {
     let time = |n: usize| {
         let text = format!("x = 1  {}{}\n", "# noqa: E711 ".repeat(n), "# lgtm[".repeat(n));
         let start = Instant::now();
-        let found = quarry_query::suppression::Suppressions::scan(&text);
+        let found = quarry_query::suppression_comments::SuppressionComments::scan(&text);
         (start.elapsed(), found)
     };
     let (small, _) = time(5_000);

@@ -18,8 +18,8 @@ use quarry_query::Polarity;
 use quarry_syntax::{Deadline, SyntaxError};
 use rayon::prelude::*;
 
-use crate::settings::Resolved;
 use crate::transport::Incoming;
+use quarry_workspace::folder::Resolved;
 
 /// The outcome of one file: its report or why it has none, or the message
 /// of a panic in its analysis (a bug in quarry).

@@ -8,8 +8,8 @@
 use lsp_types::{
     Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString, Uri,
 };
-use quarry_query::triage::{Status, TriagedFile, UnusedSuppression};
 use quarry_syntax::SpanRecord;
+use quarry_workspace::triage::{Status, TriagedFile, UnusedSuppression};
 
 use crate::text::Text;
 

@@ -9,8 +9,8 @@
 //! [`transport`] frames messages (and survives malformed ones), [`server`]
 //! holds the state and the main loop, [`batch`] runs a batch of analyses
 //! that a message can cancel, [`dependants`] keeps the import graph that
-//! says which files an edit affects, [`settings`] resolves the
-//! configuration, [`diagnostics`], [`actions`] and [`hover`] turn findings
+//! says which files an edit affects (the configuration is resolved by
+//! quarry-workspace's `folder`), [`diagnostics`], [`actions`] and [`hover`] turn findings
 //! into the protocol's answers, [`text`] converts positions and applies
 //! edits.
 //!
@@ -56,7 +56,6 @@ pub mod dependants;
 pub mod diagnostics;
 pub mod hover;
 pub mod server;
-pub mod settings;
 pub mod text;
 pub mod transport;
 pub mod uri;

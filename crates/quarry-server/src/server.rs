@@ -29,16 +29,16 @@ use lsp_types::{
     TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
 use quarry_query::cache::run::CacheView;
-use quarry_query::cache::AnalysisCache;
 use quarry_query::project::Project;
 use quarry_query::report::FileReport;
 use quarry_query::run::RunOptions;
-use quarry_query::triage::Policy;
 use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::{Language, SyntaxError};
+use quarry_workspace::config::is_config_file;
+use quarry_workspace::folder::Resolved;
+use quarry_workspace::triage::Policy;
 
 use crate::dependants::ImportGraph;
-use crate::settings::{is_config_file, Resolved};
 use crate::text::Text;
 use crate::transport::Incoming;
 use crate::{actions, batch, diagnostics, hover, uri};
@@ -83,7 +83,7 @@ pub struct Server {
     /// Which modules of the project import which.
     imports: ImportGraph,
     /// The analysis cache beside the configuration, when it can be opened.
-    cache: Option<AnalysisCache>,
+    cache: Option<quarry_query::cache::AnalysisCache>,
     /// The cache as the project of the last [`Server::rebuild_project`]
     /// sees it, for unopened files; told of each module whose text changes.
     cache_view: Option<CacheView>,
@@ -471,8 +471,7 @@ impl Server {
     /// Opens the analysis cache beside the configuration (`quarry query`'s);
     /// one that cannot be opened is logged and not used.
     fn open_cache(&mut self) {
-        let dir = AnalysisCache::location(&self.config.root);
-        self.cache = match AnalysisCache::open(&dir) {
+        self.cache = match quarry_workspace::cache_dir::open(&self.config.root) {
             Ok(cache) => Some(cache),
             Err(error) => {
                 self.log(MessageType::WARNING, format!("quarry: no analysis cache: {error}"));

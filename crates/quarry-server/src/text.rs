@@ -105,6 +105,12 @@ impl Text {
     }
 }
 
+impl quarry_workspace::suppression::edits::Lines for Text {
+    fn line(&self, line: usize) -> &str {
+        Text::line(self, line)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

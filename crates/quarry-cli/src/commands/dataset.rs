@@ -16,7 +16,7 @@ use quarry_data::codequeries::split::Split;
 use quarry_data::hub::Format;
 use quarry_data::shard::Shard;
 use quarry_query::all_queries;
-use quarry_query::config::resolve_all;
+use quarry_query::resolve_all;
 use quarry_syntax::DEFAULT_MAX_FILE_BYTES;
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};

@@ -9,12 +9,12 @@ use quarry_data::codequeries::labels::TokenCache;
 use quarry_model::evaluation::file_level::{Runner, Setting};
 use quarry_model::evaluation::predict::predict_file;
 use quarry_model::evaluation::span_eval::subtokenizer_of;
-use quarry_query::output::{Palette, DEFAULT_MAX_FINDINGS_SHOWN};
 use quarry_query::report::{BlockRef, FileReport, FindingRecord};
-use quarry_query::triage::TriagedFile;
 use quarry_query::Query;
 use quarry_syntax::corpus::source_files;
 use quarry_syntax::{code_blocks, Language, LoadOptions, ParsedFile, DEFAULT_MAX_FILE_BYTES};
+use quarry_workspace::output::{Palette, DEFAULT_MAX_FINDINGS_SHOWN};
+use quarry_workspace::triage::TriagedFile;
 
 use super::model_arg::{load_selector, load_span_model, DeviceArgs};
 use super::output::{report_error, with_stdout, EXIT_INPUT_ERROR, EXIT_OK};

@@ -3,7 +3,7 @@
 //!
 //! The command only parses options and prints: configuration, suppression
 //! comments, baselines, triage and the output formats are in
-//! `quarry_query::{config, suppression, baseline, triage, output}`; the
+//! `quarry_workspace::{config, check, suppression, baseline, triage, output}`; the
 //! printing itself is in `query_print`. The analysis is one library call,
 //! `quarry_query::run::analyze_files_in` over the run's project (and
 //! `analyze_source_within` for standard input).
@@ -13,18 +13,17 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use quarry_query::baseline::{Baseline, BaselineWriter};
 use quarry_query::cache::run::analyze_files_cached;
-use quarry_query::cache::AnalysisCache;
-use quarry_query::check::{settings_for, ConfigChoice, Plan, CHUNK};
-use quarry_query::config::{selected_queries, Settings};
-use quarry_query::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
 use quarry_query::project::Project;
 use quarry_query::report::analyze_source_within;
 use quarry_query::run::analyze_files_in;
-use quarry_query::triage::Policy;
-use quarry_query::{find_query, Polarity, Query};
+use quarry_query::{find_query, Query};
 use quarry_syntax::{SourceFile, DEFAULT_TIME_BUDGET};
+use quarry_workspace::baseline::{Baseline, BaselineWriter};
+use quarry_workspace::check::{per_file_ignore_option, polarities, settings_for, ConfigChoice, Plan, CHUNK};
+use quarry_workspace::config::{selected_queries, Settings};
+use quarry_workspace::output::{Palette, Tally, DEFAULT_MAX_FINDINGS_SHOWN};
+use quarry_workspace::triage::Policy;
 
 use super::output::{report_error, EXIT_INPUT_ERROR, EXIT_OK};
 use super::query_print::{colour, progress_bar, ColorChoice, PrintOptions, Printer, Sink};
@@ -208,11 +207,7 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         (None, true) => PathBuf::from("."),
         (None, false) => paths[0].clone(),
     };
-    let choice = match (&args.config, args.isolated) {
-        (_, true) => ConfigChoice::Isolated,
-        (Some(path), false) => ConfigChoice::File(path.clone()),
-        (None, false) => ConfigChoice::Discover,
-    };
+    let choice = ConfigChoice::from_options(args.config.as_deref(), args.isolated);
     let (settings, root) = settings_for(&choice, &anchor, command_line_settings(args)?)?;
     let plan = plan(args, &settings, &root)?;
     if let Some(jobs) = args.jobs {
@@ -263,12 +258,9 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
         Input::Stdin(_) => 1,
     };
     let cache = match (&input, args.no_cache) {
-        (Input::Files(_), false) => {
-            let dir = AnalysisCache::location(&root);
-            AnalysisCache::open(&dir)
-                .inspect_err(|e| crate::commands::output::warning(&format!("no analysis cache: {e}")))
-                .ok()
-        }
+        (Input::Files(_), false) => quarry_workspace::cache_dir::open(&root)
+            .inspect_err(|e| crate::commands::output::warning(&format!("no analysis cache: {e}")))
+            .ok(),
         _ => None,
     };
     let progress = progress_bar(total as u64, args.quiet);
@@ -345,10 +337,8 @@ fn command_line_settings(args: &QueryArgs) -> Result<Settings, String> {
     let non_empty = |values: &[String]| (!values.is_empty()).then(|| values.to_vec());
     let mut per_file = std::collections::BTreeMap::new();
     for entry in &args.per_file_ignores {
-        let (pattern, ids) = entry
-            .rsplit_once(':')
-            .ok_or_else(|| format!("--per-file-ignores expects PATTERN:ID[,ID], not `{entry}`"))?;
-        per_file.insert(pattern.to_string(), ids.split(',').map(|s| s.trim().to_string()).collect());
+        let (pattern, ids) = per_file_ignore_option(entry)?;
+        per_file.insert(pattern, ids);
     }
     Ok(Settings {
         select: non_empty(&args.select),
@@ -364,17 +354,10 @@ fn command_line_settings(args: &QueryArgs) -> Result<Settings, String> {
 }
 
 fn plan(args: &QueryArgs, settings: &Settings, root: &Path) -> Result<Plan, String> {
-    let polarities: &[Polarity] = if args.both {
-        &[Polarity::Positive, Polarity::Negative]
-    } else if args.negative {
-        &[Polarity::Negative]
-    } else {
-        &[Polarity::Positive]
-    };
     if args.statistics && args.format == QueryFormat::Sarif {
         return Err("--statistics prints a table or JSON, not SARIF".into());
     }
-    Plan::new(settings, root, polarities, time_budget(args.time_budget)?)
+    Plan::new(settings, root, polarities(args.negative, args.both), time_budget(args.time_budget)?)
 }
 
 /// The queries named by `keys` (all when none), in registry order.

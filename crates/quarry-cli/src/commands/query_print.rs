@@ -9,13 +9,13 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use quarry_query::output::sarif::{self, SarifResult};
-use quarry_query::output::{pretty, summary, Palette, Tally};
 use quarry_query::report::{FileReport, FindingRecord};
-use quarry_query::triage::{Policy, Status, TriagedFile};
 use quarry_query::Query;
 use quarry_stdx::AtomicFile;
 use quarry_syntax::SyntaxError;
+use quarry_workspace::output::sarif::{self, SarifResult};
+use quarry_workspace::output::{pretty, summary, Palette, Tally};
+use quarry_workspace::triage::{Policy, Status, TriagedFile};
 
 /// Output format of `quarry query`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

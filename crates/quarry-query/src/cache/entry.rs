@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::find_query;
 use crate::report::{BlockRef, FileReport, FindingRecord};
-use crate::suppression::Suppressions;
+use crate::suppression_comments::SuppressionComments;
 
 /// A results entry.
 #[derive(Serialize, Deserialize)]
@@ -73,7 +73,7 @@ impl CachedReport {
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        let suppressions = Suppressions::scan(&text);
+        let suppressions = SuppressionComments::scan(&text);
         Some(FileReport {
             path: path.to_path_buf(),
             text,

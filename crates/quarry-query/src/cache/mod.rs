@@ -1,5 +1,4 @@
-//! The analysis cache: a folder (`.quarry_cache/` beside the configuration,
-//! or `QUARRY_CACHE_DIR`) of content-addressed entries, so that a run over
+//! The analysis cache: a folder of content-addressed entries, so that a run over
 //! files that did not change reads their findings instead of analysing them.
 //!
 //! - `summaries/<key>.json`: a module's summary ([`crate::project`]), keyed
@@ -15,7 +14,9 @@
 //! Entries are written atomically ([`quarry_stdx::atomic`]); an entry that
 //! cannot be read or decoded is a miss and is written again. Suppressions,
 //! per-file ignores and baselines apply after the cache, so changing them
-//! re-analyses nothing.
+//! re-analyses nothing. Where the folder is (`.quarry_cache/` beside the
+//! configuration, or `QUARRY_CACHE_DIR`) is the workspace's choice
+//! (quarry-workspace's `cache_dir`).
 
 pub mod entry;
 pub mod run;
@@ -23,12 +24,6 @@ pub mod run;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-
-/// The cache folder's name beside the configuration.
-pub const CACHE_DIR_NAME: &str = ".quarry_cache";
-
-/// The environment variable naming the cache folder instead.
-pub const CACHE_DIR_ENV: &str = "QUARRY_CACHE_DIR";
 
 /// Changes when the entries' format or meaning changes.
 const FORMAT: &str = "1";
@@ -54,20 +49,18 @@ pub enum Kind {
 }
 
 impl AnalysisCache {
-    /// The cache folder for a project rooted at `root`: `QUARRY_CACHE_DIR`
-    /// when set (relative to the working directory), else
-    /// `root/.quarry_cache`.
-    pub fn location(root: &Path) -> PathBuf {
-        match std::env::var_os(CACHE_DIR_ENV).filter(|v| !v.is_empty()) {
-            Some(dir) => PathBuf::from(dir),
-            None => root.join(CACHE_DIR_NAME),
-        }
-    }
-
     /// Opens (creating) the cache in `dir` for this build of quarry,
     /// removing the entries of other versions. An error names the folder.
     pub fn open(dir: &Path) -> Result<AnalysisCache, String> {
-        AnalysisCache::open_version(dir, &build_version())
+        let exe = std::env::current_exe().ok();
+        AnalysisCache::open_version(dir, &version_of(exe.as_deref()))
+    }
+
+    /// [`AnalysisCache::open`] for the build of quarry that is the file
+    /// `build` rather than the running executable: a library loaded into
+    /// another program (the Python module in an interpreter).
+    pub fn open_for_build(dir: &Path, build: &Path) -> Result<AnalysisCache, String> {
+        AnalysisCache::open_version(dir, &version_of(Some(build)))
     }
 
     /// [`AnalysisCache::open`] with the version given (tests stand for
@@ -123,11 +116,11 @@ impl AnalysisCache {
     }
 }
 
-/// quarry's version and the build of the running executable (its size
-/// and modification time), so that a rebuilt quarry does not read the
-/// entries of the build before it.
-fn build_version() -> String {
-    let build = std::env::current_exe().and_then(std::fs::metadata).ok().map(|meta| {
+/// quarry's version and its build, the file `build` (its size and
+/// modification time), so that a rebuilt quarry does not read the entries
+/// of the build before it.
+fn version_of(build: Option<&Path>) -> String {
+    let build = build.and_then(|path| std::fs::metadata(path).ok()).map(|meta| {
         let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
         hash_parts(&[&meta.len().to_le_bytes(), &modified.map_or(0, |d| d.as_nanos()).to_le_bytes()])
     });

@@ -2,7 +2,10 @@
 //! steps `quarry query` and the Python API (`quarry_code.query`) share:
 //! the configuration ([`settings_for`]), what runs and on which files
 //! ([`Plan`], [`Plan::files`]) and, for callers that want the findings as
-//! values rather than printed as they come, [`reported_findings`].
+//! values rather than printed as they come, [`reported_findings`] (through
+//! the analysis cache: [`reported_findings_cached`]). The command line's
+//! spellings of options that are not settings resolve here too
+//! ([`ConfigChoice::from_options`], [`polarities`], [`per_file_ignore_option`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,12 +14,15 @@ use quarry_syntax::corpus::source_files_excluding;
 use quarry_syntax::exclude::{PathGlobs, DEFAULT_EXCLUDES};
 use quarry_syntax::{Language, LoadOptions, SyntaxError, DEFAULT_MAX_FILE_BYTES};
 
+use quarry_query::cache::run::{analyze_files_cached, CacheCounts};
+use quarry_query::cache::AnalysisCache;
+use quarry_query::project::Project;
+use quarry_query::report::{FileReport, FindingRecord, WorkLimits};
+use quarry_query::run::{analyze_files_in, RunOptions};
+use quarry_query::{Polarity, Query};
+
 use crate::config::{self, selected_queries, Settings};
-use crate::project::Project;
-use crate::report::{FindingRecord, WorkLimits};
-use crate::run::{analyze_files_in, RunOptions};
 use crate::triage::{PerFileIgnores, Policy, Status};
-use crate::{Polarity, Query};
 
 /// Which configuration file a run reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +34,38 @@ pub enum ConfigChoice {
     File(PathBuf),
     /// None (`--isolated`).
     Isolated,
+}
+
+impl ConfigChoice {
+    /// The choice the options `--config FILE` and `--isolated` make
+    /// (`--isolated` wins; neither: discovery).
+    pub fn from_options(config: Option<&Path>, isolated: bool) -> ConfigChoice {
+        match (config, isolated) {
+            (_, true) => ConfigChoice::Isolated,
+            (Some(path), false) => ConfigChoice::File(path.to_path_buf()),
+            (None, false) => ConfigChoice::Discover,
+        }
+    }
+}
+
+/// The forms a run reports: the positive (the default), the negative
+/// (`negative`), or both (`both`, which wins).
+pub fn polarities(negative: bool, both: bool) -> &'static [Polarity] {
+    if both {
+        &[Polarity::Positive, Polarity::Negative]
+    } else if negative {
+        &[Polarity::Negative]
+    } else {
+        &[Polarity::Positive]
+    }
+}
+
+/// One `per-file-ignores` entry as the command line writes it,
+/// `PATTERN:ID[,ID]`, as the pattern and its query keys.
+pub fn per_file_ignore_option(entry: &str) -> Result<(String, Vec<String>), String> {
+    let (pattern, ids) =
+        entry.rsplit_once(':').ok_or_else(|| format!("--per-file-ignores expects PATTERN:ID[,ID], not `{entry}`"))?;
+    Ok((pattern.to_string(), ids.split(',').map(|s| s.trim().to_string()).collect()))
 }
 
 /// The run's settings (the configuration file's, overridden by `overrides`)
@@ -129,12 +167,25 @@ pub struct Reported {
     pub walk_errors: Vec<String>,
     /// Files that could not be analysed, each error naming its file.
     pub failed: Vec<SyntaxError>,
+    /// What came from the cache, when the run went through one.
+    pub cache: Option<CacheCounts>,
 }
 
 /// The findings of a run over `paths` that are reported (after per-file
 /// ignores and suppression comments; `honour_comments: false` is
 /// `--ignore-noqa`), and what could not be read.
 pub fn reported_findings(paths: &[PathBuf], plan: &Plan, honour_comments: bool) -> Reported {
+    reported_findings_cached(paths, plan, honour_comments, None)
+}
+
+/// [`reported_findings`] through the analysis cache `cache` when given, as
+/// `quarry query` runs (the same findings, unchanged files read from it).
+pub fn reported_findings_cached(
+    paths: &[PathBuf],
+    plan: &Plan,
+    honour_comments: bool,
+    cache: Option<&AnalysisCache>,
+) -> Reported {
     let (files, walk_errors) = plan.files(paths);
     let mut policy = Policy {
         per_file_ignores: &plan.per_file_ignores,
@@ -145,19 +196,27 @@ pub fn reported_findings(paths: &[PathBuf], plan: &Plan, honour_comments: bool) 
     };
     let mut out = Reported { walk_errors, ..Reported::default() };
     let project = Project::new(&files, &plan.load);
-    let finished: Result<(), std::convert::Infallible> =
-        analyze_files_in(&project, &files, &plan.run_options(CHUNK), &|_| {}, |_, report| {
-            match report {
-                Ok(report) => {
-                    let triaged = policy.triage(report);
-                    let reported = triaged.findings.into_iter().filter(|t| t.status == Status::Reported);
-                    out.findings.extend(reported.map(|t| t.finding));
-                }
-                Err(error) => out.failed.push(error),
+    let options = plan.run_options(CHUNK);
+    let mut failed = Vec::new();
+    let mut findings = Vec::new();
+    let each = |_: &Path, report: Result<FileReport, SyntaxError>| -> Result<(), std::convert::Infallible> {
+        match report {
+            Ok(report) => {
+                let triaged = policy.triage(report);
+                let reported = triaged.findings.into_iter().filter(|t| t.status == Status::Reported);
+                findings.extend(reported.map(|t| t.finding));
             }
-            Ok(())
-        });
-    let Ok(()) = finished;
+            Err(error) => failed.push(error),
+        }
+        Ok(())
+    };
+    let Ok(counts) = match cache {
+        Some(cache) => analyze_files_cached(&project, &files, &options, cache, &|_| {}, each).map(Some),
+        None => analyze_files_in(&project, &files, &options, &|_| {}, each).map(|()| None),
+    };
+    out.findings = findings;
+    out.failed = failed;
+    out.cache = counts;
     out
 }
 
@@ -184,6 +243,42 @@ mod tests {
         let spans: Vec<&str> = reported.findings.iter().map(|f| f.answer_spans[0].span.as_str()).collect();
         assert_eq!(spans, ["import os"]);
         assert_eq!(reported_findings(&[file], &plan, false).findings.len(), 2);
+    }
+
+    #[test]
+    fn a_cached_run_reports_what_an_uncached_one_does() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("quarry.toml"), "").unwrap();
+        std::fs::write(dir.path().join("a.py"), "import os\nimport sys  # noqa\n").unwrap();
+        std::fs::write(dir.path().join("b.py"), "from a import os\nx = os == None\n").unwrap();
+        let (settings, root) = settings_for(&ConfigChoice::Discover, dir.path(), Settings::default()).unwrap();
+        let plan = Plan::new(&settings, &root, &[Polarity::Positive], None).unwrap();
+        let cache = AnalysisCache::open(&dir.path().join("cache")).unwrap();
+        let paths = [dir.path().to_path_buf()];
+        let json = |r: &Reported| serde_json::to_string(&r.findings).unwrap();
+        let plain = reported_findings(&paths, &plan, true);
+        assert!(!plain.findings.is_empty() && plain.cache.is_none());
+        let first = reported_findings_cached(&paths, &plan, true, Some(&cache));
+        let second = reported_findings_cached(&paths, &plan, true, Some(&cache));
+        assert_eq!(json(&first), json(&plain));
+        assert_eq!(json(&second), json(&plain));
+        assert_eq!(first.cache, Some(CacheCounts { hits: 0, analysed: 2, write_errors: 0 }));
+        assert_eq!(second.cache, Some(CacheCounts { hits: 2, analysed: 0, write_errors: 0 }));
+    }
+
+    #[test]
+    fn command_line_options_resolve_as_quarry_query_reads_them() {
+        let (pattern, ids) = per_file_ignore_option("tests/*:Q1, F401").unwrap();
+        assert_eq!((pattern.as_str(), ids), ("tests/*", vec!["Q1".to_string(), "F401".to_string()]));
+        assert_eq!(per_file_ignore_option("C:/x.py:Q1").unwrap().0, "C:/x.py");
+        assert!(per_file_ignore_option("tests").unwrap_err().contains("`tests`"));
+        assert_eq!(polarities(false, false), [Polarity::Positive]);
+        assert_eq!(polarities(true, false), [Polarity::Negative]);
+        assert_eq!(polarities(true, true), [Polarity::Positive, Polarity::Negative]);
+        let file = Path::new("q.toml");
+        assert_eq!(ConfigChoice::from_options(Some(file), true), ConfigChoice::Isolated);
+        assert_eq!(ConfigChoice::from_options(Some(file), false), ConfigChoice::File(file.into()));
+        assert_eq!(ConfigChoice::from_options(None, false), ConfigChoice::Discover);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::registry::{all_queries, find_query, Query};
+use quarry_query::registry::{all_queries, resolve_all, Query};
 
 /// Names of configuration files, in order of precedence within a folder.
 pub const CONFIG_FILES: &[&str] = &["quarry.toml", ".quarry.toml", "pyproject.toml"];
@@ -110,6 +110,11 @@ struct Tools {
     quarry: Option<toml::Value>,
 }
 
+/// Whether a path is a configuration file whose change calls for a reload.
+pub fn is_config_file(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|name| CONFIG_FILES.contains(&name))
+}
+
 /// Reads a configuration file: `pyproject.toml` (its `[tool.quarry]`
 /// table; `None` when it has none) or any other name as a quarry file.
 pub fn load(path: &Path) -> Result<Option<ConfigFile>, String> {
@@ -166,20 +171,6 @@ pub fn selected_queries(settings: &Settings) -> Result<Vec<&'static Query>, Stri
     }
     selected.sort_by_key(|q| q.meta.index);
     Ok(selected)
-}
-
-/// The queries named by `keys`, each resolved with [`find_query`], in the
-/// order first named: a query named twice (`Q20,equals-none,E711` are one
-/// query) is listed once, so it does not run, and report, once per name.
-pub fn resolve_all(keys: &[String]) -> Result<Vec<&'static Query>, String> {
-    let mut queries: Vec<&'static Query> = Vec::with_capacity(keys.len());
-    for key in keys {
-        let query = find_query(key).ok_or_else(|| format!("unknown query `{key}` (see `quarry queries`)"))?;
-        if !queries.iter().any(|q| q.meta.id == query.meta.id) {
-            queries.push(query);
-        }
-    }
-    Ok(queries)
 }
 
 /// The Python version assumed when neither `python-version` nor the project's

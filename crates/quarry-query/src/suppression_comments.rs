@@ -1,25 +1,23 @@
-//! Suppression comments: the forms ruff, flake8 and CodeQL users already
-//! write, read from a file's comments (found by the tokenizer, so a `#`
-//! inside a string is not a comment).
+//! Suppression comments as a lexical fact of a file: the forms ruff,
+//! flake8 and CodeQL users write, read from the file's comments (found by
+//! the tokenizer, so a `#` inside a string is not a comment) as the
+//! analysis reads the file, within its time budget. What they mean (which
+//! findings they suppress, which went unused, the edits that add or remove
+//! them) is the workspace's (quarry-workspace's `suppression`).
 //!
-//! - `# noqa` (every query) and `# noqa: ID[,ID ...]` on the line where the
-//!   finding's first answer span starts, as in ruff and flake8. An ID is a
-//!   quarry id (`unused-import`), a paper index (`Q1`), a CodeQL `@id`
-//!   (`py/unused-import`) or a ruff code that finds the same thing (`F401`),
-//!   see [`crate::rule_ids`]. IDs may be separated by commas or spaces.
+//! - `# noqa` (every query) and `# noqa: ID[,ID ...]` cover the line they
+//!   are on, as in ruff and flake8. An ID is kept as written: a quarry id
+//!   (`unused-import`), a paper index (`Q1`), a CodeQL `@id`
+//!   (`py/unused-import`) or a ruff code (`F401`), see [`crate::rule_ids`].
+//!   IDs may be separated by commas or spaces.
 //! - `# lgtm[ID, ...]` (and a bare `# lgtm` at the start of a comment)
 //!   covers its own line and, when the comment stands alone on its line, the
 //!   next line, as in CodeQL's `AlertSuppression.qll`.
 //! - `# codeql[ID, ...]` stands alone on its line and covers the next line,
 //!   as in CodeQL.
-//! - `# quarry: skip-file` anywhere in the file: no finding of the file is
-//!   reported (ruff's `# ruff: noqa`).
-
-use std::collections::HashMap;
+//! - `# quarry: skip-file` anywhere in the file.
 
 use quarry_syntax::{tokenize, Language, TokenKind};
-
-use crate::find_query;
 
 /// The comment form of a suppression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,44 +59,19 @@ pub struct Directive {
     pub text: String,
 }
 
-impl Directive {
-    /// Whether the directive applies to a finding of `query_id` starting on
-    /// 0-based line `line`.
-    pub fn suppresses(&self, query_id: &str, line: usize) -> bool {
-        self.covers.contains(&line) && self.names(query_id)
-    }
-
-    /// Whether the directive names `query_id` (a blanket directive names all).
-    pub fn names(&self, query_id: &str) -> bool {
-        match &self.codes {
-            None => true,
-            Some(codes) => codes.iter().any(|code| names_query(code, query_id)),
-        }
-    }
-}
-
-/// Whether the ID `code` as written in a comment names `query_id`.
-pub fn names_query(code: &str, query_id: &str) -> bool {
-    find_query(code).is_some_and(|q| q.meta.id == query_id)
-}
-
-/// The suppressions of one file.
+/// The suppression comments of one file.
 #[derive(Debug, Clone, Default)]
-pub struct Suppressions {
+pub struct SuppressionComments {
     /// `# quarry: skip-file` was found.
     pub skip_file: bool,
     /// Line directives in file order.
     pub directives: Vec<Directive>,
-    /// The directives covering each line, in file order: finding the one
-    /// that suppresses a finding looks at its line's only, so a file of
-    /// tens of thousands of comments and findings costs no product of both.
-    by_line: HashMap<usize, Vec<usize>>,
 }
 
-impl Suppressions {
+impl SuppressionComments {
     /// Reads the suppression comments of a Python file's text.
-    pub fn scan(text: &str) -> Suppressions {
-        let mut found = Suppressions::default();
+    pub fn scan(text: &str) -> SuppressionComments {
+        let mut found = SuppressionComments::default();
         if !may_hold_directives(text) {
             return found;
         }
@@ -124,22 +97,7 @@ impl Suppressions {
             }
             found.directives.extend(directives_in(comment, line, column, alone));
         }
-        for (index, directive) in found.directives.iter().enumerate() {
-            for &covered in &directive.covers {
-                let list = found.by_line.entry(covered).or_default();
-                if list.last() != Some(&index) {
-                    list.push(index);
-                }
-            }
-        }
         found
-    }
-
-    /// The index of the first directive that suppresses a finding of
-    /// `query_id` starting on 0-based line `line`.
-    pub fn find(&self, query_id: &str, line: usize) -> Option<usize> {
-        let covering = self.by_line.get(&line)?;
-        covering.iter().copied().find(|&index| self.directives[index].names(query_id))
     }
 }
 
@@ -321,40 +279,8 @@ fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> 
 mod tests {
     use super::*;
 
-    fn scan(text: &str) -> Suppressions {
-        Suppressions::scan(text)
-    }
-
-    #[test]
-    fn noqa_forms() {
-        let s = scan("import os  # noqa\nimport re  # NoQA: F401, py/unused-import Q2\nx = '# noqa'\n");
-        assert_eq!(s.directives.len(), 2);
-        assert_eq!(s.directives[0].codes, None);
-        assert_eq!(s.directives[0].covers, vec![0]);
-        assert_eq!(s.directives[0].column, 11);
-        let codes = s.directives[1].codes.clone().unwrap();
-        assert_eq!(codes, ["F401", "py/unused-import", "Q2"]);
-        assert_eq!(s.directives[1].text, "NoQA: F401, py/unused-import Q2");
-        assert!(s.directives[1].suppresses("unused-import", 1));
-        assert!(!s.directives[1].suppresses("equals-none", 1));
-        assert!(!s.directives[1].suppresses("unused-import", 0));
-        assert!(s.find("equals-none", 0).is_some());
-        assert!(s.find("equals-none", 2).is_none(), "a # in a string is no comment");
-        let s = scan("x = 1  # type: ignore # noqa:E711\ny = 2  # noqaz\n");
-        assert_eq!(s.directives.len(), 1);
-        assert!(s.directives[0].suppresses("equals-none", 0));
-    }
-
-    #[test]
-    fn codeql_and_lgtm_forms() {
-        let text = "# codeql[py/unused-import]\nimport os\nimport re  # lgtm[py/unused-import]\n# lgtm\nimport sys\nx = 1  # codeql[py/unused-import]\ny = 2  # see lgtm docs\n";
-        let s = scan(text);
-        let forms: Vec<_> = s.directives.iter().map(|d| (d.form, d.covers.clone())).collect();
-        assert_eq!(forms, [(Form::CodeQl, vec![1]), (Form::Lgtm, vec![2]), (Form::Lgtm, vec![3, 4])]);
-        assert!(s.find("unused-import", 1).is_some());
-        assert!(s.find("unused-import", 2).is_some());
-        assert!(s.find("unused-import", 4).is_some());
-        assert!(s.find("unused-import", 6).is_none());
+    fn scan(text: &str) -> SuppressionComments {
+        SuppressionComments::scan(text)
     }
 
     #[test]

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use quarry_query::rule_ids::codeql_id;
+use quarry_query::{find_query, Polarity};
+
 use super::style::{self, Palette};
-use crate::rule_ids::codeql_id;
 use crate::triage::{Status, TriagedFile};
-use crate::{find_query, Polarity};
 
 /// What a run found, counted as files are triaged.
 #[derive(Debug, Clone, Default)]

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::report::FindingRecord;
+use quarry_query::report::FindingRecord;
 
 /// Version of the baseline file format.
 pub const FORMAT_VERSION: u32 = 1;

@@ -6,12 +6,12 @@ use std::path::Path;
 
 use quarry_syntax::exclude::PathGlobs;
 
+use quarry_query::report::{FileReport, FindingRecord};
+use quarry_query::rule_ids::is_ruff_code;
+use quarry_query::{find_query, resolve_all, Query};
+
 use crate::baseline::{fingerprint, Baseline, BaselineWriter};
-use crate::config::resolve_all;
-use crate::report::{FileReport, FindingRecord};
-use crate::rule_ids::is_ruff_code;
-use crate::suppression::{Form, Suppressions};
-use crate::{find_query, Query};
+use crate::suppression::{Form, SuppressionComments, Suppressions};
 
 /// What became of a finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,7 +141,8 @@ impl Policy<'_> {
     pub fn triage(&mut self, mut report: FileReport) -> TriagedFile {
         // Read by the analysis, within the file's time budget.
         let suppressions = std::mem::take(&mut report.suppressions);
-        let suppressions = if self.honour_comments { suppressions } else { Suppressions::default() };
+        let suppressions =
+            Suppressions::new(if self.honour_comments { suppressions } else { SuppressionComments::default() });
         let mut findings = std::mem::take(&mut report.findings);
         findings.retain(|f| !self.per_file_ignores.ignores(&report.path, f.query_id));
         findings.sort_by_key(|f| (position(f), f.example_type == 0, f.query_id));

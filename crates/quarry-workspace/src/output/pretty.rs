@@ -16,8 +16,8 @@ use std::io::{self, Write};
 use quarry_syntax::SpanRecord;
 
 use super::style::{self, Palette};
-use crate::report::FindingRecord;
 use crate::triage::{Status, TriagedFile, UnusedSuppression};
+use quarry_query::report::FindingRecord;
 
 /// The most characters of one source line shown; longer lines are cut to a
 /// window around the marked columns, with `…` where text was left out.

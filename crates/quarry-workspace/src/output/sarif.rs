@@ -15,9 +15,10 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use quarry_syntax::SpanRecord;
 use serde_json::{json, Value};
 
-use crate::rule_ids::codeql_id;
+use quarry_query::rule_ids::codeql_id;
+use quarry_query::Query;
+
 use crate::triage::{Status, Triaged};
-use crate::Query;
 
 /// One SARIF result, kept until the whole log is written.
 pub struct SarifResult {

@@ -1,20 +1,21 @@
-//! The workspace's resolved configuration, as `quarry query` resolves it
-//! for a run started in the workspace folder: the nearest `quarry.toml`,
+//! A workspace folder's resolved configuration, as `quarry query` resolves
+//! it for a run started in the folder: the nearest `quarry.toml`,
 //! `.quarry.toml` or `pyproject.toml` with `[tool.quarry]` at or above the
 //! folder; the queries it selects; excludes; per-file ignores; size and
-//! time limits.
+//! time limits. The language server keeps one for its workspace.
 
 use std::path::{Path, PathBuf};
 
-use quarry_query::check::Plan;
-use quarry_query::config::{self, Settings};
 use quarry_query::report::WorkLimits;
-use quarry_query::triage::PerFileIgnores;
 use quarry_query::{Polarity, Query};
 use quarry_syntax::exclude::PathGlobs;
 use quarry_syntax::LoadOptions;
 
-/// Everything the server needs from the configuration.
+use crate::check::Plan;
+use crate::config::{self, Settings};
+use crate::triage::PerFileIgnores;
+
+/// Everything a language server needs from the configuration.
 pub struct Resolved {
     /// The configuration file read, if any.
     pub file: Option<PathBuf>,
@@ -77,9 +78,4 @@ impl Resolved {
             file,
         })
     }
-}
-
-/// Whether a path is a configuration file whose change calls for a reload.
-pub fn is_config_file(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|name| config::CONFIG_FILES.contains(&name))
 }
