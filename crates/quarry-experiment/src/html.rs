@@ -179,6 +179,16 @@ pub(crate) fn group_labels<S: AsRef<str>>(
     Ok(())
 }
 
+/// `text` escaped for HTML, with Markdown's `code` spans as `<code>` elements (the reports
+/// write their prose once, for both pages).
+pub(crate) fn prose(text: &str) -> String {
+    encode_text(text)
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { format!("<code>{part}</code>") } else { part.to_string() })
+        .collect()
+}
+
 /// The top of the exact-match axis: 100 and room for the legend above the bars.
 pub(crate) const LEGEND_ROOM: f64 = 125.0;
 

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ExperimentError, Result};
-use crate::html::{figure, STYLE};
+use crate::html::{figure, prose, STYLE};
 use crate::report::Trained;
 
 /// CodeQA's scores of one answers file, in percent.
@@ -237,7 +237,7 @@ pub fn render_html(r: &CodeQaReport) -> String {
          experiment</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>CodeQA answer generation experiment</h1>\n\
          <p>{}</p>\n<h2>Test scores beside the paper's Table {}</h2>\n<figure>{}<figcaption>CodeQA's five scores of \
          quarry's model, the two floors and the paper's CodeBERT.</figcaption></figure>\n<table>\n<tr><th>System</th>",
-        encode_text(&r.differences()),
+        prose(&r.differences()),
         r.table(),
         scores_chart(r)
     );

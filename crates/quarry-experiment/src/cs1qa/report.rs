@@ -14,7 +14,7 @@ use quarry_eval::cs1qa::LineReport;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ExperimentError, Result};
-use crate::html::{figure, group_labels, STYLE};
+use crate::html::{figure, group_labels, prose, STYLE};
 use crate::report::Trained;
 
 /// The paper's best type accuracy (section 1 and Table 5), in percent.
@@ -142,6 +142,21 @@ pub struct Cs1qaReport {
     pub middle_baseline: Option<LinesResult>,
 }
 
+impl RetrievalResult {
+    /// How the retriever was trained, and where its checkpoint and BM25's hits are.
+    fn training_sentence(&self) -> String {
+        let t = &self.training;
+        let best = t.epochs.iter().map(|e| e.valid_loss).fold(f64::INFINITY, f64::min);
+        format!(
+            "The retriever `train/dense/best`: {} epoch(s) on {} training pairs in {:.0} s, best validation loss \
+             {best:.4}; BM25's own hits: `retrieval/bm25_test.jsonl`.",
+            t.epochs.len(),
+            t.examples,
+            t.seconds
+        )
+    }
+}
+
 fn mean(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
     if n == 0 {
@@ -264,7 +279,7 @@ pub fn render_markdown(r: &Cs1qaReport) -> String {
     for (name, recall) in [("DPR, trained", &rt.dense), ("encoder, untrained", &rt.untrained)] {
         let _ = writeln!(out, "| {name} | {} | {} | `{}` |", pct(recall.at1), pct(recall.at5), recall.hits);
     }
-    let _ = writeln!(out, "\nBM25's own hits: `retrieval/bm25_test.jsonl`; the retriever: `train/dense/best`.");
+    let _ = writeln!(out, "\n{}", rt.training_sentence());
     if !r.types.is_empty() {
         let _ = writeln!(out, "\n## Question type (Table 5)\n\n| Run | Accuracy | Macro F1 |\n|---|---:|---:|");
         for [a, b, c] in r.type_rows() {
@@ -310,7 +325,7 @@ pub fn render_html(r: &Cs1qaReport) -> String {
          <style>{STYLE}</style>\n</head>\n<body>\n<h1>CS1QA experiment</h1>\n<p>{}</p>\n<h2>Answer retrieval</h2>\n\
          <figure>{}<figcaption>How often each retriever ranks a test question's BM25 top-1 first and in its top \
          5.</figcaption></figure>\n",
-        encode_text(&r.intro()),
+        prose(&r.intro()),
         recall_chart(&r.retrieval)
     );
     let rt = &r.retrieval;
@@ -319,6 +334,7 @@ pub fn render_html(r: &Cs1qaReport) -> String {
         .map(|(name, x)| [name.to_string(), pct(x.at1), pct(x.at5), x.hits.clone()])
         .collect();
     html_table(&mut out, ["Retriever", "Recall@1 of the BM25 top-1", "Recall@5", "Hits"], &rows);
+    let _ = writeln!(out, "<p class=\"note\">{}</p>", prose(&rt.training_sentence()));
     if !r.types.is_empty() {
         out.push_str("<h2>Question type (Table 5)</h2>\n");
         html_table(&mut out, ["Run", "Accuracy", "Macro F1"], &r.type_rows());
