@@ -503,18 +503,29 @@ impl Trainable for AnswerModel {
     /// Token-level validation loss (the mean over all target tokens, as `run.py`'s
     /// perplexity), with `perplexity` as the headline metric.
     fn validate(&self, valid: &[EncodedAnswer], batch_size: usize) -> Result<Validation> {
-        let mut sum = 0.0;
-        let mut tokens = 0usize;
-        for chunk in valid.chunks(batch_size.max(1)) {
-            let refs: Vec<&EncodedAnswer> = chunk.iter().collect();
-            let (loss, count) = self.loss_and_count(&refs, false)?;
-            sum += loss.to_scalar::<f32>()? as f64 * count as f64;
-            tokens += count;
-        }
-        let loss = sum / tokens.max(1) as f64;
-        let metrics: BTreeMap<String, f64> = [("perplexity".to_string(), loss.exp())].into_iter().collect();
-        Ok(Validation { loss, metric_name: "perplexity".into(), metrics })
+        token_validation(valid, batch_size, |batch| self.loss_and_count(batch, false))
     }
+}
+
+/// Validation of an answer generator: the mean loss over all target tokens of `valid` (each
+/// batch's mean loss, from `loss_and_count`, weighted by its token count), with
+/// `perplexity` as the headline metric.
+pub(crate) fn token_validation<E>(
+    valid: &[E],
+    batch_size: usize,
+    loss_and_count: impl Fn(&[&E]) -> Result<(Tensor, usize)>,
+) -> Result<Validation> {
+    let mut sum = 0.0;
+    let mut tokens = 0usize;
+    for chunk in valid.chunks(batch_size.max(1)) {
+        let refs: Vec<&E> = chunk.iter().collect();
+        let (loss, count) = loss_and_count(&refs)?;
+        sum += loss.to_scalar::<f32>()? as f64 * count as f64;
+        tokens += count;
+    }
+    let loss = sum / tokens.max(1) as f64;
+    let metrics: BTreeMap<String, f64> = [("perplexity".to_string(), loss.exp())].into_iter().collect();
+    Ok(Validation { loss, metric_name: "perplexity".into(), metrics })
 }
 
 #[cfg(test)]

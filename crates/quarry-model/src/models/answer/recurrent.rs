@@ -15,7 +15,6 @@
 //! training runs the decoder LSTM over the whole answer and then attends for all positions
 //! at once.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use candle_core::{Device, IndexOp, Tensor, D};
@@ -578,17 +577,7 @@ impl Trainable for RecurrentAnswerModel {
     /// Word-level validation loss, with perplexity as the headline metric (as the
     /// Transformer's).
     fn validate(&self, valid: &[RecurrentExample], batch_size: usize) -> Result<Validation> {
-        let mut sum = 0.0;
-        let mut words = 0usize;
-        for chunk in valid.chunks(batch_size.max(1)) {
-            let refs: Vec<&RecurrentExample> = chunk.iter().collect();
-            let (loss, count) = self.loss_and_count(&refs, false)?;
-            sum += loss.to_scalar::<f32>()? as f64 * count as f64;
-            words += count;
-        }
-        let loss = sum / words.max(1) as f64;
-        let metrics: BTreeMap<String, f64> = [("perplexity".to_string(), loss.exp())].into_iter().collect();
-        Ok(Validation { loss, metric_name: "perplexity".into(), metrics })
+        crate::models::answer::token_validation(valid, batch_size, |batch| self.loss_and_count(batch, false))
     }
 }
 
