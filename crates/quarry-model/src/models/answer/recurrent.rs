@@ -80,7 +80,7 @@ pub struct RecurrentExample {
     pub source: Vec<u32>,
     /// Dual Encoder: the question's word ids (empty for Seq2seq).
     pub question: Vec<u32>,
-    /// For `source` then `question`, each word's extended answer id ([`NO_COPY`] for the
+    /// For `source` then `question`, each word's extended answer id (`u32::MAX` for the
     /// separator): its answer vocabulary id, or the vocabulary size plus its index in `oov`.
     pub copy: Vec<u32>,
     /// The example's source words outside the answer vocabulary, in order of appearance.
