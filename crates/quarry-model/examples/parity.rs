@@ -13,7 +13,6 @@
 use std::path::{Path, PathBuf};
 
 use candle_core::Device;
-use quarry_model::checkpoint::save_checkpoint;
 use quarry_model::evaluation::spans::Label;
 use quarry_model::training::data::{EncodedExample, EncodedRelevance};
 use quarry_model::training::train::{fit, TrainConfig, TrainEvent, Trainable};
@@ -54,8 +53,7 @@ fn run<M: Trainable>(model: &M, examples: &[M::Example], config: &TrainConfig, o
                               "examples": s.examples}));
         }
     })?;
-    let m = model.loaded();
-    save_checkpoint(&out.join("final"), &m.config, &m.tokenizer, &m.store, Some(&model.head_config()))?;
+    model.save(&out.join("final"))?;
     std::fs::write(out.join("steps.json"), serde_json::to_string_pretty(&steps)?)?;
     Ok(())
 }

@@ -17,7 +17,8 @@ use crate::tokenizer::Tokenizer;
 /// File name of the head description inside a checkpoint.
 pub const HEAD_CONFIG: &str = "head_config.json";
 
-fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+/// Writes `value` to `path` as pretty JSON.
+pub(crate) fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| ModelError::Json { path: path.to_path_buf(), message: e.to_string() })?;
     std::fs::write(path, text).map_err(|e| ModelError::io(path, e))

@@ -1,7 +1,8 @@
 //! Neural encoders of source code on candle: BERT/RoBERTa encoders, and the encoders of T5
 //! (CodeT5) and BART (PLBART), loaded from Hugging Face checkpoints, or BERT initialized from
 //! scratch, per-layer hidden states for probing, span and
-//! relevance heads, an encoder-decoder answer generator with beam search, training, and
+//! relevance heads, an encoder-decoder answer generator with beam search (and CodeQA's LSTM
+//! baselines, [`models::answer::recurrent`]), training, and
 //! exact-match and relevance evaluation; CS1QA's type, line-selection and dual-encoder
 //! retrieval models ([`models::cs1qa`]).
 //!
@@ -13,8 +14,8 @@
 //! - The files at the top: what loading and saving a model needs: `--model` and `--device`
 //!   arguments, configuration, tokenizers, checkpoint tensors and directories, errors,
 //!   per-layer features and the speed measurement.
-//! - [`models`]: one file or folder per model: span, relevance, CodeQA's answer generator
-//!   and CS1QA's models.
+//! - [`models`]: one file or folder per model: span, relevance, CodeQA's answer generators
+//!   (Transformer decoder; Seq2seq and Dual Encoder) and CS1QA's models.
 //! - [`training`]: the one training loop, the optimizer and the examples it reads.
 //! - [`evaluation`]: labels and exact match, the paper's file-level settings, evaluation
 //!   drivers and prediction on a file.

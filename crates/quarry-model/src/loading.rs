@@ -165,6 +165,12 @@ impl LoadedModel {
     pub fn set_precision(&self, precision: crate::Precision) {
         self.store.autocast().set(precision);
     }
+
+    /// Writes a checkpoint of the encoder with the task head `head` to `dir`
+    /// ([`crate::checkpoint::save_checkpoint`]).
+    pub fn save(&self, dir: &Path, head: &crate::nn::heads::HeadConfig) -> Result<()> {
+        crate::checkpoint::save_checkpoint(dir, &self.config, &self.tokenizer, &self.store, Some(head))
+    }
 }
 
 /// Loads the model named by `source` onto `device`.

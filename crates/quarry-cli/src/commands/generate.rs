@@ -7,6 +7,8 @@ use std::time::Instant;
 use super::model_arg::DeviceArgs;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
+use quarry_model::models::answer::recurrent::RecurrentAnswerModel;
+use quarry_model::nn::heads::HeadConfig;
 use quarry_model::{AnswerConfig, AnswerModel, AnswerSelection, Candidate, DecodeOptions, ModelSource};
 use quarry_stdx::AtomicFile;
 
@@ -20,7 +22,8 @@ pub enum GenerateTask {
 /// Arguments of `quarry generate answer`.
 #[derive(Args)]
 pub struct GenerateAnswerArgs {
-    /// A checkpoint written by `quarry train answer` (its `best/` directory).
+    /// A checkpoint written by `quarry train answer` (its `best/` directory), of any
+    /// `--arch`.
     #[arg(long)]
     pub model: String,
     /// Split prefix: reads `PREFIX.code` and `PREFIX.question`.
@@ -106,17 +109,16 @@ pub fn run(task: GenerateTask) -> i32 {
 fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
     let selection = args.select.selection(args.select_temperature)?;
     let source = ModelSource::parse(&args.model)?;
-    let loaded = args.device.load(&source, None, 0).with_context(|| format!("loading model '{}'", args.model))?;
-    if loaded.dir.as_ref().is_none_or(|d| !d.join(quarry_model::checkpoint::HEAD_CONFIG).is_file()) {
-        anyhow::bail!("'{}' is not a checkpoint of `quarry train answer` (no head_config.json)", args.model);
-    }
-    let model = AnswerModel::new(loaded, AnswerConfig::default())?;
+    let recurrent = match &source {
+        ModelSource::Dir(dir) => {
+            matches!(quarry_model::checkpoint::read_head_config(dir)?, Some(HeadConfig::RecurrentAnswer))
+        }
+        _ => false,
+    };
     let mut examples = quarry_data::codeqa::read_split(&args.data, false, false)?;
     if let Some(n) = args.limit {
         examples.truncate(n);
     }
-    let sources =
-        examples.iter().map(|e| Ok(model.encode(&e.question, &e.code, None)?.source)).collect::<Result<Vec<_>>>()?;
     let options = DecodeOptions {
         beam_size: args.beam,
         max_len: args.max_len,
@@ -124,10 +126,34 @@ fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
         batch_size: args.batch_size,
         selection,
     };
-    let start = Instant::now();
-    let candidates = model.generate_candidates(&sources, &options)?;
+    // Seconds of generation alone, loading and encoding left out.
+    let (candidates, seconds) = match (&source, recurrent) {
+        (ModelSource::Dir(dir), true) => {
+            if args.device.dtype != quarry_model::Precision::F32 {
+                anyhow::bail!("the recurrent baselines compute in f32 only (--dtype {})", args.device.dtype);
+            }
+            let model = RecurrentAnswerModel::load(dir, &args.device.device()?, 0)
+                .with_context(|| format!("loading model '{}'", args.model))?;
+            let encoded: Vec<_> = examples.iter().map(|e| model.encode(&e.question, &e.code, None)).collect();
+            let start = Instant::now();
+            (model.generate_candidates(&encoded, &options)?, start.elapsed().as_secs_f64())
+        }
+        _ => {
+            let loaded =
+                args.device.load(&source, None, 0).with_context(|| format!("loading model '{}'", args.model))?;
+            if loaded.dir.as_ref().is_none_or(|d| !d.join(quarry_model::checkpoint::HEAD_CONFIG).is_file()) {
+                anyhow::bail!("'{}' is not a checkpoint of `quarry train answer` (no head_config.json)", args.model);
+            }
+            let model = AnswerModel::new(loaded, AnswerConfig::default())?;
+            let sources = examples
+                .iter()
+                .map(|e| Ok(model.encode(&e.question, &e.code, None)?.source))
+                .collect::<Result<Vec<_>>>()?;
+            let start = Instant::now();
+            (model.generate_candidates(&sources, &options)?, start.elapsed().as_secs_f64())
+        }
+    };
     let mut answers = options.selection.pick_each(&candidates);
-    let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.candidates {
         write_candidates(path, &candidates)?;
     }

@@ -28,6 +28,7 @@ pub mod query;
 pub mod query_print;
 pub mod tokens;
 pub mod train;
+pub mod train_recurrent;
 pub mod training;
 
 /// Every subcommand of `quarry`.

@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use quarry_model::models::answer::recurrent::RecurrentArch;
 use quarry_model::models::relevance::RELEVANCE_CLASSES;
+use quarry_model::nn::heads::HeadConfig;
 use quarry_model::training::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, RelevanceExample,
 };
@@ -21,9 +23,10 @@ pub enum TrainTask {
     Span(TrainArgs),
     /// Block relevance (two-step procedure): is `[CLS] query [SEP] block [SEP]` relevant?
     Relevance(RelevanceArgs),
-    /// CodeQA answer generation: encoder + Transformer decoder on `PREFIX.code`,
-    /// `PREFIX.question` and `PREFIX.answer` (`--train`/`--valid` are such prefixes, e.g.
-    /// `data/codeqa/python/dev`; `--max-len` caps the source sequence).
+    /// CodeQA answer generation on `PREFIX.code`, `PREFIX.question` and `PREFIX.answer`
+    /// (`--train`/`--valid` are such prefixes, e.g. `data/codeqa/python/dev`; `--max-len`
+    /// caps the source sequence): an encoder with a Transformer decoder, or one of the
+    /// paper's recurrent baselines (`--arch`).
     Answer(AnswerArgs),
 }
 
@@ -34,7 +37,25 @@ pub struct AnswerArgs {
     /// prefixes, `--max-len` is the source length cap (CodeQA's scripts: 400).
     #[command(flatten)]
     pub common: TrainArgs,
-    /// Answer length cap in sub-tokens, start and end tokens included; also the generation
+    /// Which model: `transformer` (a BERT encoder from scratch, `--model
+    /// scratch:LAYERSxHIDDEN[xHEADS]`, with the Transformer decoder), `pretrained` (a Hugging
+    /// Face encoder, `--model DIR|ORG/NAME`, with the Transformer decoder), or CodeQA's
+    /// recurrent baselines over words, `seq2seq` (a bidirectional LSTM over question and
+    /// code, an LSTM decoder with attention and copying) and `dual-encoder` (one
+    /// bidirectional LSTM for the code, one for the question), shaped by `--model
+    /// scratch:LAYERSxHIDDEN` (the paper: scratch:2x512) [default: transformer for a
+    /// `scratch:` model, else pretrained].
+    #[arg(long, value_enum)]
+    pub arch: Option<AnswerArch>,
+    /// Recurrent baselines: source vocabulary size (the most frequent code and question
+    /// words of the training split).
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 50_000)]
+    pub source_vocab: usize,
+    /// Recurrent baselines: answer vocabulary size (the most frequent words of the training
+    /// answers; others are copied from the source or unknown).
+    #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 30_000)]
+    pub target_vocab: usize,
+    /// Answer length cap in sub-tokens (words for the recurrent baselines), start and end tokens included; also the generation
     /// limit.
     #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 30)]
     pub max_target_len: usize,
@@ -64,6 +85,19 @@ pub struct AnswerArgs {
     /// token), so that each step runs the decoder alone. Changes no result.
     #[arg(long, requires = "freeze_embeddings")]
     pub cache_encoder_outputs: bool,
+}
+
+/// `--arch` of `quarry train answer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AnswerArch {
+    /// CodeQA's Seq2seq baseline.
+    Seq2seq,
+    /// CodeQA's Dual Encoder baseline.
+    DualEncoder,
+    /// A BERT encoder trained from scratch with the Transformer decoder.
+    Transformer,
+    /// A pretrained encoder with the Transformer decoder.
+    Pretrained,
 }
 
 /// Arguments of `quarry train relevance`.
@@ -133,6 +167,23 @@ fn train_relevance(args: RelevanceArgs) -> Result<()> {
 
 fn train_answer(args: AnswerArgs) -> Result<()> {
     let common = &args.common;
+    let scratch = common.model.starts_with("scratch:");
+    let arch = args.arch.unwrap_or(if scratch { AnswerArch::Transformer } else { AnswerArch::Pretrained });
+    match arch {
+        AnswerArch::Seq2seq => return super::train_recurrent::train(&args, RecurrentArch::Seq2seq),
+        AnswerArch::DualEncoder => return super::train_recurrent::train(&args, RecurrentArch::DualEncoder),
+        AnswerArch::Transformer if !scratch && !common.resume && !is_answer_checkpoint(&common.model) => bail!(
+            "--arch transformer trains an encoder from scratch: --model scratch:LAYERSxHIDDEN[xHEADS] (or an \
+             answer checkpoint to train further), not '{}'; a Hugging Face encoder is --arch pretrained",
+            common.model
+        ),
+        AnswerArch::Pretrained if scratch => bail!(
+            "--arch pretrained starts from a Hugging Face directory or hub id, not '{}'; a scratch model is \
+             --arch transformer",
+            common.model
+        ),
+        _ => {}
+    }
     let (model, setup) = load(common)?;
     let config = AnswerConfig {
         decoder_layers: args.decoder_layers,
@@ -162,4 +213,14 @@ fn train_answer(args: AnswerArgs) -> Result<()> {
         eprintln!("encoder outputs of {n} sources cached in {:.1}s", start.elapsed().as_secs_f64());
     }
     run_training(&model, &train, &valid, common, &setup)
+}
+
+/// Whether `spec` names a checkpoint of the Transformer answer generator.
+fn is_answer_checkpoint(spec: &str) -> bool {
+    match quarry_model::ModelSource::parse(spec) {
+        Ok(quarry_model::ModelSource::Dir(dir)) => {
+            matches!(quarry_model::checkpoint::read_head_config(&dir), Ok(Some(HeadConfig::Answer(_))))
+        }
+        _ => false,
+    }
 }

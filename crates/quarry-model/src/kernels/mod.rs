@@ -12,6 +12,7 @@ pub(crate) mod decoder_attention;
 pub(crate) mod dropout;
 pub(crate) mod fast_math;
 pub(crate) mod fused_linear;
+pub(crate) mod lstm_cell;
 pub(crate) mod matrix_product;
 pub(crate) mod ops;
 pub(crate) mod output_loss;

@@ -242,8 +242,12 @@ impl RelevanceModel {
 impl Trainable for RelevanceModel {
     type Example = EncodedRelevance;
 
-    fn loaded(&self) -> &LoadedModel {
-        &self.model
+    fn store(&self) -> &crate::nn::params::ParamStore {
+        &self.model.store
+    }
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        self.model.save(dir, &self.head_config())
     }
 
     fn head_config(&self) -> HeadConfig {

@@ -127,8 +127,12 @@ fn best_labels(logits: &Tensor, lengths: &[usize]) -> Result<Vec<Vec<Label>>> {
 impl Trainable for SpanModel {
     type Example = EncodedExample;
 
-    fn loaded(&self) -> &LoadedModel {
-        &self.model
+    fn store(&self) -> &crate::nn::params::ParamStore {
+        &self.model.store
+    }
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        self.model.save(dir, &self.head_config())
     }
 
     fn head_config(&self) -> HeadConfig {

@@ -43,6 +43,9 @@ pub enum HeadConfig {
     /// Answer generation: a Transformer decoder over the encoder, output tied to the input
     /// embeddings (see `answer_model`).
     Answer(AnswerConfig),
+    /// CodeQA's recurrent baselines (Seq2seq, Dual Encoder): the checkpoint's `config.json`
+    /// and `vocab.json` describe the model, which has no encoder of the BERT families.
+    RecurrentAnswer,
 }
 
 /// Default decoder depth, as in `run.py`.

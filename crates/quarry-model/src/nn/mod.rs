@@ -10,6 +10,7 @@ pub(crate) mod head_config;
 pub mod heads;
 pub(crate) mod layer_norm;
 pub(crate) mod layers;
+pub(crate) mod lstm;
 pub mod params;
 pub mod rng;
 pub(crate) mod t5;

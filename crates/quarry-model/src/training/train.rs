@@ -10,11 +10,10 @@ use std::time::Instant;
 use candle_core::Tensor;
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{recover_dir, save_checkpoint, write_dir_atomically};
+use crate::checkpoint::{recover_dir, write_dir_atomically};
 use crate::error::{ModelError, Result};
-use crate::loading::LoadedModel;
 use crate::nn::heads::HeadConfig;
-use crate::nn::params::sorted_vars;
+use crate::nn::params::{sorted_vars, ParamStore};
 use crate::nn::rng::SeededRng;
 use crate::training::optim::{AdamW, AdamWConfig, LinearDecay};
 
@@ -23,11 +22,14 @@ pub trait Trainable {
     /// One encoded example.
     type Example;
 
-    /// The encoder, tokenizer and parameter store (head parameters included).
-    fn loaded(&self) -> &LoadedModel;
+    /// Every parameter that trains (head parameters included); its generator drives dropout.
+    fn store(&self) -> &ParamStore;
 
     /// The head description written into checkpoints.
     fn head_config(&self) -> HeadConfig;
+
+    /// Writes the model as a checkpoint directory that loads again (`dir` exists).
+    fn save(&self, dir: &Path) -> Result<()>;
 
     /// Mean loss of `batch` as a scalar tensor, with dropout when `train`.
     fn batch_loss(&self, batch: &[&Self::Example], train: bool) -> Result<Tensor>;
@@ -238,10 +240,8 @@ pub fn planned_steps(train_len: usize, config: &TrainConfig) -> usize {
 
 /// Writes `out/last` (weights, optimizer, trainer state) in one atomic replacement.
 fn save_last<M: Trainable + ?Sized>(model: &M, out: &Path, opt: &AdamW, state: &TrainerState) -> Result<()> {
-    let m = model.loaded();
-    let head = model.head_config();
     write_dir_atomically(&out.join("last"), |dir| {
-        save_checkpoint(dir, &m.config, &m.tokenizer, &m.store, Some(&head))?;
+        model.save(dir)?;
         opt.save(&dir.join(OPTIMIZER_FILE))?;
         let path = dir.join(STATE_FILE);
         let text = serde_json::to_string_pretty(state)
@@ -273,9 +273,9 @@ pub fn fit<M: Trainable + ?Sized>(
             "batch size, gradient accumulation and checkpoint interval must be positive".into(),
         ));
     }
-    let m = model.loaded();
-    let rng = m.store.rng();
-    let vars = sorted_vars(m.store.vars());
+    let store = model.store();
+    let rng = store.rng();
+    let vars = sorted_vars(store.vars());
     let mut opt = AdamW::new(
         vars.clone(),
         AdamWConfig { lr: config.lr, weight_decay: config.weight_decay, ..AdamWConfig::default() },
@@ -375,10 +375,7 @@ pub fn fit<M: Trainable + ?Sized>(
         state.rng_state = Some(rng.state());
         if let Some(out) = out_dir {
             if best {
-                let head = model.head_config();
-                write_dir_atomically(&out.join("best"), |dir| {
-                    save_checkpoint(dir, &m.config, &m.tokenizer, &m.store, Some(&head))
-                })?;
+                write_dir_atomically(&out.join("best"), |dir| model.save(dir))?;
             }
             save_last(model, out, &opt, &state)?;
         }

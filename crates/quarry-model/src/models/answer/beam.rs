@@ -147,6 +147,68 @@ impl Beam {
     }
 }
 
+/// A decoder as beam search drives it ([`search`]): the next token's log probabilities for
+/// every row, and rows kept or reordered as the beams move on.
+pub(crate) trait BeamStep {
+    /// The vocabulary size of input `input`'s rows (a copying decoder's grows with the
+    /// input's own words).
+    fn vocab(&self, input: usize) -> usize;
+
+    /// Next-token log probabilities for the current rows (`beam` rows of each input of
+    /// `active`, in that order) whose last tokens are `tokens`, at position `step`: for each
+    /// active input its rows' `beam * vocab(input)` values, row-major, one after another.
+    fn step(&mut self, tokens: &[u32], active: &[usize], step: usize) -> crate::error::Result<Vec<f32>>;
+
+    /// Makes the rows `rows` (indices into the current rows) the current rows. When inputs
+    /// left the search, `inputs_left` gives, for every new row, a current row of the same
+    /// input (what per-input state such as the encoder output follows).
+    fn keep(&mut self, rows: &[u32], inputs_left: Option<&[u32]>) -> crate::error::Result<()>;
+}
+
+/// Beam search over `inputs` inputs decoded together, `beam` rows each, for at most
+/// `max_len` tokens from `sos` to `eos` ([`Beam`]); inputs whose beam is done leave the
+/// batch. Every input's hypotheses, ranked with the length penalty `alpha`.
+pub(crate) fn search(
+    inputs: usize,
+    beam: usize,
+    max_len: usize,
+    [sos, eos, pad]: [u32; 3],
+    alpha: f64,
+    decoder: &mut dyn BeamStep,
+) -> crate::error::Result<Vec<Vec<Hypothesis>>> {
+    let mut beams: Vec<Beam> = (0..inputs).map(|_| Beam::new(beam, sos, eos, pad)).collect();
+    let mut active: Vec<usize> = (0..inputs).collect();
+    for step in 0..max_len {
+        if active.is_empty() {
+            break;
+        }
+        let tokens: Vec<u32> = active.iter().flat_map(|&r| beams[r].current().to_vec()).collect();
+        let log_probs = decoder.step(&tokens, &active, step)?;
+        let mut keep: Vec<u32> = Vec::with_capacity(tokens.len());
+        let mut input_rows: Vec<u32> = Vec::with_capacity(tokens.len());
+        let mut still = Vec::with_capacity(active.len());
+        let mut offset = 0;
+        for (slot, &r) in active.iter().enumerate() {
+            let vocab = decoder.vocab(r);
+            let b = &mut beams[r];
+            b.advance(&log_probs[offset..offset + beam * vocab], vocab);
+            offset += beam * vocab;
+            if !b.done() {
+                keep.extend(b.origins().iter().map(|&o| (slot * beam + o) as u32));
+                input_rows.extend((0..beam).map(|k| (slot * beam + k) as u32));
+                still.push(r);
+            }
+        }
+        // Per-input state moves only when an input left the batch.
+        let dropped = still.len() < active.len();
+        active = still;
+        if !active.is_empty() {
+            decoder.keep(&keep, dropped.then_some(input_rows.as_slice()))?;
+        }
+    }
+    Ok(beams.iter().map(|b| b.ranked(alpha)).collect())
+}
+
 /// The `k` largest `(score, index)` pairs, largest first; among equal scores the lower index
 /// comes first.
 fn top_k(items: impl Iterator<Item = (f32, usize)>, k: usize) -> Vec<(f32, usize)> {

@@ -6,8 +6,10 @@
 //! beam search (`beam`) or greedily, batched, with the decoder's key/value cache.
 
 pub(crate) mod beam;
+pub mod recurrent;
 pub(crate) mod selection;
 pub mod text;
+pub mod words;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::RwLock;
@@ -18,7 +20,7 @@ use crate::checkpoint::read_head_config;
 use crate::error::{ModelError, Result};
 use crate::kernels::output_loss::{tied_output_loss_into, tied_rows, TiedGradient};
 use crate::loading::LoadedModel;
-use crate::models::answer::beam::{Beam, Hypothesis};
+use crate::models::answer::beam::{search, BeamStep, Hypothesis};
 use crate::models::answer::selection::{AnswerSelection, Candidate};
 use crate::nn::decoder::{Decoder, DecoderConfig};
 use crate::nn::head_config::HeadConfig;
@@ -421,45 +423,9 @@ impl AnswerModel {
         // Row r * beam + k is beam row k of input r.
         let rows: Vec<u32> = (0..sources.len()).flat_map(|r| std::iter::repeat_n(r as u32, beam)).collect();
         let rows = Tensor::from_vec(rows, sources.len() * beam, dev)?;
-        let mut cache = self.decoder.start(&memory.index_select(&rows, 0)?, &src_mask.index_select(&rows, 0)?)?;
-        let mut beams: Vec<Beam> = (0..sources.len()).map(|_| Beam::new(beam, self.sos, self.eos, pad)).collect();
-        let mut active: Vec<usize> = (0..sources.len()).collect();
-        for step in 0..max_len {
-            if active.is_empty() {
-                break;
-            }
-            let tokens: Vec<u32> = active.iter().flat_map(|&r| beams[r].current().to_vec()).collect();
-            let n = tokens.len();
-            let ids = Tensor::from_vec(tokens, (n, 1), dev)?;
-            let x = self.model.encoder.embed(&ids, step, false)?;
-            let states = self.decoder.step(&x, &mut cache)?;
-            let log_probs = candle_nn::ops::log_softmax(&self.logits(&states, false)?.squeeze(1)?, D::Minus1)?;
-            let vocab = log_probs.dim(1)?;
-            let log_probs = log_probs.flatten_all()?.to_vec1::<f32>()?;
-            let mut keep: Vec<u32> = Vec::with_capacity(n);
-            let mut memory_keep: Vec<u32> = Vec::with_capacity(n);
-            let mut still = Vec::with_capacity(active.len());
-            for (slot, &r) in active.iter().enumerate() {
-                let b = &mut beams[r];
-                b.advance(&log_probs[slot * beam * vocab..(slot + 1) * beam * vocab], vocab);
-                if !b.done() {
-                    keep.extend(b.origins().iter().map(|&o| (slot * beam + o) as u32));
-                    memory_keep.extend((0..beam).map(|k| (slot * beam + k) as u32));
-                    still.push(r);
-                }
-            }
-            // The encoder rows move only when an input left the batch.
-            let dropped = still.len() < active.len();
-            active = still;
-            if !active.is_empty() {
-                let len = keep.len();
-                let rows = Tensor::from_vec(keep, len, dev)?;
-                let memory_rows =
-                    if dropped { Some(Tensor::from_vec(memory_keep, active.len() * beam, dev)?) } else { None };
-                cache.select_rows(&rows, memory_rows.as_ref())?;
-            }
-        }
-        Ok(beams.iter().map(|b| b.ranked(alpha)).collect())
+        let cache = self.decoder.start(&memory.index_select(&rows, 0)?, &src_mask.index_select(&rows, 0)?)?;
+        let mut stepper = TransformerStep { model: self, cache, vocab: self.model.config.vocab_size };
+        search(sources.len(), beam, max_len, [self.sos, self.eos, pad], alpha, &mut stepper)
     }
 
     /// Generates the answer text of every source, in input order: each beam's best
@@ -485,11 +451,45 @@ impl AnswerModel {
     }
 }
 
+/// The Transformer decoder as beam search drives it: one position at a time over the
+/// key/value cache.
+struct TransformerStep<'a> {
+    model: &'a AnswerModel,
+    cache: crate::nn::decoder::DecoderCache,
+    vocab: usize,
+}
+
+impl BeamStep for TransformerStep<'_> {
+    fn vocab(&self, _input: usize) -> usize {
+        self.vocab
+    }
+
+    fn step(&mut self, tokens: &[u32], _active: &[usize], step: usize) -> Result<Vec<f32>> {
+        let m = self.model;
+        let ids = Tensor::from_vec(tokens.to_vec(), (tokens.len(), 1), m.model.encoder.device())?;
+        let x = m.model.encoder.embed(&ids, step, false)?;
+        let states = m.decoder.step(&x, &mut self.cache)?;
+        let log_probs = candle_nn::ops::log_softmax(&m.logits(&states, false)?.squeeze(1)?, D::Minus1)?;
+        Ok(log_probs.flatten_all()?.to_vec1::<f32>()?)
+    }
+
+    fn keep(&mut self, rows: &[u32], inputs_left: Option<&[u32]>) -> Result<()> {
+        let dev = self.model.model.encoder.device();
+        let rows = Tensor::from_vec(rows.to_vec(), rows.len(), dev)?;
+        let memory_rows = inputs_left.map(|r| Tensor::from_vec(r.to_vec(), r.len(), dev)).transpose()?;
+        self.cache.select_rows(&rows, memory_rows.as_ref())
+    }
+}
+
 impl Trainable for AnswerModel {
     type Example = EncodedAnswer;
 
-    fn loaded(&self) -> &LoadedModel {
-        &self.model
+    fn store(&self) -> &crate::nn::params::ParamStore {
+        &self.model.store
+    }
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        self.model.save(dir, &self.head_config())
     }
 
     fn head_config(&self) -> HeadConfig {
@@ -503,18 +503,29 @@ impl Trainable for AnswerModel {
     /// Token-level validation loss (the mean over all target tokens, as `run.py`'s
     /// perplexity), with `perplexity` as the headline metric.
     fn validate(&self, valid: &[EncodedAnswer], batch_size: usize) -> Result<Validation> {
-        let mut sum = 0.0;
-        let mut tokens = 0usize;
-        for chunk in valid.chunks(batch_size.max(1)) {
-            let refs: Vec<&EncodedAnswer> = chunk.iter().collect();
-            let (loss, count) = self.loss_and_count(&refs, false)?;
-            sum += loss.to_scalar::<f32>()? as f64 * count as f64;
-            tokens += count;
-        }
-        let loss = sum / tokens.max(1) as f64;
-        let metrics: BTreeMap<String, f64> = [("perplexity".to_string(), loss.exp())].into_iter().collect();
-        Ok(Validation { loss, metric_name: "perplexity".into(), metrics })
+        token_validation(valid, batch_size, |batch| self.loss_and_count(batch, false))
     }
+}
+
+/// Validation of an answer generator: the mean loss over all target tokens of `valid` (each
+/// batch's mean loss, from `loss_and_count`, weighted by its token count), with
+/// `perplexity` as the headline metric.
+pub(crate) fn token_validation<E>(
+    valid: &[E],
+    batch_size: usize,
+    loss_and_count: impl Fn(&[&E]) -> Result<(Tensor, usize)>,
+) -> Result<Validation> {
+    let mut sum = 0.0;
+    let mut tokens = 0usize;
+    for chunk in valid.chunks(batch_size.max(1)) {
+        let refs: Vec<&E> = chunk.iter().collect();
+        let (loss, count) = loss_and_count(&refs)?;
+        sum += loss.to_scalar::<f32>()? as f64 * count as f64;
+        tokens += count;
+    }
+    let loss = sum / tokens.max(1) as f64;
+    let metrics: BTreeMap<String, f64> = [("perplexity".to_string(), loss.exp())].into_iter().collect();
+    Ok(Validation { loss, metric_name: "perplexity".into(), metrics })
 }
 
 #[cfg(test)]

@@ -135,8 +135,12 @@ impl DualEncoder {
 impl Trainable for DualEncoder {
     type Example = PairExample;
 
-    fn loaded(&self) -> &LoadedModel {
-        &self.model
+    fn store(&self) -> &crate::nn::params::ParamStore {
+        &self.model.store
+    }
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        self.model.save(dir, &self.head_config())
     }
 
     fn head_config(&self) -> HeadConfig {

@@ -168,8 +168,12 @@ impl LineModel {
 impl Trainable for LineModel {
     type Example = LineExample;
 
-    fn loaded(&self) -> &LoadedModel {
-        &self.model
+    fn store(&self) -> &crate::nn::params::ParamStore {
+        &self.model.store
+    }
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        self.model.save(dir, &self.head_config())
     }
 
     fn head_config(&self) -> HeadConfig {
