@@ -50,5 +50,4 @@ fn scratch_encoder_learns_synthetic_spans() {
     );
     assert!(em.all.rate() >= 0.95, "exact match {:.3}", em.all.rate());
     assert!(em.positive.total > 0 && em.negative.total > 0);
-    assert!(start.elapsed().as_secs() < 60);
 }
