@@ -51,7 +51,7 @@ MAX_SNIPPET = 4000
 SIGNATURE = re.compile(
     r"^[ \t]*(?:(?:public|protected|private|static|final|synchronized|abstract|native|default)\s+)*"
     r"(?:<[^>]*>\s+)?[\w.<>\[\], ?]+\s+\w+\s*\([^;{}]*\)\s*(?:throws\s+[\w., ]+)?\s*\{",
-    re.M,
+    re.MULTILINE,
 )
 
 
@@ -86,11 +86,15 @@ def java_methods():
 def python_functions():
     """Functions of CPython's standard library (pyenv's newest 3.x), as `ast` finds them."""
     root = subprocess.run(["pyenv", "root"], capture_output=True, text=True, check=True).stdout.strip()
-    libs = sorted(glob.glob(f"{root}/versions/3.*/lib/python3.*"), key=lambda p: [int(x) for x in re.findall(r"\d+", p.rsplit("/", 1)[1])])
+    libs = sorted(
+        glob.glob(f"{root}/versions/3.*/lib/python3.*"),
+        key=lambda p: [int(x) for x in re.findall(r"\d+", p.rsplit("/", 1)[1])],
+    )
     lib = libs[-1]
     for path in sorted(glob.glob(f"{lib}/*.py")):
         try:
-            text = open(path, encoding="utf-8").read()
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
             tree = ast.parse(text)
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
@@ -123,7 +127,9 @@ def unigram(texts, vocab_size):
     tok = Tokenizer(models.Unigram())
     tok.normalizer = normalizers.Replace(" ", " ")
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>", show_progress=False)
+    trainer = trainers.UnigramTrainer(
+        vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>", show_progress=False
+    )
     tok.train_from_iterator(texts, trainer=trainer)
     return [tuple(p) for p in json.loads(tok.to_str())["model"]["vocab"]]
 
@@ -133,7 +139,7 @@ def write_tokenizers(out, texts, vocab_size):
     RobertaTokenizer(vocab=vocab, merges=merges).save_pretrained(f"{out}/codet5")
     os.makedirs(f"{out}/codet5_bpe", exist_ok=True)
     with open(f"{out}/codet5_bpe/vocab.json", "w") as f:
-        json.dump(vocab, f, ensure_ascii=False)
+        json.dump(dict(sorted(vocab.items(), key=lambda item: item[1])), f, ensure_ascii=False)
     with open(f"{out}/codet5_bpe/merges.txt", "w") as f:
         f.write("#version: 0.2\n" + "\n".join(" ".join(m) for m in merges) + "\n")
     with open(f"{out}/codet5_bpe/tokenizer_config.json", "w") as f:
@@ -178,6 +184,7 @@ def main():
                 row["ids"][family] = tok(text)["input_ids"]
                 row["plain"][family] = tok.convert_tokens_to_ids(tok.tokenize(text))
             f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+
 
 if __name__ == "__main__":
     main()
