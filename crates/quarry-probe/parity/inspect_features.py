@@ -26,9 +26,10 @@ Commands (from the workspace root, in a venv with `pip install torch transformer
       INSPECT's features of MODEL on the dataset file DATA, against the `layer_NN.npy` that
       `quarry probe --npy NPY` wrote: per layer, the largest absolute difference; with
       `--float64`, also how far each float32 computation (quarry's, transformers') lies from
-      transformers in float64, which tells rounding from a different computation. `--cache DIR` writes transformers'
-      float32 features as quarry's feature cache (`layer_NN.bin`), for
-      `quarry probe --features DIR`: the probes' accuracies on them.
+      transformers in float64, which tells rounding from a different computation.
+      `--cache DIR` writes transformers' float32 features as quarry's feature cache
+      (`layer_NN.bin`), for `quarry probe --features DIR` (the probes' accuracies on them),
+      or reads them from there when it holds them already.
 """
 
 import argparse
@@ -200,11 +201,28 @@ def write_cache(directory, layers, model, dataset):
             f.write(b"QPFEAT1\n" + len(header).to_bytes(4, "little") + header + rows.tobytes())
 
 
+def read_cache(directory):
+    """The layers of a cache `write_cache` wrote, or None where it holds none."""
+    layers = []
+    while os.path.exists(f"{directory}/layer_{len(layers):02}.bin"):
+        with open(f"{directory}/layer_{len(layers):02}.bin", "rb") as f:
+            data = f.read()
+        size = int.from_bytes(data[8:12], "little")
+        header = json.loads(data[12 : 12 + size])
+        rows = np.frombuffer(data[12 + size :], dtype="<f4").reshape(header["rows"], header["dim"])
+        layers.append(rows)
+    return layers or None
+
+
 def compare(args):
     model, tok = load(args.model)
     texts = read_texts(args.data)
     pairs = inspect_inputs(tok, texts, max_len_of(model.config))
-    layers = features(model, pairs)
+    layers = read_cache(args.cache) if args.cache else None
+    if layers is None:
+        layers = features(model, pairs)
+        if args.cache:
+            write_cache(args.cache, layers, "transformers", os.path.basename(args.data))
     exact = features(model.double(), pairs) if args.float64 else [None] * len(layers)
     worst = 0.0
     for n, (want, f64) in enumerate(zip(layers, exact)):
@@ -220,8 +238,6 @@ def compare(args):
         print(line)
         worst = max(worst, diff.max())
     print(f"worst: {worst:.3g}")
-    if args.cache:
-        write_cache(args.cache, layers, "transformers", os.path.basename(args.data))
 
 
 def main():
