@@ -62,10 +62,13 @@ fn model_error(e: quarry_model::ModelError) -> ProbeError {
     ProbeError::Model(e.to_string())
 }
 
-/// The text INSPECT's extractor feeds the tokenizer: the sample's field as the file has it,
-/// stripped.
+/// The text INSPECT's extractor feeds the tokenizer: the last tab-separated field of the
+/// sample's line as the file has it, whitespace stripped from its end. A sample continued on
+/// further lines gives its first line's (the extractor reads every line as a sample of its
+/// own, so that file's later features are out of step with its labels there).
 fn inspect_text(sample: &Sample) -> &str {
-    sample.text.trim()
+    let line = sample.text.split('\n').next().unwrap_or_default();
+    line.rsplit('\t').next().unwrap_or_default().trim_end()
 }
 
 /// What of a model its inputs depend on.
@@ -145,6 +148,14 @@ mod tests {
         assert_eq!(cut(0), Vec::<u32>::new());
         assert_eq!(cut(-1), vec![1, 2, 3]);
         assert_eq!(cut(-9), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn inspect_reads_the_last_field_of_the_first_line_as_the_extractor_does() {
+        let sample = |text: &str| Sample { split: crate::Split::Train, label: "A".into(), text: text.into(), line: 1 };
+        assert_eq!(inspect_text(&sample(" int x ;  ")), " int x ;");
+        assert_eq!(inspect_text(&sample("a\tb c \r")), "b c");
+        assert_eq!(inspect_text(&sample("int x ;\ncontinued")), "int x ;");
     }
 
     #[test]
