@@ -15,6 +15,7 @@ use quarry_probe::cache::{CacheKey, FeatureCache};
 use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
 use quarry_probe::features::LayerFeatures;
 use quarry_probe::heatmap::Heatmap;
+use quarry_probe::input::InputRule;
 use quarry_probe::outputs::write_reports;
 use quarry_probe::report::read_results;
 use quarry_probe::Task;
@@ -35,6 +36,8 @@ pub struct InspectConfig {
     pub tasks: Vec<Task>,
     /// Which released size to read (`TASK_ORIG_{size}.txt`).
     pub size: String,
+    /// How samples become the encoder's input (it keys the feature cache).
+    pub input: InputRule,
     /// Probe settings.
     pub options: ExperimentOptions,
 }
@@ -133,7 +136,7 @@ fn probe_task(
 ) -> Result<TaskResult> {
     let probe_error = |e: quarry_probe::ProbeError| ExperimentError::Invalid(format!("{}: {e}", path.display()));
     let (dataset, bytes) = quarry_probe::hub::read_keyed(path).map_err(probe_error)?;
-    let key = CacheKey::new(&config.out, &config.model, task, path, &bytes);
+    let key = CacheKey::new(&config.out, &config.model, task, config.input, path, &bytes);
     let cache = FeatureCache::new(&key.dir);
     let cached = cache.layers().map(|layers| !layers.is_empty()).unwrap_or(false);
     let mut encoder = if cached { None } else { Some(encoder_for(task).map_err(ExperimentError::Invalid)?) };

@@ -14,6 +14,7 @@ use quarry_stdx::write_atomically;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ProbeError, Result};
+use crate::input::InputRule;
 use crate::task::Task;
 
 const MAGIC: &[u8; 8] = b"QPFEAT1\n";
@@ -28,7 +29,7 @@ pub fn file_safe(name: &str) -> String {
 /// identity written into their headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheKey {
-    /// `OUT/features/<model>/<task>_<content hash>/`.
+    /// `OUT/features/<model>/<task>_<input rule>_<content hash>/`.
     pub dir: PathBuf,
     /// `<file name>#<content hash>`.
     pub dataset_id: String,
@@ -36,13 +37,14 @@ pub struct CacheKey {
 
 impl CacheKey {
     /// The cache of `model`'s features for `task` on the dataset file `path` holding
-    /// `bytes`, under the output folder `out`; the content hash (FNV-1a) makes an edited
-    /// file a new entry.
-    pub fn new(out: &Path, model: &str, task: Task, path: &Path, bytes: &[u8]) -> CacheKey {
+    /// `bytes`, its inputs built by `input`, under the output folder `out`; the content hash
+    /// (FNV-1a) makes an edited file a new entry.
+    pub fn new(out: &Path, model: &str, task: Task, input: InputRule, path: &Path, bytes: &[u8]) -> CacheKey {
         let hash = stable_hash_bytes(bytes);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let entry = format!("{task}_{}_{hash:016x}", input.name());
         CacheKey {
-            dir: out.join("features").join(file_safe(model)).join(format!("{task}_{hash:016x}")),
+            dir: out.join("features").join(file_safe(model)).join(entry),
             dataset_id: format!("{name}#{hash:016x}"),
         }
     }

@@ -1,20 +1,23 @@
 //! Per-layer features from a neural encoder loaded by quarry-model: the
-//! summary token ([CLS] or `<s>`) of every hidden state, or for KTX the
-//! representation of the probed token itself.
+//! summary token (position 0) of every hidden state, or for KTX the
+//! representation of the probed token itself, on inputs built by an [`InputRule`].
 
 use quarry_model::LoadedModel;
 
 use crate::dataset::Sample;
 use crate::error::{ProbeError, Result};
 use crate::features::LayerFeatures;
+use crate::input::{input_ids, inspect_length, InputModel, InputRule};
 use crate::task::Task;
 
 /// Which token of the encoded sample is probed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProbedToken {
-    /// The summary token at position 0 ([CLS] for BERT, `<s>` for RoBERTa).
+    /// The token at position 0 (the summary token: INSPECT's `[CLS]` string, or the
+    /// tokenizer's first special token).
     Summary,
-    /// The first sub-token of the sample's text, right after the summary token.
+    /// The second token, the first sub-token of the sample's text where a special token
+    /// comes first.
     FirstOfSample,
 }
 
@@ -37,22 +40,40 @@ impl ProbedToken {
     }
 }
 
-/// A quarry-model encoder as a source of probing features. Samples are
-/// tokenized from their space-separated code tokens, truncated to the model's
-/// maximum length, sorted by length and run in padded batches of `batch_size`
-/// in evaluation mode; layer 0 is the embedding output.
+/// A quarry-model encoder as a source of probing features. Samples become ids by
+/// `rule`, are sorted by length and run in padded batches of `batch_size` in
+/// evaluation mode; layer 0 is the embedding output.
 pub struct EncoderFeatures {
     model: LoadedModel,
     token: ProbedToken,
+    rule: InputRule,
     batch_size: usize,
-    max_len: usize,
+    /// INSPECT's `L` of the whole dataset, once [`LayerFeatures::prepare`] has seen it.
+    dataset_length: Option<usize>,
 }
 
 impl EncoderFeatures {
-    /// Wraps `model`, probing `token`, running `batch_size` samples per forward pass.
-    pub fn new(model: LoadedModel, token: ProbedToken, batch_size: usize) -> EncoderFeatures {
-        let max_len = model.config.max_input_len().max(3);
-        EncoderFeatures { model, token, batch_size: batch_size.max(1), max_len }
+    /// Wraps `model`, probing `token` of inputs built by `rule`, running `batch_size` samples
+    /// per forward pass.
+    pub fn new(model: LoadedModel, token: ProbedToken, rule: InputRule, batch_size: usize) -> EncoderFeatures {
+        EncoderFeatures { model, token, rule, batch_size: batch_size.max(1), dataset_length: None }
+    }
+
+    fn input_model(&self) -> Result<InputModel<'_>> {
+        let family = self.model.config.family().map_err(|e| ProbeError::Model(e.to_string()))?;
+        Ok(InputModel { tokenizer: &self.model.tokenizer, family, max_len: self.model.config.max_input_len() })
+    }
+
+    /// The input ids of `samples`, as [`LayerFeatures::features`] runs them (INSPECT's `L`
+    /// from the prepared dataset, else from `samples` themselves).
+    pub fn input_ids(&self, samples: &[Sample]) -> Result<Vec<Vec<u32>>> {
+        let model = self.input_model()?;
+        let length = match (self.rule, self.dataset_length) {
+            (InputRule::Tokenizer, _) => 0,
+            (InputRule::Inspect, Some(length)) => length,
+            (InputRule::Inspect, None) => inspect_length(model, samples)?,
+        };
+        input_ids(self.rule, model, samples, length)
     }
 }
 
@@ -61,17 +82,21 @@ impl LayerFeatures for EncoderFeatures {
         self.model.config.num_hidden_layers + 1
     }
 
+    fn prepare(&mut self, samples: &[Sample]) -> Result<()> {
+        if self.rule == InputRule::Inspect {
+            self.dataset_length = Some(inspect_length(self.input_model()?, samples)?);
+        }
+        Ok(())
+    }
+
     fn features(&mut self, samples: &[Sample]) -> Result<Vec<Vec<Vec<f32>>>> {
         let model_error = |e: quarry_model::ModelError| ProbeError::Model(e.to_string());
-        let mut ids = Vec::with_capacity(samples.len());
-        for sample in samples {
-            let encoded = self.model.tokenizer.encode(&sample.code(), Some(self.max_len)).map_err(model_error)?;
-            let mut sequence = encoded.ids;
+        let mut ids = self.input_ids(samples)?;
+        for sequence in &mut ids {
             if sequence.len() <= self.token.position() {
                 // An empty sample: probe the closing special token instead of failing.
                 sequence.push(*sequence.last().unwrap_or(&self.model.tokenizer.pad_id()));
             }
-            ids.push(sequence);
         }
         // Similar lengths share a batch, so little compute goes to padding.
         let mut order: Vec<usize> = (0..ids.len()).collect();
@@ -111,11 +136,14 @@ mod tests {
     #[test]
     fn batched_features_follow_sample_order_and_match_single_runs() {
         let dataset = Dataset::parse(DATA.as_bytes());
-        let mut batched = EncoderFeatures::new(scratch_model(), ProbedToken::Summary, 3);
+        let mut batched = EncoderFeatures::new(scratch_model(), ProbedToken::Summary, InputRule::Inspect, 3);
+        batched.prepare(&dataset.samples).unwrap();
         let all = batched.features(&dataset.samples).unwrap();
         assert_eq!(all.len(), 3, "embeddings and two layers");
         assert!(all.iter().all(|layer| layer.len() == 4 && layer.iter().all(|v| v.len() == 16)));
-        let mut single = EncoderFeatures::new(scratch_model(), ProbedToken::Summary, 1);
+        // Alone, each sample is cut as in its dataset: INSPECT's length is the dataset's.
+        let mut single = EncoderFeatures::new(scratch_model(), ProbedToken::Summary, InputRule::Inspect, 1);
+        single.prepare(&dataset.samples).unwrap();
         for (i, sample) in dataset.samples.iter().enumerate() {
             let alone = single.features(std::slice::from_ref(sample)).unwrap();
             for layer in 0..3 {
@@ -132,10 +160,17 @@ mod tests {
     fn ktx_probes_the_token_itself() {
         assert_eq!(ProbedToken::for_task(Task::Ktx), ProbedToken::FirstOfSample);
         assert_eq!(ProbedToken::for_task(Task::Idn), ProbedToken::Summary);
-        let dataset = Dataset::parse(b"tr\tKPT\tint\ntr\tSYM\t;\n");
-        let mut encoder = EncoderFeatures::new(scratch_model(), ProbedToken::FirstOfSample, 8);
+        // `>>>=` is four sub-tokens, so INSPECT's cut (the longest tokenization less two)
+        // leaves the one-token samples whole.
+        let dataset = Dataset::parse(b"tr\tKPT\tint\ntr\tSYM\t;\ntr\tOPR\t>>>=\n");
+        let mut encoder = EncoderFeatures::new(scratch_model(), ProbedToken::FirstOfSample, InputRule::Inspect, 8);
         let all = encoder.features(&dataset.samples).unwrap();
         // At the embedding layer the two different tokens already differ.
         assert_ne!(all[0][0], all[0][1]);
+        // Where every sample is one sub-token, INSPECT's cut (to -1: Python drops the last)
+        // empties them all, and the probed position holds `[SEP]` for each.
+        let dataset = Dataset::parse(b"tr\tKPT\tint\ntr\tSYM\t;\n");
+        let all = encoder.features(&dataset.samples).unwrap();
+        assert_eq!(all[0][0], all[0][1]);
     }
 }

@@ -160,8 +160,9 @@ pub fn run_experiment(
 pub const EXTRACTION_CHUNK: usize = 32;
 
 /// Features for `dataset` from `cache`, extracting them with `encoder` (and
-/// caching every layer) when the cache is empty. Extraction goes in chunks of
-/// [`EXTRACTION_CHUNK`] samples; `on_progress(done, total)` follows it.
+/// caching every layer) when the cache is empty. The encoder is prepared with the
+/// whole dataset, then extraction goes in chunks of [`EXTRACTION_CHUNK`] samples;
+/// `on_progress(done, total)` follows it.
 pub fn cached_or_extract(
     cache: &FeatureCache,
     encoder: Option<&mut dyn LayerFeatures>,
@@ -181,6 +182,7 @@ pub fn cached_or_extract(
         });
     };
     let total = dataset.samples.len();
+    encoder.prepare(&dataset.samples)?;
     let mut features: Vec<Vec<Vec<f32>>> = vec![Vec::with_capacity(total); encoder.layers()];
     for chunk in dataset.samples.chunks(EXTRACTION_CHUNK) {
         let part = encoder.features(chunk)?;

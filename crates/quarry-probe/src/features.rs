@@ -12,6 +12,12 @@ use crate::error::{ProbeError, Result};
 pub trait LayerFeatures {
     /// Number of layers (embeddings included, if the encoder reports them).
     fn layers(&self) -> usize;
+    /// Sees every sample of the dataset before [`features`](Self::features) is asked for
+    /// parts of it (INSPECT's inputs depend on the dataset's longest sample); by default
+    /// nothing.
+    fn prepare(&mut self, _samples: &[Sample]) -> Result<()> {
+        Ok(())
+    }
     /// `result[layer][sample]` is the feature vector of `samples[sample]` at `layer`.
     fn features(&mut self, samples: &[Sample]) -> Result<Vec<Vec<Vec<f32>>>>;
 }

@@ -20,6 +20,7 @@ pub mod features;
 pub mod generate;
 pub mod heatmap;
 pub mod hub;
+pub mod input;
 pub mod java;
 pub mod ktx;
 pub mod labels;

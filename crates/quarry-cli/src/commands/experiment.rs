@@ -215,6 +215,10 @@ pub struct InspectArgs {
     /// Samples per encoder forward pass during extraction.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
     pub encoder_batch: usize,
+    /// How a sample becomes the encoder's input: `inspect` (INSPECT's extractor, per model
+    /// family) or `tokenizer` (the tokenizer's own special tokens).
+    #[arg(long, default_value = "inspect")]
+    pub input: quarry_probe::input::InputRule,
     /// Seed of initialisation and shuffling.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -433,6 +437,7 @@ fn inspect(args: InspectArgs) -> Result<()> {
         model: args.name.clone().unwrap_or_else(|| args.model.clone()),
         tasks,
         size: args.size.clone(),
+        input: args.input,
         options: quarry_probe::experiment::ExperimentOptions { train, layers: None, control: false },
     };
     let choice = super::probe::EncoderChoice {
@@ -441,6 +446,7 @@ fn inspect(args: InspectArgs) -> Result<()> {
         device: &args.device,
         seed: args.seed,
         batch: args.encoder_batch,
+        input: args.input,
     };
     let mut message = |m: &str| eprintln!("quarry: {m}");
     let report = quarry_experiment::inspect::run(&config, &mut |task| choice.encoder_for(task), &mut message)

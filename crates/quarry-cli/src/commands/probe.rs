@@ -8,6 +8,7 @@ use quarry_probe::cache::{CacheKey, FeatureCache};
 use quarry_probe::encoder::{EncoderFeatures, ProbedToken};
 use quarry_probe::experiment::{cached_or_extract, run_experiment, ExperimentOptions};
 use quarry_probe::features::{HashedTokens, LayerFeatures};
+use quarry_probe::input::InputRule;
 use quarry_probe::outputs::write_reports;
 use quarry_probe::report::pretty_table;
 use quarry_probe::train::TrainConfig;
@@ -42,6 +43,10 @@ pub struct ProbeArgs {
     /// Samples per encoder forward pass during extraction.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
     encoder_batch: usize,
+    /// How a sample becomes the encoder's input: `inspect` (INSPECT's extractor, per model
+    /// family) or `tokenizer` (the tokenizer's own special tokens).
+    #[arg(long, default_value = "inspect")]
+    input: InputRule,
     /// Folder of precomputed features (layer_NN.bin); default: the cache under --out.
     #[arg(long)]
     features: Option<PathBuf>,
@@ -107,6 +112,8 @@ pub struct EncoderChoice<'a> {
     pub seed: u64,
     /// Samples per forward pass.
     pub batch: usize,
+    /// How samples become input ids.
+    pub input: InputRule,
 }
 
 impl EncoderChoice<'_> {
@@ -123,7 +130,7 @@ impl EncoderChoice<'_> {
         let model = load().map_err(|e| {
             format!("--model {}: {e}; or pass precomputed layer_NN.bin features with --features DIR", self.model)
         })?;
-        Ok(Box::new(EncoderFeatures::new(model, ProbedToken::for_task(task), self.batch)))
+        Ok(Box::new(EncoderFeatures::new(model, ProbedToken::for_task(task), self.input, self.batch)))
     }
 }
 
@@ -134,6 +141,7 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
         device: &args.device,
         seed: args.seed,
         batch: args.encoder_batch,
+        input: args.input,
     };
     choice.encoder_for(task)
 }
@@ -159,7 +167,7 @@ pub fn run(args: ProbeArgs) -> i32 {
         eprintln!("{}: {} malformed lines (continued or skipped)", args.data.display(), dataset.malformed.len());
     }
     let name = args.name.clone().unwrap_or_else(|| args.model.clone());
-    let key = CacheKey::new(&args.out, &name, task, &args.data, &bytes);
+    let key = CacheKey::new(&args.out, &name, task, args.input, &args.data, &bytes);
     let cache_dir = args.features.clone().unwrap_or(key.dir);
     let cache = FeatureCache::new(&cache_dir);
     let show_progress = std::io::stderr().is_terminal();
