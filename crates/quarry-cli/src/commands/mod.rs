@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 
+pub mod answer_args;
 pub mod bench;
 pub mod blocks;
 pub mod codeqa;

@@ -14,7 +14,7 @@ use quarry_model::nn::heads::HeadConfig;
 use quarry_model::training::train::read_state;
 use quarry_model::{ModelSource, Precision};
 
-use super::train::AnswerArgs;
+use super::answer_args::AnswerArgs;
 use super::training::{run_training, Setup};
 
 /// Trains `arch` as `args` say: from `--model scratch:LAYERSxHIDDEN` with vocabularies of
