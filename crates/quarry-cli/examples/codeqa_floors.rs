@@ -4,16 +4,10 @@
 //!
 //! Usage: cargo run --release -p quarry-cli --example codeqa_floors -- TRAIN_PREFIX TEST_PREFIX OUT_DIR
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use quarry_data::codeqa::read_split;
+use quarry_data::codeqa::{read_split, write_answers};
 use quarry_experiment::codeqa::floors::{bm25_nearest, most_frequent};
-
-fn write_lines(path: &Path, lines: &[String]) -> Result<(), Box<dyn std::error::Error>> {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    quarry_stdx::write_atomically(path, text.as_bytes())?;
-    Ok(())
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -25,8 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(out);
     let (top, n) = most_frequent(&train).ok_or("empty train set")?;
     eprintln!("most frequent train answer: {top:?} ({n} of {})", train.len());
-    write_lines(&out.join("most_frequent.hyp"), &vec![top; test.len()])?;
-    write_lines(&out.join("bm25.hyp"), &bm25_nearest(&train, &test)?)?;
+    write_answers(&out.join("most_frequent.hyp"), &vec![top; test.len()])?;
+    write_answers(&out.join("bm25.hyp"), &bm25_nearest(&train, &test)?)?;
     eprintln!("wrote {} and {}", out.join("most_frequent.hyp").display(), out.join("bm25.hyp").display());
     Ok(())
 }

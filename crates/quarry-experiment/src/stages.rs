@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{ExperimentError, Result};
+use crate::runs::Progress;
 
 /// The stage records of one experiment directory.
 pub struct Stages {
@@ -29,6 +30,24 @@ impl Stages {
     pub fn done<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
         let text = quarry_stdx::read::read_text(&self.path(name), quarry_stdx::read::MAX_TEXT_FILE_BYTES).ok()?;
         serde_json::from_str(&text).ok()
+    }
+
+    /// Runs stage `name` with `body` unless its record says it finished (then returns the
+    /// recorded result), and records what it returns; the progress hears which.
+    pub fn run<T: Serialize + DeserializeOwned>(
+        &self,
+        name: &str,
+        progress: &mut Progress<'_>,
+        body: impl FnOnce(&mut Progress<'_>) -> Result<T>,
+    ) -> Result<T> {
+        if let Some(done) = self.done(name) {
+            (progress.message)(&format!("{name}: done before, skipped"));
+            return Ok(done);
+        }
+        (progress.message)(&format!("{name}: running"));
+        let result = body(progress)?;
+        self.finish(name, &result)?;
+        Ok(result)
     }
 
     /// Records that stage `name` finished with `result`.

@@ -162,14 +162,7 @@ fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
         let caser = quarry_model::models::answer::text::TrueCaser::learn(train.iter().map(String::as_str));
         answers = answers.iter().map(|a| caser.apply(a)).collect();
     }
-    let mut out = AtomicFile::create(&args.out)?;
-    for a in &answers {
-        // One answer per line, whatever the tokenizer's decoder produced.
-        let line: String = a.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
-        out.write_all(line.as_bytes())?;
-        out.write_all(b"\n")?;
-    }
-    out.commit()?;
+    quarry_data::codeqa::write_answers(&args.out, &answers)?;
     eprintln!(
         "{} answers in {seconds:.1}s ({:.2} answers/s, beam {}) -> {}",
         answers.len(),

@@ -42,6 +42,8 @@ pub use generate::{
     Outcome, DEFAULT_MAX_PAIRS,
 };
 pub use pair::{Kind, Pair};
-pub use parallel::{read_lines, read_lines_with, read_split, write_split, CodeQaExample, Field, LineRules, SplitFiles};
+pub use parallel::{
+    read_lines, read_lines_with, read_split, write_answers, write_split, CodeQaExample, Field, LineRules, SplitFiles,
+};
 pub use pipeline_parser::load_parser;
 pub use stored::StoredParses;

@@ -267,6 +267,19 @@ pub fn write_split(prefix: &Path, examples: &[CodeQaExample]) -> Result<(), Data
     Ok(())
 }
 
+/// Writes answers as `quarry evaluate answer` reads hypotheses: one per line, each ended by a
+/// newline, a line break inside an answer written as a space; atomically.
+pub fn write_answers(path: &Path, answers: &[String]) -> Result<(), DataError> {
+    let mut out = AtomicFile::create(path)?;
+    for answer in answers {
+        let line: String = answer.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.commit()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

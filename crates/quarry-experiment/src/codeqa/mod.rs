@@ -17,14 +17,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::Device;
-use quarry_data::codeqa::{read_split, write_split, CodeQaExample};
+use quarry_data::codeqa::{read_split, write_answers, write_split, CodeQaExample};
 use quarry_model::models::answer::text::TrueCaser;
 use quarry_model::training::train::TrainConfig;
 use quarry_model::{
     load_model, AnswerConfig, AnswerModel, AnswerSelection, DecodeOptions, EncodedAnswer, LoadedModel, ModelSource,
     Precision,
 };
-use quarry_stdx::AtomicFile;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ExperimentError, Result};
@@ -145,19 +144,10 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<CodeQaReport>
     }
     std::fs::create_dir_all(&config.out).map_err(|e| ExperimentError::io(&config.out, e))?;
     let stages = Stages::new(&config.out);
-    let stage = |name: &str, progress: &mut Progress<'_>| -> bool {
-        let done = stages.done::<serde_json::Value>(name).is_some();
-        (progress.message)(&format!("{name}: {}", if done { "done before, skipped" } else { "running" }));
-        !done
-    };
     let data = config.out.join("data");
     let prefix = |split: &str| data.join(split);
 
-    if stage("data", progress) {
-        let counts = split_data(config, &data)?;
-        stages.finish("data", &counts)?;
-    }
-    let counts: Counts = stages.done("data").ok_or_else(|| ExperimentError::Invalid("no data stage record".into()))?;
+    let counts: Counts = stages.run("data", progress, |_| split_data(config, &data))?;
     let train_pairs = read_split(&prefix("train"), true, false)?;
 
     let load = |dir: Option<&Path>| -> Result<LoadedModel> {
@@ -177,8 +167,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<CodeQaReport>
         if epochs == 0 {
             continue;
         }
-        let record = format!("train-{name}");
-        if stage(&record, progress) {
+        let trained: Trained = stages.run(&format!("train-{name}"), progress, |progress| {
             let start_from = latest.clone();
             let load_stage = |dir: Option<&Path>| load(dir.or(start_from.as_deref()));
             let schedule = TrainConfig {
@@ -192,40 +181,35 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<CodeQaReport>
                 ..TrainConfig::default()
             };
             let run = TrainingRun { dir: config.out.join("train").join(name), load: &load_stage, config: schedule };
-            let trained = run.train(|loaded| answer_model(config, loaded, frozen, &prefix), progress)?;
-            stages.finish(&record, &trained)?;
-        }
-        let trained: Trained =
-            stages.done(&record).ok_or_else(|| ExperimentError::Invalid(format!("no {record} stage record")))?;
+            run.train(|loaded| answer_model(config, loaded, frozen, &prefix), progress)
+        })?;
         latest = Some(trained.dir.join("best"));
         training.push(trained);
     }
     let model_dir = latest.ok_or_else(|| ExperimentError::Invalid("no trained model".into()))?;
 
     let answers = config.out.join("answers");
-    if stage("answers", progress) {
-        let seconds = answer(config, load(Some(&model_dir))?, &prefix("test"), &train_pairs, &answers)?;
-        stages.finish("answers", &seconds)?;
-    }
-    let answer_seconds: f64 = stages.done("answers").unwrap_or(f64::NAN);
-    if stage("floors", progress) {
+    std::fs::create_dir_all(&answers).map_err(|e| ExperimentError::io(&answers, e))?;
+    let answer_seconds: f64 = stages.run("answers", progress, |_| {
+        answer(config, load(Some(&model_dir))?, &prefix("test"), &train_pairs, &answers)
+    })?;
+    let (top, top_count) =
+        floors::most_frequent(&train_pairs).ok_or_else(|| ExperimentError::Invalid("no training pairs".into()))?;
+    let top_note = format!("\"{top}\", {top_count} of {} training answers", counts.train);
+    stages.run("floors", progress, |_| {
         let test = read_split(&prefix("test"), true, false)?;
-        let (top, _) =
-            floors::most_frequent(&train_pairs).ok_or_else(|| ExperimentError::Invalid("no training pairs".into()))?;
-        write_lines(&answers.join("most_frequent.hyp"), &vec![top; test.len()])?;
-        write_lines(&answers.join("bm25.hyp"), &floors::bm25_nearest(&train_pairs, &test)?)?;
-        stages.finish("floors", &true)?;
-    }
+        write_answers(&answers.join("most_frequent.hyp"), &vec![top; test.len()])?;
+        write_answers(&answers.join("bm25.hyp"), &floors::bm25_nearest(&train_pairs, &test)?)?;
+        Ok(true)
+    })?;
     let relative = |path: &Path| path.strip_prefix(&config.out).unwrap_or(path).display().to_string();
-    let top =
-        floors::most_frequent(&train_pairs).map(|(a, n)| format!("\"{a}\", {n} of {} training answers", counts.train));
     let systems = [
         (
             "quarry",
             "model.hyp",
             format!("{} ({} test questions, beam {})", relative(&model_dir), counts.test, config.beam),
         ),
-        ("floor: most frequent training answer", "most_frequent.hyp", top.unwrap_or_default()),
+        ("floor: most frequent training answer", "most_frequent.hyp", top_note),
         (
             "floor: answer of the BM25-nearest training question",
             "bm25.hyp",
@@ -340,21 +324,6 @@ fn answer(config: &Config, loaded: LoadedModel, test: &Path, train: &[CodeQaExam
     let caser = TrueCaser::learn(train.iter().filter_map(|e| e.answer.as_deref()));
     let texts: Vec<String> = options.selection.pick_each(&candidates).iter().map(|a| caser.apply(a)).collect();
     let seconds = start.elapsed().as_secs_f64();
-    write_lines(&answers.join("model.hyp"), &texts)?;
+    write_answers(&answers.join("model.hyp"), &texts)?;
     Ok(seconds)
-}
-
-/// One answer per line, line breaks inside an answer made spaces, written atomically.
-fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| ExperimentError::io(dir, e))?;
-    }
-    let mut out = AtomicFile::create(path)?;
-    for line in lines {
-        let line: String = line.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
-        out.write_all(line.as_bytes())?;
-        out.write_all(b"\n")?;
-    }
-    out.commit()?;
-    Ok(())
 }

@@ -120,7 +120,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Cs1qaReport> 
         model.set_precision(config.precision);
         Ok(model)
     };
-    let retrieval = stage(&stages, "retrieval", progress, |progress| retrieval_stage(config, &load, progress))?;
+    let retrieval = stages.run("retrieval", progress, |progress| retrieval_stage(config, &load, progress))?;
     let mut types = Vec::new();
     let mut lines = Vec::new();
     let mut baseline = None;
@@ -130,11 +130,11 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Cs1qaReport> 
             (read("train_cleaned.jsonl")?, read("dev_cleaned.jsonl")?, read("test_cleaned.jsonl")?);
         for &seed in &config.seeds {
             let name = format!("type-seed{seed}");
-            types.push(stage(&stages, &name, progress, |progress| {
+            types.push(stages.run(&name, progress, |progress| {
                 type_run(config, &load, &name, seed, [&train, &valid, &test], progress)
             })?);
             let name = format!("lines-seed{seed}");
-            lines.push(stage(&stages, &name, progress, |progress| {
+            lines.push(stages.run(&name, progress, |progress| {
                 lines_run(config, &load, &name, seed, [&train, &valid, &test], progress)
             })?);
         }
@@ -158,23 +158,6 @@ impl Config {
     fn seed(&self) -> u64 {
         self.seeds.first().copied().unwrap_or(0)
     }
-}
-
-/// Runs stage `name` unless its record says it finished.
-fn stage<T: serde::Serialize + serde::de::DeserializeOwned>(
-    stages: &Stages,
-    name: &str,
-    progress: &mut Progress<'_>,
-    body: impl FnOnce(&mut Progress<'_>) -> Result<T>,
-) -> Result<T> {
-    if let Some(done) = stages.done(name) {
-        (progress.message)(&format!("{name}: done before, skipped"));
-        return Ok(done);
-    }
-    (progress.message)(&format!("{name}: running"));
-    let result = body(progress)?;
-    stages.finish(name, &result)?;
-    Ok(result)
 }
 
 /// Malformed lines are named and skipped; a file left with nothing usable is an error.
