@@ -132,3 +132,29 @@ fn span_model_answers_queries_in_every_setting() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn span_training_weighs_labels_when_asked() {
+    let dir = std::env::temp_dir().join(format!("quarry-cli-label-weights-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    write_char_vocab(&dir);
+    let data = dir.join("spans.jsonl");
+    let line =
+        r#"{"subtokenized_input_sequence":["[CLS]","a","b","c","d","e","[SEP]"],"label_sequence":[4,0,1,2,2,2,4]}"#;
+    std::fs::write(&data, format!("{line}\n")).unwrap();
+    let (d, t, o) = (s(&data), s(&dir), s(&dir.join("weighted")));
+    let args = ["train", "span", "--train", &d, "--valid", &d, "--model", "scratch:1x16x2", "--tokenizer", &t];
+    let run =
+        |weights: &str| quarry(&[&args[..], &["--out", &o, "--epochs", "1", "--label-weights", weights]].concat());
+    let out = ok(run("balanced"));
+    // scikit-learn's balanced weights of B, I, O, O, O over the labels present; F is unused.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("label weights: B 1.6667, I 1.6667, O 0.5556, F 1.0000"), "{stderr}");
+    let head = std::fs::read_to_string(dir.join("weighted/best/head_config.json")).unwrap();
+    assert!(head.contains("class_weights"), "{head}");
+    let refused = run("inverse");
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("plain or balanced"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -25,10 +25,12 @@ use quarry_model::evaluation::spans::{Breakdown, ExactMatch};
 use quarry_model::models::relevance::RELEVANCE_CLASSES;
 use quarry_model::training::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, EncodedExample,
-    SpanExample,
+    RelevanceExample, SpanExample,
 };
 use quarry_model::training::train::{TrainConfig, Trainable};
-use quarry_model::{load_model, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel, Tokenizer};
+use quarry_model::{
+    load_model, LabelWeighting, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel, Tokenizer,
+};
 use quarry_query::all_queries;
 use quarry_stdx::rng::sample_per_key;
 use serde::{Deserialize, Serialize};
@@ -68,6 +70,8 @@ pub struct Config {
     pub lr: f64,
     /// Warm-up steps of every run.
     pub warmup_steps: usize,
+    /// How every span run's training loss weighs the labels (the paper's: plain).
+    pub label_weights: LabelWeighting,
     /// Seed of splits, samples, initialization, dropout and data order.
     pub seed: u64,
     /// Training examples per query of the limited-budget runs (Section 5.2.2; the paper uses
@@ -78,7 +82,8 @@ pub struct Config {
     /// Evaluate at most this many positive and as many negative test examples per query.
     pub test_limit: Option<usize>,
     /// Train (span and relevance) on at most this many positive and as many negative
-    /// examples per query, for a run sized for a CPU.
+    /// examples per query, and validate the relevance classifier on as many, for a run sized
+    /// for a CPU.
     pub train_limit: Option<usize>,
     /// Keep `last/` every this many optimizer steps, so an interrupted run resumes mid-epoch.
     pub checkpoint_every: Option<usize>,
@@ -105,6 +110,7 @@ impl Config {
             batch_size: 8,
             lr: 5e-5,
             warmup_steps: 0,
+            label_weights: LabelWeighting::Plain,
             seed: 0,
             budgets: vec![512, 256, 128, 64],
             budget_repeats: 1,
@@ -339,6 +345,16 @@ impl Run<'_, '_> {
     }
 }
 
+/// Makes a span model whose loss weighs labels as `config` says, for training on `train`.
+fn span_model<'a>(config: &Config, train: &'a [EncodedExample]) -> impl FnOnce(LoadedModel) -> Result<SpanModel> + 'a {
+    let weighting = config.label_weights;
+    move |m| {
+        let mut model = SpanModel::new(m)?;
+        model.set_class_weights(weighting.weights(train))?;
+        Ok(model)
+    }
+}
+
 fn non_empty<T>(items: Vec<T>, path: &Path) -> Result<Vec<T>> {
     if items.is_empty() {
         return Err(ExperimentError::Invalid(format!(
@@ -419,13 +435,13 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     let (train, valid) = (run.encode(&train_set)?, run.encode(&valid_set)?);
     let seed = config.seed;
     let span: Trained = run.stage("train-span", |run| {
-        run.train("span", |m| Ok(SpanModel::new(m)?), &train, &valid, config.epochs, seed)
+        run.train("span", span_model(config, &train), &train, &valid, config.epochs, seed)
     })?;
     // Table 4: the same without supporting facts.
     let no_facts: Trained = run.stage("train-span-no-facts", |run| {
         let strip = |set: &[SpanExample]| set.iter().map(without_facts).collect::<Vec<_>>();
         let (t, v) = (run.encode(&strip(&train_set))?, run.encode(&strip(&valid_set))?);
-        run.train("span-no-facts", |m| Ok(SpanModel::new(m)?), &t, &v, config.epochs, seed)
+        run.train("span-no-facts", span_model(config, &t), &t, &v, config.epochs, seed)
     })?;
     // Section 4.2: the relevance classifier, class-weighted as in training by the CLI.
     let relevance: Trained = run.stage("train-relevance", |run| {
@@ -434,7 +450,9 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             non_empty(read_relevance_jsonl(&path)?, &path)
         };
         let (t, v) = (read("train")?, read("valid")?);
-        let t = run.train_sample(t, |e| (e.query.clone().unwrap_or_default(), e.relevant));
+        let key = |e: &RelevanceExample| (e.query.clone().unwrap_or_default(), e.relevant);
+        // Every block of the validation files is ~40 times the training sample: sampled alike.
+        let (t, v) = (run.train_sample(t, key), run.train_sample(v, key));
         let weights = class_weights_for(t.iter().map(|e| usize::from(e.relevant)), RELEVANCE_CLASSES)?;
         let (t, v) = (encode_relevance(&t, &run.tokenizer, max_len)?, encode_relevance(&v, &run.tokenizer, max_len)?);
         let make = |m| Ok(RelevanceModel::new(m, Some(weights))?);
@@ -448,7 +466,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
             let sample_seed = seed.wrapping_add(1 + repeat as u64);
             let trained: Trained = run.stage(&format!("train-{name}"), |run| {
                 let t = run.encode(&budget_sample(&train_set, budget, sample_seed))?;
-                run.train(&name, |m| Ok(SpanModel::new(m)?), &t, &valid, config.epochs, sample_seed)
+                run.train(&name, span_model(config, &t), &t, &valid, config.epochs, sample_seed)
             })?;
             budget_runs.push((budget, repeat, trained));
         }

@@ -10,6 +10,7 @@ use common::{assert_self_contained, renders_in_chromium, temp_dir, write_vocab};
 
 use quarry_data::codequeries::split::Ratios;
 use quarry_experiment::codequeries::{run, Config, Progress};
+use quarry_model::LabelWeighting;
 
 /// Python files where some imports and locals are unused and others are used.
 fn write_corpus(dir: &Path, files: usize) {
@@ -50,6 +51,7 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     config.lr = 1e-3;
     config.budgets = vec![4];
     config.checkpoint_every = Some(2);
+    config.label_weights = LabelWeighting::Balanced;
 
     let mut messages = Vec::new();
     let mut steps = 0;
@@ -79,6 +81,9 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     assert_eq!(report.table5.last().unwrap().name, "Original");
     assert_eq!(report.budgets.len(), 1);
     assert_eq!(report.training.len(), 4);
+    // The span runs were trained with the balanced loss, which their checkpoints record.
+    let head = std::fs::read_to_string(out.join("train/span/best/head_config.json")).unwrap();
+    assert!(head.contains("class_weights"), "{head}");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     for heading in ["Table 2", "Table 3", "Table 4", "Table 5", "Figure 5", "Relevance classifier"] {
         assert!(md.contains(heading), "{heading} missing from the report:\n{md}");

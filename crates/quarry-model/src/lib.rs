@@ -42,7 +42,7 @@ pub use loading::{load_model, LoadedModel, ModelSource};
 pub use models::answer::selection::{AnswerSelection, Candidate};
 pub use models::answer::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};
 pub use models::relevance::{RelevanceEvaluation, RelevanceModel};
-pub use models::span::SpanModel;
+pub use models::span::{balanced_class_weights, LabelWeighting, SpanModel};
 pub use nn::autocast::Precision;
 pub use nn::bert::{Encoder, EncoderOutput};
 pub use tokenizer::{Encoded, Tokenizer};

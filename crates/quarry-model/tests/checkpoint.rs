@@ -44,3 +44,40 @@ fn checkpoint_round_trip_and_resume() {
     assert_eq!(logs.iter().map(|l| l.epoch).collect::<Vec<_>>(), vec![1, 2, 3]);
     std::fs::remove_dir_all(&vocab).unwrap();
 }
+
+#[test]
+fn label_weights_travel_with_the_checkpoint_and_are_divided_out_of_predictions() {
+    std::env::set_var("RAYON_NUM_THREADS", "1");
+    let vocab = common::vocab_dir("weights");
+    let source = ModelSource::Scratch(ScratchSpec::parse("1x32x2").unwrap());
+    let mut model = SpanModel::new(load_model(&source, Some(&vocab), &Device::Cpu, 5).unwrap()).unwrap();
+    let data = encode_examples(&common::synthetic_set(8, 4), &model.model.tokenizer, 64).unwrap();
+    let ids: Vec<Vec<u32>> = data.iter().map(|e| e.ids.clone()).collect();
+    let refs: Vec<_> = data.iter().collect();
+    let batch = make_batch(&refs, model.model.tokenizer.pad_id(), &Device::Cpu).unwrap();
+    let raw = model.logits(&batch.ids, &batch.mask, false).unwrap().to_vec3::<f32>().unwrap();
+
+    // Weights this large move every argmax to the label with the smallest weight: I.
+    let weights = vec![1e6, 1e-6, 1e6, 1e6];
+    assert!(model.set_class_weights(Some(vec![1.0, -1.0, 1.0, 1.0])).is_err());
+    model.set_class_weights(Some(weights.clone())).unwrap();
+    let predicted = model.predict_labels(&ids, 4).unwrap();
+    for (row, (labels, example)) in raw.iter().zip(predicted.iter().zip(&data)) {
+        assert_eq!(labels.len(), example.ids.len());
+        for (logits, label) in row.iter().zip(labels) {
+            let adjusted: Vec<f32> = logits.iter().zip(&weights).map(|(l, w)| l - w.ln()).collect();
+            let best = (0..4).max_by(|&a, &b| adjusted[a].total_cmp(&adjusted[b])).unwrap();
+            assert_eq!(label.index(), best);
+        }
+    }
+    assert!(predicted.iter().flatten().all(|l| l.index() == 1));
+
+    // Saved and loaded, the model keeps its weights and predicts the same.
+    let dir = vocab.join("saved");
+    let m = &model.model;
+    save_checkpoint(&dir, &m.config, &m.tokenizer, &m.store, Some(&model.head_config())).unwrap();
+    let again = SpanModel::new(load_model(&ModelSource::Dir(dir), None, &Device::Cpu, 9).unwrap()).unwrap();
+    assert_eq!(again.head_config(), model.head_config());
+    assert_eq!(again.predict_labels(&ids, 4).unwrap(), predicted);
+    std::fs::remove_dir_all(&vocab).unwrap();
+}

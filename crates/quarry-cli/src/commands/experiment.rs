@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 use quarry_data::codequeries::split::Ratios;
 use quarry_experiment::codequeries::{run as run_codequeries, Config, Progress};
 use quarry_model::training::train::TrainEvent;
+use quarry_model::LabelWeighting;
 
 use super::model_arg::DeviceArgs;
 use super::training::ScheduleArgs;
@@ -258,6 +259,10 @@ pub struct CodeQueriesArgs {
     /// Epochs of the relevance classifier.
     #[arg(long, default_value_t = 1)]
     pub relevance_epochs: usize,
+    /// How the span runs' loss weighs the labels: `plain` (the paper's cross-entropy) or
+    /// `balanced` (inverse label frequencies, for short schedules).
+    #[arg(long, default_value = "plain")]
+    pub label_weights: LabelWeighting,
     /// Seed of splits, samples, initialization, dropout and data order.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -270,7 +275,8 @@ pub struct CodeQueriesArgs {
     /// Evaluate at most N positive and N negative test examples per query.
     #[arg(long)]
     pub test_limit: Option<usize>,
-    /// Train on at most N positive and N negative examples per query (span and relevance).
+    /// Train on at most N positive and N negative examples per query (span and relevance),
+    /// and validate the relevance classifier on as many.
     #[arg(long)]
     pub train_limit: Option<usize>,
     /// Keep a resumable checkpoint every N optimizer steps.
@@ -309,6 +315,7 @@ fn codequeries(args: CodeQueriesArgs) -> Result<()> {
     config.batch_size = args.schedule.batch_size;
     config.lr = args.schedule.lr;
     config.warmup_steps = args.schedule.warmup_steps;
+    config.label_weights = args.label_weights;
     config.seed = args.seed;
     config.budgets = args.budgets.into_iter().filter(|&b| b > 0).collect();
     config.budget_repeats = args.budget_repeats;

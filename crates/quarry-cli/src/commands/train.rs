@@ -12,7 +12,7 @@ use quarry_model::nn::heads::HeadConfig;
 use quarry_model::training::data::{
     class_weights_for, encode_examples, encode_relevance, read_relevance_jsonl, read_span_jsonl, RelevanceExample,
 };
-use quarry_model::{AnswerConfig, AnswerModel, RelevanceModel, SpanModel};
+use quarry_model::{AnswerConfig, AnswerModel, LabelWeighting, RelevanceModel, SpanModel};
 
 use super::answer_args::{AnswerArch, AnswerArgs};
 use super::training::{load, run_training, TrainArgs};
@@ -21,7 +21,7 @@ use super::training::{load, run_training, TrainArgs};
 #[derive(Subcommand)]
 pub enum TrainTask {
     /// Span prediction: one B/I/O/F label per sub-token.
-    Span(TrainArgs),
+    Span(SpanArgs),
     /// Block relevance (two-step procedure): is `[CLS] query [SEP] block [SEP]` relevant?
     Relevance(RelevanceArgs),
     /// CodeQA answer generation on `PREFIX.code`, `PREFIX.question` and `PREFIX.answer`
@@ -29,6 +29,19 @@ pub enum TrainTask {
     /// caps the source sequence): an encoder with a Transformer decoder, or one of the
     /// paper's recurrent baselines (`--arch`).
     Answer(AnswerArgs),
+}
+
+/// Arguments of `quarry train span`.
+#[derive(Args)]
+pub struct SpanArgs {
+    /// The settings shared with `quarry train relevance`.
+    #[command(flatten)]
+    pub common: TrainArgs,
+    /// `plain`: the paper's cross-entropy; `balanced`: each label weighted by its inverse
+    /// frequency in the training set (stored in the checkpoint's head configuration), so that
+    /// a short schedule leaves the all-O start sooner
+    #[arg(long, default_value = "plain")]
+    pub label_weights: LabelWeighting,
 }
 
 /// Arguments of `quarry train relevance`.
@@ -59,15 +72,22 @@ pub fn run(task: TrainTask) -> i32 {
     }
 }
 
-fn train_span(args: TrainArgs) -> Result<()> {
-    let (model, setup) = load(&args)?;
-    let model = SpanModel::new(model)?;
+fn train_span(args: SpanArgs) -> Result<()> {
+    let common = &args.common;
+    let (model, setup) = load(common)?;
+    let mut model = SpanModel::new(model)?;
     let tok = &model.model.tokenizer;
     let encode = |path: &PathBuf| {
         let examples = read_span_jsonl(path)?;
         encode_examples(&examples, tok, setup.max_len).with_context(|| format!("encoding {}", path.display()))
     };
-    run_training(&model, &encode(&args.train)?, &encode(&args.valid)?, &args, &setup)
+    let (train, valid) = (encode(&common.train)?, encode(&common.valid)?);
+    let weights = args.label_weights.weights(&train);
+    if let Some(w) = &weights {
+        eprintln!("label weights: B {:.4}, I {:.4}, O {:.4}, F {:.4}", w[0], w[1], w[2], w[3]);
+    }
+    model.set_class_weights(weights)?;
+    run_training(&model, &train, &valid, common, &setup)
 }
 
 fn train_relevance(args: RelevanceArgs) -> Result<()> {

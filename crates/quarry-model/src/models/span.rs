@@ -2,6 +2,7 @@
 
 use candle_core::{Tensor, D};
 
+use crate::checkpoint::read_head_config;
 use crate::error::{ModelError, Result};
 use crate::evaluation::spans::{aligned, ExactMatch, ExampleGroup, Label};
 use crate::loading::LoadedModel;
@@ -15,6 +16,7 @@ pub struct SpanModel {
     pub model: LoadedModel,
     head: TokenClassifier,
     dropout: f64,
+    class_weights: Option<Vec<f32>>,
 }
 
 /// Validation results: mean loss and exact match.
@@ -32,16 +34,48 @@ impl SpanModel {
     /// Adds the span head to `model`; a checkpoint's `classifier.*` weights are reused. The
     /// head's dropout is Hugging Face's choice for `BertForTokenClassification`:
     /// `classifier_dropout` of the configuration, else `hidden_dropout_prob`.
+    /// A checkpoint trained with label weights brings them (see [`Self::set_class_weights`]).
     pub fn new(mut model: LoadedModel) -> Result<Self> {
+        let stored = match &model.dir {
+            Some(dir) => match read_head_config(dir)? {
+                Some(HeadConfig::Span { class_weights, .. }) => class_weights,
+                _ => None,
+            },
+            None => None,
+        };
         let hidden = model.config.hidden_size;
         let dropout = model.config.classifier_dropout();
         let head = TokenClassifier::new(&mut model.store, hidden, Label::ALL.len(), dropout)?;
-        Ok(SpanModel { model, head, dropout })
+        let mut span = SpanModel { model, head, dropout, class_weights: None };
+        span.set_class_weights(stored)?;
+        Ok(span)
+    }
+
+    /// Weights the training loss per label (in [`Label::ALL`]'s order; `None`: the paper's
+    /// plain cross-entropy). The weighted loss's minimum scales each label's odds by its
+    /// weight, so evaluation and prediction divide the weights back out (logit adjustment,
+    /// Menon et al. 2021: `ln w` is subtracted from the logits): validation loss, exact match
+    /// and predicted labels estimate the unweighted posterior, as under the paper's loss.
+    pub fn set_class_weights(&mut self, class_weights: Option<Vec<f32>>) -> Result<()> {
+        if let Some(w) = &class_weights {
+            if w.len() != Label::ALL.len() || w.iter().any(|x| !x.is_finite() || *x <= 0.0) {
+                return Err(ModelError::Data(format!(
+                    "span class weights must be {} positive numbers (B, I, O, F), got {w:?}",
+                    Label::ALL.len()
+                )));
+            }
+        }
+        self.class_weights = class_weights;
+        Ok(())
     }
 
     /// The head description written into checkpoints.
     pub fn head_config(&self) -> HeadConfig {
-        HeadConfig::Span { labels: Label::ALL.iter().map(|l| l.name().to_string()).collect(), dropout: self.dropout }
+        HeadConfig::Span {
+            labels: Label::ALL.iter().map(|l| l.name().to_string()).collect(),
+            dropout: self.dropout,
+            class_weights: self.class_weights.clone(),
+        }
     }
 
     /// Logits `(batch, seq, 4)`.
@@ -50,14 +84,29 @@ impl SpanModel {
         self.head.forward(&out.last, train)
     }
 
-    /// Mean cross-entropy of a batch; labels `(batch * seq,)` with ignore index.
+    /// Logits `(batch, seq, 4)` with the label weights divided back out, in evaluation mode.
+    fn posterior_logits(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
+        let logits = self.logits(ids, mask, false)?;
+        match &self.class_weights {
+            None => Ok(logits),
+            Some(w) => {
+                let log_w: Vec<f32> = w.iter().map(|x| x.ln()).collect();
+                let log_w = Tensor::new(log_w.as_slice(), logits.device())?.to_dtype(logits.dtype())?;
+                Ok(logits.broadcast_sub(&log_w)?)
+            }
+        }
+    }
+
+    /// The training loss of a batch: mean cross-entropy, weighted per label when class
+    /// weights are set; labels `(batch * seq,)` with ignore index.
     pub fn loss(&self, ids: &Tensor, mask: &Tensor, labels: &Tensor, train: bool) -> Result<Tensor> {
         let logits = self.logits(ids, mask, train)?;
         let (b, s, c) = logits.dims3()?;
-        cross_entropy(&logits.reshape((b * s, c))?, labels, None)
+        cross_entropy(&logits.reshape((b * s, c))?, labels, self.class_weights.as_deref())
     }
 
-    /// Loss, exact match and predictions over `examples` in evaluation mode.
+    /// Loss, exact match and predictions over `examples` in evaluation mode (label weights
+    /// divided back out).
     pub fn evaluate(&self, examples: &[EncodedExample], batch_size: usize) -> Result<Evaluation> {
         if examples.is_empty() {
             return Err(ModelError::Data("no examples to evaluate".into()));
@@ -71,7 +120,7 @@ impl SpanModel {
         for chunk in examples.chunks(batch_size.max(1)) {
             let refs: Vec<&EncodedExample> = chunk.iter().collect();
             let batch = make_batch(&refs, pad, &dev)?;
-            let logits = self.logits(&batch.ids, &batch.mask, false)?;
+            let logits = self.posterior_logits(&batch.ids, &batch.mask)?;
             let (b, s, c) = logits.dims3()?;
             let loss = cross_entropy(&logits.reshape((b * s, c))?, &batch.labels, None)?;
             loss_sum += loss.to_scalar::<f32>()? as f64;
@@ -102,7 +151,7 @@ impl SpanModel {
                 })
                 .collect();
             let batch = make_batch(&examples.iter().collect::<Vec<_>>(), pad, &dev)?;
-            let logits = self.logits(&batch.ids, &batch.mask, false)?;
+            let logits = self.posterior_logits(&batch.ids, &batch.mask)?;
             out.extend(best_labels(&logits, &batch.lengths)?);
         }
         Ok(out)
@@ -112,6 +161,62 @@ impl SpanModel {
     pub fn head(&self) -> &TokenClassifier {
         &self.head
     }
+}
+
+/// How the span model's training loss weighs the labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LabelWeighting {
+    /// The paper's plain cross-entropy.
+    #[default]
+    Plain,
+    /// Each label weighted by its inverse frequency in the training set
+    /// ([`balanced_class_weights`]): not the paper's, but short schedules leave the
+    /// all-`O` start sooner.
+    Balanced,
+}
+
+impl LabelWeighting {
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelWeighting::Plain => "plain",
+            LabelWeighting::Balanced => "balanced",
+        }
+    }
+
+    /// The class weights it gives for training on `examples`.
+    pub fn weights(self, examples: &[EncodedExample]) -> Option<Vec<f32>> {
+        match self {
+            LabelWeighting::Plain => None,
+            LabelWeighting::Balanced => Some(balanced_class_weights(examples)),
+        }
+    }
+}
+
+impl std::str::FromStr for LabelWeighting {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "plain" => Ok(LabelWeighting::Plain),
+            "balanced" => Ok(LabelWeighting::Balanced),
+            other => Err(format!("unknown label weighting `{other}` (expected plain or balanced)")),
+        }
+    }
+}
+
+/// Per-label loss weights for `examples`, as scikit-learn's
+/// `compute_class_weight("balanced", classes=np.unique(y), y=y)` over their labelled tokens:
+/// `n / (k * count)` for each of the `k` labels that occur. A label that never occurs (F
+/// without supporting facts) gets 1, which no target uses.
+pub fn balanced_class_weights(examples: &[EncodedExample]) -> Vec<f32> {
+    let mut counts = [0usize; Label::ALL.len()];
+    for label in examples.iter().flat_map(|e| e.labels.iter().flatten()) {
+        counts[label.index()] += 1;
+    }
+    let present = counts.iter().filter(|&&c| c > 0).count().max(1);
+    let total: usize = counts.iter().sum();
+    counts.iter().map(|&c| if c == 0 { 1.0 } else { (total as f64 / (present * c) as f64) as f32 }).collect()
 }
 
 /// The argmax label of every unpadded position of `logits` `(batch, seq, 4)`.
@@ -150,5 +255,44 @@ impl Trainable for SpanModel {
         let name = "exact_match".to_string();
         let metrics = [(name.clone(), eval.exact_match.all.rate())].into_iter().collect();
         Ok(Validation { loss: eval.loss, metric_name: name, metrics })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(labels: Vec<Option<Label>>) -> EncodedExample {
+        EncodedExample { ids: vec![0; labels.len()], labels, query: None, single_hop: None }
+    }
+
+    #[test]
+    fn balanced_weights_are_inverse_frequencies_of_the_labels_present() {
+        use Label::*;
+        let set = [example(vec![None, Some(B), Some(O), Some(O), Some(O)]), example(vec![Some(I), Some(O)])];
+        // scikit-learn: compute_class_weight("balanced", classes=[B, I, O], y=[B, O, O, O, I, O])
+        // == [2, 2, 0.5]; F never occurs and gets 1.
+        assert_eq!(balanced_class_weights(&set), vec![2.0, 2.0, 0.5, 1.0]);
+        assert_eq!(LabelWeighting::Balanced.weights(&set), Some(vec![2.0, 2.0, 0.5, 1.0]));
+        assert_eq!(LabelWeighting::Plain.weights(&set), None);
+    }
+
+    #[test]
+    fn label_weighting_reads_its_names() {
+        for w in [LabelWeighting::Plain, LabelWeighting::Balanced] {
+            assert_eq!(w.name().parse::<LabelWeighting>().unwrap(), w);
+        }
+        assert!("inverse".parse::<LabelWeighting>().unwrap_err().contains("plain or balanced"));
+    }
+
+    #[test]
+    fn span_head_configs_without_weights_still_read() {
+        let old: HeadConfig =
+            serde_json::from_str(r#"{"task":"span","labels":["B","I","O","F"],"dropout":0.1}"#).unwrap();
+        assert!(matches!(old, HeadConfig::Span { class_weights: None, .. }));
+        let weighted = HeadConfig::Span { labels: vec!["B".into()], dropout: 0.1, class_weights: Some(vec![2.0]) };
+        let text = serde_json::to_string(&weighted).unwrap();
+        assert_eq!(serde_json::from_str::<HeadConfig>(&text).unwrap(), weighted);
+        assert!(!serde_json::to_string(&old).unwrap().contains("class_weights"));
     }
 }

@@ -16,6 +16,10 @@ pub enum HeadConfig {
         labels: Vec<String>,
         /// Dropout before the linear layer.
         dropout: f64,
+        /// Per-label weights of the training loss, if any (absent in checkpoints trained
+        /// with the paper's plain cross-entropy).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class_weights: Option<Vec<f32>>,
     },
     /// Whole-sequence classification (e.g. block relevance).
     Relevance {
