@@ -3,7 +3,8 @@
 //! the ids of six released LEN and IDN samples for BERT (a WordPiece vocabulary: `[CLS]` and
 //! `[SEP]` are its own), RoBERTa and CodeT5 (byte-level BPE: both are `<unk>`), and for
 //! quarry-model's tiny T5, BART and PLBART checkpoints also every layer's position-0 features,
-//! which depend on the padding their encoders attend to.
+//! which depend on the padding their encoders attend to. A PLBART directory whose only tokenizer
+//! is its SentencePiece `sentencepiece.bpe.model` loads and takes the same rule.
 
 use std::path::{Path, PathBuf};
 
@@ -119,4 +120,71 @@ fn bart_attends_to_padding_up_to_the_longest_sample() {
 #[test]
 fn plbart_attends_to_padding_up_to_the_longest_sample() {
     check_unmasked_family("plbart", Family::Bart);
+}
+
+/// The tiny PLBART checkpoint with its shared embedding grown (zero rows) to `vocab` ids, in
+/// `dir`, with `config.json`'s `vocab_size` to match.
+fn plbart_with_vocabulary(dir: &Path, vocab: usize) {
+    let source = model_fixtures().join("seq2seq/plbart");
+    let bytes = std::fs::read(source.join("model.safetensors")).unwrap();
+    let tensors = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let mut grown = Vec::new();
+    for (name, view) in tensors.tensors() {
+        let (mut shape, mut data) = (view.shape().to_vec(), view.data().to_vec());
+        if name == "model.shared.weight" {
+            let row = data.len() / shape[0];
+            data.resize(row * vocab, 0);
+            shape[0] = vocab;
+        }
+        grown.push((name, view.dtype(), shape, data));
+    }
+    let views: Vec<(String, safetensors::tensor::TensorView)> = grown
+        .iter()
+        .map(|(name, dtype, shape, data)| {
+            (name.clone(), safetensors::tensor::TensorView::new(*dtype, shape.clone(), data).unwrap())
+        })
+        .collect();
+    std::fs::write(dir.join("model.safetensors"), safetensors::serialize(views, None).unwrap()).unwrap();
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(source.join("config.json")).unwrap()).unwrap();
+    config["vocab_size"] = vocab.into();
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+}
+
+/// PLBART's released directories hold only `sentencepiece.bpe.model` (transformers has no fast
+/// PLBART tokenizer): such a directory loads, INSPECT's `[CLS]`/`[SEP]` become PLBART's `<unk>`
+/// (3) around `tokenize`'s ids, padded with 0 to the longest sample, and the encoder runs.
+#[test]
+fn plbart_with_only_its_sentencepiece_model_takes_inspects_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let model_file = "sentencepiece.bpe.model";
+    std::fs::copy(model_fixtures().join("tokenizers/plbart").join(model_file), dir.path().join(model_file)).unwrap();
+    let tokenizer = Tokenizer::from_path(dir.path()).unwrap();
+    plbart_with_vocabulary(dir.path(), tokenizer.vocab_size());
+    let cpu = quarry_model::device::parse_device("cpu").unwrap();
+    let model = load_model(&ModelSource::Dir(dir.path().to_path_buf()), None, &cpu, 0).unwrap();
+    assert!(model.tokenizer.source().ends_with(model_file));
+    assert_eq!(model.config.family().unwrap(), Family::Bart);
+    let dataset = samples();
+    // INSPECT's text: the sample line's last tab-separated field, end stripped.
+    let texts: Vec<&str> = dataset
+        .samples
+        .iter()
+        .map(|s| s.text.split('\n').next().unwrap().rsplit('\t').next().unwrap().trim_end())
+        .collect();
+    let tokens: Vec<Vec<u32>> = texts.iter().map(|t| model.tokenizer.tokenize_ids(t).unwrap()).collect();
+    let mut encoder = EncoderFeatures::new(model, ProbedToken::Summary, InputRule::Inspect, 4);
+    encoder.prepare(&dataset.samples).unwrap();
+    let ids = encoder.input_ids(&dataset.samples).unwrap();
+    let length = tokens.iter().map(Vec::len).max().unwrap();
+    for (mut tokens, ids) in tokens.into_iter().zip(&ids) {
+        tokens.truncate(length - 2);
+        assert_eq!(ids.len(), length, "padded to the longest sample");
+        assert_eq!((ids[0], ids[tokens.len() + 1]), (3, 3), "<unk> for [CLS] and [SEP]");
+        assert_eq!(ids[1..=tokens.len()], tokens[..]);
+        assert!(ids[tokens.len() + 2..].iter().all(|&id| id == 0));
+    }
+    let features = encoder.features(&dataset.samples).unwrap();
+    assert_eq!((features.len(), features[0].len(), features[0][0].len()), (3, 6, 32));
+    assert!(features.iter().flatten().flatten().all(|x| x.is_finite()));
 }
