@@ -27,6 +27,9 @@ as T5's and PLBART's released directories hold them:
   `plbart_java` is the same directory with `src_lang` `java` (`$A </s> __java__`).
 For these two the script also counts the snippets whose transformers ids (without special
 tokens) equal the `sentencepiece` package's own `encode` (PLBART's mapped to fairseq's ids).
+With `--stress N` it also writes `stress.jsonl`: per SentencePiece family, N texts glued from
+3 to 12 random pieces of at most 3 characters (where merge orders compete most) with
+transformers' ids, which it counts against `sentencepiece`'s too.
 
 `reference.jsonl` holds, for each held-out snippet, its `text` and per family `ids` (the tokenizer called on
 the text: special tokens included) and `plain` (`convert_tokens_to_ids(tokenize(text))`, what
@@ -37,7 +40,7 @@ Usage (from the workspace root; a venv with `pip install transformers tokenizers
     $PY crates/quarry-model/parity/tokenizer_parity.py \
         crates/quarry-model/tests/fixtures/tokenizers --snippets 16 --vocab 1000 --spm-vocab 1000
     $PY crates/quarry-model/parity/tokenizer_parity.py target/tokenizer-parity \
-        --snippets 1000 --vocab 32000 --spm-vocab 8000
+        --snippets 1000 --vocab 32000 --spm-vocab 8000 --stress 100000
     QUARRY_TOKENIZER_PARITY=target/tokenizer-parity \
         cargo test -p quarry-model --test tokenizer_parity -- --nocapture
 The first writes the committed fixture (16 snippets), the second the 1,000-snippet
@@ -51,6 +54,7 @@ import glob
 import hashlib
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -173,16 +177,36 @@ def write_sentencepiece(out, texts, vocab_size):
             )
 
 
+SENTENCEPIECE_FAMILIES = (
+    ("t5_spm", "t5_spm/spiece.model", lambda ids: ids),
+    ("plbart", "plbart/sentencepiece.bpe.model", lambda ids: [i + 1 if i else 3 for i in ids]),
+)
+
+
 def sentencepiece_agreement(out, tokenizers, snippets):
     """How many snippets' ids (no special tokens) from transformers equal sentencepiece's own."""
-    for family, path, to_ids in (
-        ("t5_spm", "t5_spm/spiece.model", lambda ids: ids),
-        ("plbart", "plbart/sentencepiece.bpe.model", lambda ids: [i + 1 if i else 3 for i in ids]),
-    ):
+    for family, path, to_ids in SENTENCEPIECE_FAMILIES:
         sp = sentencepiece.SentencePieceProcessor(model_file=f"{out}/{path}")
         tok = tokenizers[family]
         same = sum(to_ids(sp.encode(text)) == tok(text, add_special_tokens=False)["input_ids"] for text in snippets)
         print(f"{family}: transformers equals sentencepiece on {same} of {len(snippets)} snippets", file=sys.stderr)
+
+
+def stress(out, tokenizers, n):
+    """`stress.jsonl`: n random concatenations of short pieces per SentencePiece family."""
+    rng = random.Random(0)
+    with open(f"{out}/stress.jsonl", "w") as f:
+        for family, path, to_ids in SENTENCEPIECE_FAMILIES:
+            sp = sentencepiece.SentencePieceProcessor(model_file=f"{out}/{path}")
+            ids = [i for i in range(sp.get_piece_size()) if not (sp.is_unknown(i) or sp.is_control(i))]
+            pieces = [sp.id_to_piece(i).replace("▁", " ") for i in ids if len(sp.id_to_piece(i)) <= 3]
+            same = 0
+            for _ in range(n):
+                text = "".join(rng.choice(pieces) for _ in range(rng.randint(3, 12)))
+                ids = tokenizers[family](text, add_special_tokens=False)["input_ids"]
+                same += ids == to_ids(sp.encode(text))
+                f.write(json.dumps({"family": family, "text": text, "plain": ids}, ensure_ascii=False) + "\n")
+            print(f"{family}: transformers equals sentencepiece on {same} of {n} stress texts", file=sys.stderr)
 
 
 def load(out, family):
@@ -226,6 +250,7 @@ def main():
     parser.add_argument("--snippets", type=int, default=16, help="held-out snippets per family, half Java, half Python")
     parser.add_argument("--vocab", type=int, default=1000)
     parser.add_argument("--spm-vocab", type=int, default=1000, help="entries of the SentencePiece models")
+    parser.add_argument("--stress", type=int, default=0, help="random texts of short pieces per SentencePiece model")
     args = parser.parse_args()
     train, java, python = corpus()
     half = args.snippets // 2
@@ -240,6 +265,8 @@ def main():
     write_sentencepiece(args.out, train, args.spm_vocab)
     tokenizers = {family: load(args.out, family) for family in FAMILIES}
     sentencepiece_agreement(args.out, tokenizers, snippets)
+    if args.stress:
+        stress(args.out, tokenizers, args.stress)
     with open(f"{args.out}/reference.jsonl", "w") as f:
         for text in snippets:
             row = {"text": text, "ids": {}, "plain": {}}

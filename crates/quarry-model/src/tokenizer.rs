@@ -126,9 +126,12 @@ impl Tokenizer {
     }
 
     /// Builds T5's tokenizer from a unigram SentencePiece `spiece.model`, with the ids of
-    /// transformers' `T5Tokenizer` (the pieces, then `<extra_id_99>` … `<extra_id_0>`; `… </s>`).
+    /// transformers' `T5Tokenizer` (the pieces, then `<extra_id_99>` … `<extra_id_0>`, or as
+    /// many as the directory's `tokenizer_config.json` says in `extra_ids`; `… </s>`).
     pub fn from_t5_sentencepiece(path: &Path) -> Result<Self> {
-        let inner = crate::sentencepiece::build(path, crate::sentencepiece::t5).map_err(|e| tok_err(path, e))?;
+        let config = sentencepiece_config(path)?;
+        let inner = crate::sentencepiece::build(path, |p| crate::sentencepiece::t5(p, &config))
+            .map_err(|e| tok_err(path, e))?;
         Self::wrap(inner, path)
     }
 
@@ -137,14 +140,7 @@ impl Tokenizer {
     /// 3, the pieces shifted by one, the language codes and `<mask>` after them; `… </s>`, then
     /// the `src_lang` code when the directory's `tokenizer_config.json` sets one).
     pub fn from_plbart_sentencepiece(path: &Path) -> Result<Self> {
-        let config_path = path.with_file_name("tokenizer_config.json");
-        let config: crate::sentencepiece::PlbartConfig = if config_path.is_file() {
-            let text = quarry_stdx::read::read_text(&config_path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
-                .map_err(|e| tok_err(&config_path, e))?;
-            serde_json::from_str(&text).map_err(|e| tok_err(&config_path, format!("not a tokenizer config: {e}")))?
-        } else {
-            Default::default()
-        };
+        let config = sentencepiece_config(path)?;
         let inner = crate::sentencepiece::build(path, |p| crate::sentencepiece::plbart(p, &config))
             .map_err(|e| tok_err(path, e))?;
         Self::wrap(inner, path)
@@ -315,6 +311,17 @@ impl Tokenizer {
     pub fn save(&self, path: &Path) -> Result<()> {
         self.inner.save(path, false).map_err(|e| tok_err(path, e))
     }
+}
+
+/// The `tokenizer_config.json` beside a SentencePiece model file, if there is one.
+fn sentencepiece_config(model: &Path) -> Result<crate::sentencepiece::TokenizerConfig> {
+    let path = model.with_file_name("tokenizer_config.json");
+    if !path.is_file() {
+        return Ok(Default::default());
+    }
+    let text =
+        quarry_stdx::read::read_text(&path, quarry_stdx::read::MAX_TEXT_FILE_BYTES).map_err(|e| tok_err(&path, e))?;
+    serde_json::from_str(&text).map_err(|e| tok_err(&path, format!("not a tokenizer config: {e}")))
 }
 
 fn lowercase_setting(dir: &Path) -> bool {

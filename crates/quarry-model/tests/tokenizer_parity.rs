@@ -98,7 +98,36 @@ fn every_family_tokenizes_held_out_code_as_transformers() {
     assert_eq!(tail, [Some(size - 4), Some(size - 3), Some(size - 2), Some(size - 1)]);
 }
 
-/// `QUARRY_TOKENIZER_PARITY=DIR`: the 1,000 held-out snippets of `parity/tokenizer_parity.py`.
+#[derive(Deserialize)]
+struct StressRow {
+    family: String,
+    text: String,
+    /// transformers' ids without special tokens.
+    plain: Vec<u32>,
+}
+
+/// Compares the SentencePiece families' ids on `stress.jsonl` (random texts of short pieces,
+/// where merge orders compete most), when the script wrote one; returns the number of texts.
+fn check_stress(dir: &Path) -> usize {
+    let Ok(text) = std::fs::read_to_string(dir.join("stress.jsonl")) else { return 0 };
+    let rows: Vec<StressRow> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut failures = Vec::new();
+    for family in ["t5_spm", "plbart"] {
+        let tokenizer = Tokenizer::from_path(&dir.join(family)).unwrap();
+        let rows: Vec<&StressRow> = rows.iter().filter(|r| r.family == family).collect();
+        let differ: Vec<&&StressRow> =
+            rows.iter().filter(|r| tokenizer.tokenize_ids(&r.text).unwrap() != r.plain).collect();
+        eprintln!("{family}: {} of {} stress texts identical to transformers", rows.len() - differ.len(), rows.len());
+        if let Some(first) = differ.first() {
+            failures.push(format!("{family}: {} stress texts differ, first {:?}", differ.len(), first.text));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    rows.len()
+}
+
+/// `QUARRY_TOKENIZER_PARITY=DIR`: the 1,000 held-out snippets of `parity/tokenizer_parity.py`,
+/// and its stress texts when it wrote them (`--stress`).
 #[test]
 fn a_thousand_snippets_when_asked() {
     let Some(dir) = std::env::var_os("QUARRY_TOKENIZER_PARITY").map(PathBuf::from) else {
@@ -108,4 +137,6 @@ fn a_thousand_snippets_when_asked() {
     let snippets = check(&dir);
     eprintln!("{snippets} snippets x {} tokenizer formats: ids identical to transformers", FAMILIES.len());
     assert!(snippets >= 1000, "{snippets} snippets");
+    let stress = check_stress(&dir);
+    eprintln!("{stress} stress texts of the SentencePiece formats: ids identical to transformers");
 }
