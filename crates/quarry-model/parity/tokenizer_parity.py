@@ -31,7 +31,7 @@ With `--stress N` it also writes `stress.jsonl`: per SentencePiece family, N tex
 3 to 12 random pieces of at most 3 characters (where merge orders compete most) with
 transformers' ids, which it counts against `sentencepiece`'s too.
 
-`reference.jsonl` holds, for each held-out snippet, its `text` and per family `ids` (the tokenizer called on
+`reference.jsonl` holds, for each held-out snippet and seven edge texts (`EDGE_TEXTS`), its `text` and per family `ids` (the tokenizer called on
 the text: special tokens included) and `plain` (`convert_tokens_to_ids(tokenize(text))`, what
 INSPECT's extractor tokenizes) as AutoTokenizer.from_pretrained(DIR) gives them.
 
@@ -67,6 +67,16 @@ from transformers import AutoTokenizer, BartTokenizer, PLBartTokenizer, RobertaT
 
 FAMILIES = ["codet5", "codet5_bpe", "bart", "t5", "t5_spm", "plbart", "plbart_java"]
 MAX_SNIPPET = 4000
+# After the snippets: texts at the edges of normalization and special-token splitting.
+EDGE_TEXTS = [
+    "",
+    "   ",
+    "  leading and trailing  ",
+    "a\tb\n\nc\r\nd  \t e",
+    "x </s> y <s>z<pad> <unk> <mask> __java__ <extra_id_0> w",
+    "naïve café ＡＢＣ ﬁ \u00a0 \u200b \U0001F600 你好",
+    "▁already ▁▁prefixed",
+]
 SIGNATURE = re.compile(
     r"^[ \t]*(?:(?:public|protected|private|static|final|synchronized|abstract|native|default)\s+)*"
     r"(?:<[^>]*>\s+)?[\w.<>\[\], ?]+\s+\w+\s*\([^;{}]*\)\s*(?:throws\s+[\w., ]+)?\s*\{",
@@ -258,7 +268,7 @@ def main():
         sys.exit(f"only {len(java)} Java and {len(python)} Python held-out snippets")
     # Spread the chosen snippets over the corpus, in a fixed order.
     pick = lambda items, n: [items[i * len(items) // n] for i in range(n)]
-    snippets = pick(java, half) + pick(python, args.snippets - half)
+    snippets = pick(java, half) + pick(python, args.snippets - half) + EDGE_TEXTS
     print(f"{len(train)} training snippets; {len(java)} Java and {len(python)} Python held out", file=sys.stderr)
     os.makedirs(args.out, exist_ok=True)
     write_tokenizers(args.out, train, args.vocab)

@@ -184,7 +184,9 @@ impl Tokenizer {
         Self::wrap(inner, path)
     }
 
-    /// Builds a RoBERTa byte-level BPE tokenizer from `vocab.json` and `merges.txt`.
+    /// Builds a RoBERTa byte-level BPE tokenizer from `vocab.json` and `merges.txt`, its
+    /// special tokens (`<s>`, `<pad>`, `</s>`, `<unk>`, `<mask>`, those the vocabulary has) split
+    /// from the text as `RobertaTokenizer` splits them.
     pub fn from_bpe(vocab: &Path, merges: &Path) -> Result<Self> {
         let v = vocab.to_str().ok_or_else(|| tok_err(vocab, "path is not UTF-8"))?;
         let m = merges.to_str().ok_or_else(|| tok_err(merges, "path is not UTF-8"))?;
@@ -192,6 +194,11 @@ impl Tokenizer {
         let mut inner = tokenizers::Tokenizer::new(model);
         let sep = required_id(&inner, vocab, &["</s>"])?;
         let cls = required_id(&inner, vocab, &["<s>"])?;
+        // RobertaTokenizer's special tokens are matched in the text before BPE.
+        let specials =
+            ["<s>", "<pad>", "</s>", "<unk>", "<mask>"].into_iter().filter(|t| inner.token_to_id(t).is_some());
+        let specials: Vec<_> = specials.map(|t| tokenizers::AddedToken::from(t.to_string(), true)).collect();
+        inner.add_special_tokens(specials).map_err(|e| tok_err(vocab, e))?;
         inner.with_pre_tokenizer(Some(ByteLevel::new(false, true, true)));
         inner.with_post_processor(Some(RobertaProcessing::new(sep, cls).trim_offsets(true).add_prefix_space(false)));
         inner.with_decoder(Some(ByteLevelDecoder::default()));

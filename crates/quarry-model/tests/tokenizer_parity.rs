@@ -5,7 +5,8 @@
 //! `sentencepiece.bpe.model` (fairseq's ids; without and with `src_lang` `java`).
 //!
 //! `tests/fixtures/tokenizers/` holds tokenizers trained on JDK and CPython code and the ids
-//! `AutoTokenizer` gives for 16 snippets left out of training (`parity/tokenizer_parity.py`
+//! `AutoTokenizer` gives for 16 snippets left out of training and seven edge texts (special
+//! tokens in the text, odd whitespace, Unicode; `parity/tokenizer_parity.py`
 //! makes them, and says how). The 1,000-snippet check reads a folder the same script writes,
 //! named by `QUARRY_TOKENIZER_PARITY`.
 
@@ -71,7 +72,7 @@ fn check(dir: &Path) -> usize {
 #[test]
 fn every_family_tokenizes_held_out_code_as_transformers() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tokenizers");
-    assert_eq!(check(&dir), 16);
+    assert_eq!(check(&dir), 16 + 7);
     // The fixture really holds each family's format and special tokens.
     let codet5 = Tokenizer::from_path(&dir.join("codet5_bpe")).unwrap();
     assert!(codet5.source().ends_with("vocab.json"), "{}", codet5.source().display());

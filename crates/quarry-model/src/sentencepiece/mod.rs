@@ -427,4 +427,64 @@ mod tests {
         let config = TokenizerConfig { extra_ids: Some(1 << 40), ..Default::default() };
         assert!(build(&path, |p| t5(p, &config)).unwrap_err().contains("extra_ids"));
     }
+
+    fn piece(text: &str, score: f32, kind: i32) -> Piece {
+        Piece { piece: Some(text.into()), score: Some(score), r#type: Some(kind) }
+    }
+
+    /// Well-formed protobuf with odd contents (empty, duplicate and metacharacter pieces,
+    /// unknown kinds, unknown ids out of range, byte fallback without byte pieces): an error
+    /// or a tokenizer that encodes, never a panic.
+    #[test]
+    fn odd_vocabularies_are_errors_or_tokenizers_not_panics() {
+        use prost::Message;
+        let dir = tempfile::tempdir().unwrap();
+        let text = "a  b(c)|d** ▁x\n\t\u{1F600}";
+        let base = || {
+            let mut pieces = vec![piece("<unk>", 0.0, proto::UNKNOWN), piece("<s>", 0.0, proto::CONTROL)];
+            pieces.push(piece("</s>", 0.0, proto::CONTROL));
+            pieces.extend(
+                ["▁a", "a", "b", "▁", "ab"].iter().enumerate().map(|(i, p)| piece(p, -(i as f32), proto::NORMAL)),
+            );
+            pieces
+        };
+        let variants: Vec<Vec<Piece>> = vec![
+            vec![],
+            base().into_iter().chain([piece("", -9.0, proto::NORMAL), piece("", -9.0, proto::USER_DEFINED)]).collect(),
+            base().into_iter().chain([piece("a", -1.0, proto::NORMAL), piece("▁a", 3.0, proto::NORMAL)]).collect(),
+            base().into_iter().chain([piece("(|*", 0.0, proto::USER_DEFINED), piece("\\", 0.0, 99)]).collect(),
+            base().into_iter().chain([Piece::default(), piece("<0x41>", 0.0, 6)]).collect(),
+            base().into_iter().skip(1).collect(),
+        ];
+        for (i, pieces) in variants.into_iter().enumerate() {
+            for (model_type, unk_id, byte_fallback) in [
+                (proto::UNIGRAM, 0, false),
+                (proto::BPE, 0, true),
+                (proto::UNIGRAM, -1, true),
+                (proto::BPE, 1 << 20, false),
+                (7, 0, false),
+            ] {
+                let trainer_spec = Some(proto::TrainerSpec {
+                    model_type: Some(model_type),
+                    byte_fallback: Some(byte_fallback),
+                    unk_id: Some(unk_id),
+                });
+                let model = ModelProto { pieces: pieces.clone(), trainer_spec, normalizer_spec: None };
+                for (file, t5_side) in [("spiece.model", true), ("sentencepiece.bpe.model", false)] {
+                    let path = dir.path().join(file);
+                    std::fs::write(&path, model.encode_to_vec()).unwrap();
+                    let config = TokenizerConfig::default();
+                    let built =
+                        if t5_side { build(&path, |p| t5(p, &config)) } else { build(&path, |p| plbart(p, &config)) };
+                    match built {
+                        Ok(tok) => {
+                            let encoded = tok.encode(text, true).unwrap();
+                            let _ = tok.decode(encoded.get_ids(), true);
+                        }
+                        Err(e) => assert!(!e.is_empty(), "variant {i}"),
+                    }
+                }
+            }
+        }
+    }
 }
