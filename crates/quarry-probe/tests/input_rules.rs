@@ -3,8 +3,8 @@
 //! the ids of six released LEN and IDN samples for BERT (a WordPiece vocabulary: `[CLS]` and
 //! `[SEP]` are its own), RoBERTa and CodeT5 (byte-level BPE: both are `<unk>`), and for
 //! quarry-model's tiny T5, BART and PLBART checkpoints also every layer's position-0 features,
-//! which depend on the padding their encoders attend to. A PLBART directory whose only tokenizer
-//! is its SentencePiece `sentencepiece.bpe.model` loads and takes the same rule.
+//! which depend on the padding their encoders attend to. T5 and PLBART directories whose only
+//! tokenizer is their SentencePiece model file load and take the same rule.
 
 use std::path::{Path, PathBuf};
 
@@ -122,16 +122,34 @@ fn plbart_attends_to_padding_up_to_the_longest_sample() {
     check_unmasked_family("plbart", Family::Bart);
 }
 
-/// The tiny PLBART checkpoint with its shared embedding grown (zero rows) to `vocab` ids, in
-/// `dir`, with `config.json`'s `vocab_size` to match.
-fn plbart_with_vocabulary(dir: &Path, vocab: usize) {
-    let source = model_fixtures().join("seq2seq/plbart");
+/// INSPECT's layout of `ids`: `unk` for `[CLS]`, the tokens of the sample's text (its line's
+/// last tab-separated field, end stripped) cut to `L - 2`, `unk` for `[SEP]`, then 0 up to `L`,
+/// the longest sample's token count.
+fn assert_inspect_layout(tokenizer: &Tokenizer, dataset: &Dataset, ids: &[Vec<u32>], unk: u32) {
+    let text = |s: &quarry_probe::dataset::Sample| {
+        s.text.split('\n').next().unwrap().rsplit('\t').next().unwrap().trim_end().to_string()
+    };
+    let tokens: Vec<Vec<u32>> = dataset.samples.iter().map(|s| tokenizer.tokenize_ids(&text(s)).unwrap()).collect();
+    let length = tokens.iter().map(Vec::len).max().unwrap();
+    for (mut tokens, ids) in tokens.into_iter().zip(ids) {
+        tokens.truncate(length - 2);
+        assert_eq!(ids.len(), length, "padded to the longest sample");
+        assert_eq!((ids[0], ids[tokens.len() + 1]), (unk, unk), "<unk> for [CLS] and [SEP]");
+        assert_eq!(ids[1..=tokens.len()], tokens[..]);
+        assert!(ids[tokens.len() + 2..].iter().all(|&id| id == 0));
+    }
+}
+
+/// One of the tiny T5/BART checkpoints with its shared embedding grown (zero rows) to `vocab`
+/// ids, in `dir`, with `config.json`'s `vocab_size` to match.
+fn checkpoint_with_vocabulary(family: &str, dir: &Path, vocab: usize) {
+    let source = model_fixtures().join("seq2seq").join(family);
     let bytes = std::fs::read(source.join("model.safetensors")).unwrap();
     let tensors = safetensors::SafeTensors::deserialize(&bytes).unwrap();
     let mut grown = Vec::new();
     for (name, view) in tensors.tensors() {
         let (mut shape, mut data) = (view.shape().to_vec(), view.data().to_vec());
-        if name == "model.shared.weight" {
+        if name.ends_with("shared.weight") {
             let row = data.len() / shape[0];
             data.resize(row * vocab, 0);
             shape[0] = vocab;
@@ -160,30 +178,36 @@ fn plbart_with_only_its_sentencepiece_model_takes_inspects_input() {
     let model_file = "sentencepiece.bpe.model";
     std::fs::copy(model_fixtures().join("tokenizers/plbart").join(model_file), dir.path().join(model_file)).unwrap();
     let tokenizer = Tokenizer::from_path(dir.path()).unwrap();
-    plbart_with_vocabulary(dir.path(), tokenizer.vocab_size());
+    checkpoint_with_vocabulary("plbart", dir.path(), tokenizer.vocab_size());
     let cpu = quarry_model::device::parse_device("cpu").unwrap();
     let model = load_model(&ModelSource::Dir(dir.path().to_path_buf()), None, &cpu, 0).unwrap();
     assert!(model.tokenizer.source().ends_with(model_file));
     assert_eq!(model.config.family().unwrap(), Family::Bart);
     let dataset = samples();
-    // INSPECT's text: the sample line's last tab-separated field, end stripped.
-    let texts: Vec<&str> = dataset
-        .samples
-        .iter()
-        .map(|s| s.text.split('\n').next().unwrap().rsplit('\t').next().unwrap().trim_end())
-        .collect();
-    let tokens: Vec<Vec<u32>> = texts.iter().map(|t| model.tokenizer.tokenize_ids(t).unwrap()).collect();
     let mut encoder = EncoderFeatures::new(model, ProbedToken::Summary, InputRule::Inspect, 4);
     encoder.prepare(&dataset.samples).unwrap();
-    let ids = encoder.input_ids(&dataset.samples).unwrap();
-    let length = tokens.iter().map(Vec::len).max().unwrap();
-    for (mut tokens, ids) in tokens.into_iter().zip(&ids) {
-        tokens.truncate(length - 2);
-        assert_eq!(ids.len(), length, "padded to the longest sample");
-        assert_eq!((ids[0], ids[tokens.len() + 1]), (3, 3), "<unk> for [CLS] and [SEP]");
-        assert_eq!(ids[1..=tokens.len()], tokens[..]);
-        assert!(ids[tokens.len() + 2..].iter().all(|&id| id == 0));
-    }
+    assert_inspect_layout(&tokenizer, &dataset, &encoder.input_ids(&dataset.samples).unwrap(), 3);
+    let features = encoder.features(&dataset.samples).unwrap();
+    assert_eq!((features.len(), features[0].len(), features[0][0].len()), (3, 6, 32));
+    assert!(features.iter().flatten().flatten().all(|x| x.is_finite()));
+}
+
+/// A T5 directory with only `spiece.model` loads the same way: `[CLS]`/`[SEP]` become T5's
+/// `<unk>` (2) around `tokenize`'s ids, padded with 0.
+#[test]
+fn t5_with_only_its_sentencepiece_model_takes_inspects_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(model_fixtures().join("tokenizers/t5_spm/spiece.model"), dir.path().join("spiece.model")).unwrap();
+    let tokenizer = Tokenizer::from_path(dir.path()).unwrap();
+    checkpoint_with_vocabulary("t5", dir.path(), tokenizer.vocab_size());
+    let cpu = quarry_model::device::parse_device("cpu").unwrap();
+    let model = load_model(&ModelSource::Dir(dir.path().to_path_buf()), None, &cpu, 0).unwrap();
+    assert!(model.tokenizer.source().ends_with("spiece.model"));
+    assert_eq!(model.config.family().unwrap(), Family::T5);
+    let dataset = samples();
+    let mut encoder = EncoderFeatures::new(model, ProbedToken::Summary, InputRule::Inspect, 4);
+    encoder.prepare(&dataset.samples).unwrap();
+    assert_inspect_layout(&tokenizer, &dataset, &encoder.input_ids(&dataset.samples).unwrap(), 2);
     let features = encoder.features(&dataset.samples).unwrap();
     assert_eq!((features.len(), features[0].len(), features[0][0].len()), (3, 6, 32));
     assert!(features.iter().flatten().flatten().all(|x| x.is_finite()));
