@@ -169,46 +169,37 @@ fn checkpoint_with_vocabulary(family: &str, dir: &Path, vocab: usize) {
     std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
 }
 
-/// PLBART's released directories hold only `sentencepiece.bpe.model` (transformers has no fast
-/// PLBART tokenizer): such a directory loads, INSPECT's `[CLS]`/`[SEP]` become PLBART's `<unk>`
-/// (3) around `tokenize`'s ids, padded with 0 to the longest sample, and the encoder runs.
-#[test]
-fn plbart_with_only_its_sentencepiece_model_takes_inspects_input() {
+/// A tiny `family` checkpoint whose only tokenizer is the tokenizer fixture's SentencePiece
+/// model `model` (`DIR/FILE`): it loads as `kind`, INSPECT's `[CLS]`/`[SEP]` become `unk`
+/// around `tokenize`'s ids, padded with 0 to the longest sample, and the encoder runs.
+fn check_sentencepiece_only(family: &str, model: &str, kind: Family, unk: u32) {
     let dir = tempfile::tempdir().unwrap();
-    let model_file = "sentencepiece.bpe.model";
-    std::fs::copy(model_fixtures().join("tokenizers/plbart").join(model_file), dir.path().join(model_file)).unwrap();
+    let file = Path::new(model).file_name().unwrap();
+    std::fs::copy(model_fixtures().join("tokenizers").join(model), dir.path().join(file)).unwrap();
     let tokenizer = Tokenizer::from_path(dir.path()).unwrap();
-    checkpoint_with_vocabulary("plbart", dir.path(), tokenizer.vocab_size());
+    checkpoint_with_vocabulary(family, dir.path(), tokenizer.vocab_size());
     let cpu = quarry_model::device::parse_device("cpu").unwrap();
     let model = load_model(&ModelSource::Dir(dir.path().to_path_buf()), None, &cpu, 0).unwrap();
-    assert!(model.tokenizer.source().ends_with(model_file));
-    assert_eq!(model.config.family().unwrap(), Family::Bart);
+    assert!(model.tokenizer.source().ends_with(file));
+    assert_eq!(model.config.family().unwrap(), kind);
     let dataset = samples();
     let mut encoder = EncoderFeatures::new(model, ProbedToken::Summary, InputRule::Inspect, 4);
     encoder.prepare(&dataset.samples).unwrap();
-    assert_inspect_layout(&tokenizer, &dataset, &encoder.input_ids(&dataset.samples).unwrap(), 3);
+    assert_inspect_layout(&tokenizer, &dataset, &encoder.input_ids(&dataset.samples).unwrap(), unk);
     let features = encoder.features(&dataset.samples).unwrap();
     assert_eq!((features.len(), features[0].len(), features[0][0].len()), (3, 6, 32));
     assert!(features.iter().flatten().flatten().all(|x| x.is_finite()));
 }
 
-/// A T5 directory with only `spiece.model` loads the same way: `[CLS]`/`[SEP]` become T5's
-/// `<unk>` (2) around `tokenize`'s ids, padded with 0.
+/// PLBART's released directories hold only `sentencepiece.bpe.model` (transformers has no fast
+/// PLBART tokenizer); its `<unk>` is 3.
+#[test]
+fn plbart_with_only_its_sentencepiece_model_takes_inspects_input() {
+    check_sentencepiece_only("plbart", "plbart/sentencepiece.bpe.model", Family::Bart, 3);
+}
+
+/// A T5 directory with only `spiece.model` loads the same way; its `<unk>` is 2.
 #[test]
 fn t5_with_only_its_sentencepiece_model_takes_inspects_input() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(model_fixtures().join("tokenizers/t5_spm/spiece.model"), dir.path().join("spiece.model")).unwrap();
-    let tokenizer = Tokenizer::from_path(dir.path()).unwrap();
-    checkpoint_with_vocabulary("t5", dir.path(), tokenizer.vocab_size());
-    let cpu = quarry_model::device::parse_device("cpu").unwrap();
-    let model = load_model(&ModelSource::Dir(dir.path().to_path_buf()), None, &cpu, 0).unwrap();
-    assert!(model.tokenizer.source().ends_with("spiece.model"));
-    assert_eq!(model.config.family().unwrap(), Family::T5);
-    let dataset = samples();
-    let mut encoder = EncoderFeatures::new(model, ProbedToken::Summary, InputRule::Inspect, 4);
-    encoder.prepare(&dataset.samples).unwrap();
-    assert_inspect_layout(&tokenizer, &dataset, &encoder.input_ids(&dataset.samples).unwrap(), 2);
-    let features = encoder.features(&dataset.samples).unwrap();
-    assert_eq!((features.len(), features[0].len(), features[0][0].len()), (3, 6, 32));
-    assert!(features.iter().flatten().flatten().all(|x| x.is_finite()));
+    check_sentencepiece_only("t5", "t5_spm/spiece.model", Family::T5, 2);
 }
