@@ -19,7 +19,8 @@
 //! part from the `sentencepiece` package's own `encode` only where two segmentations are made
 //! of the same pieces in another order, so that their scores tie exactly: SentencePiece sums a
 //! path's scores in `f32`, whose rounding then picks one, `tokenizers` in `f64`, where they tie
-//! and the first found is kept (8 of those 100,000 texts, none of the 1,000 snippets; `crates/quarry-model/README.md`).
+//! and the first found is kept (8 of those 100,000 texts, none of the 1,000 snippets; the
+//! crate's README has the counts).
 
 mod charsmap;
 mod proto;
