@@ -31,6 +31,7 @@ pub(crate) mod kernels;
 mod loading;
 pub mod models;
 pub mod nn;
+mod sentencepiece;
 pub mod speed;
 mod tokenizer;
 pub mod training;

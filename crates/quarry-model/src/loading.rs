@@ -129,7 +129,11 @@ fn download_from_hub(hub: &Path, id: &str) -> std::result::Result<PathBuf, Strin
     let repo = api.model(id.to_string());
     let config = repo.get("config.json").map_err(|e| e.to_string())?;
     let has = |file: &str| repo.get(file).is_ok();
-    let tokenizer = has("tokenizer.json") || has("vocab.txt") || (has("vocab.json") && has("merges.txt"));
+    let tokenizer = has("tokenizer.json")
+        || has("vocab.txt")
+        || (has("vocab.json") && has("merges.txt"))
+        || has("spiece.model")
+        || has("sentencepiece.bpe.model");
     // Optional: casing and special-token settings.
     let _ = has("tokenizer_config.json");
     let weights = has("model.safetensors") || has("pytorch_model.bin");

@@ -1,5 +1,6 @@
-//! Tokenizers from `tokenizer.json`, a WordPiece `vocab.txt`, or BPE `vocab.json` + `merges.txt`,
-//! returning ids and byte offsets.
+//! Tokenizers from `tokenizer.json`, a WordPiece `vocab.txt`, BPE `vocab.json` + `merges.txt`, or
+//! a SentencePiece model (T5's `spiece.model`, PLBART's `sentencepiece.bpe.model`), returning ids
+//! and byte offsets.
 
 use std::path::{Path, PathBuf};
 
@@ -66,8 +67,10 @@ fn check_template_special_tokens(processor: &serde_json::Value) -> std::result::
     }
 }
 
-/// SentencePiece model files (T5's, PLBART's), which are refused with advice.
-const SENTENCEPIECE_FILES: [&str; 2] = ["spiece.model", "sentencepiece.bpe.model"];
+/// T5's SentencePiece model file (unigram).
+const T5_SENTENCEPIECE: &str = "spiece.model";
+/// PLBART's SentencePiece model file (BPE, fairseq's ids).
+const PLBART_SENTENCEPIECE: &str = "sentencepiece.bpe.model";
 
 fn tok_err(path: &Path, e: impl std::fmt::Display) -> ModelError {
     ModelError::Tokenizer(format!("{}: {e}", path.display()))
@@ -82,11 +85,14 @@ fn required_id(tok: &tokenizers::Tokenizer, path: &Path, names: &[&str]) -> Resu
 
 impl Tokenizer {
     /// Loads the tokenizer of a model directory (`tokenizer.json`, else `vocab.txt`,
-    /// else `vocab.json` + `merges.txt`), or a single tokenizer file given directly.
+    /// else `vocab.json` + `merges.txt`, else `spiece.model`, else `sentencepiece.bpe.model`),
+    /// or a single tokenizer file given directly.
     pub fn from_path(path: &Path) -> Result<Self> {
         if path.is_file() {
             return match path.file_name().and_then(|n| n.to_str()) {
                 Some(n) if n.ends_with(".txt") => Self::from_wordpiece_vocab(path, true),
+                Some(T5_SENTENCEPIECE) => Self::from_t5_sentencepiece(path),
+                Some(PLBART_SENTENCEPIECE) => Self::from_plbart_sentencepiece(path),
                 _ => Self::from_tokenizer_json(path),
             };
         }
@@ -102,19 +108,42 @@ impl Tokenizer {
         if vocab.is_file() && merges.is_file() {
             return Self::from_bpe(&vocab, &merges);
         }
-        if let Some(model) = SENTENCEPIECE_FILES.iter().map(|f| path.join(f)).find(|p| p.is_file()) {
-            return Err(tok_err(
-                &model,
-                "a SentencePiece model, which quarry reads only converted to a tokenizer.json, and \
-                 the directory has none; where transformers has a fast tokenizer for the model \
-                 (T5's), AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR) writes one",
-            ));
+        let t5 = path.join(T5_SENTENCEPIECE);
+        if t5.is_file() {
+            return Self::from_t5_sentencepiece(&t5);
+        }
+        let plbart = path.join(PLBART_SENTENCEPIECE);
+        if plbart.is_file() {
+            return Self::from_plbart_sentencepiece(&plbart);
         }
         Err(ModelError::MissingFile {
             dir: path.to_path_buf(),
             what: "tokenizer",
-            looked_for: "tokenizer.json, vocab.txt, vocab.json + merges.txt".into(),
+            looked_for: format!(
+                "tokenizer.json, vocab.txt, vocab.json + merges.txt, {T5_SENTENCEPIECE}, {PLBART_SENTENCEPIECE}"
+            ),
         })
+    }
+
+    /// Builds T5's tokenizer from a unigram SentencePiece `spiece.model`, with the ids of
+    /// transformers' `T5Tokenizer` (the pieces, then `<extra_id_99>` … `<extra_id_0>`, or as
+    /// many as the directory's `tokenizer_config.json` says in `extra_ids`; `… </s>`).
+    pub fn from_t5_sentencepiece(path: &Path) -> Result<Self> {
+        let config = sentencepiece_config(path)?;
+        let inner = crate::sentencepiece::build(path, |p| crate::sentencepiece::t5(p, &config))
+            .map_err(|e| tok_err(path, e))?;
+        Self::wrap(inner, path)
+    }
+
+    /// Builds PLBART's tokenizer from a BPE SentencePiece `sentencepiece.bpe.model`, with the
+    /// ids of transformers' `PLBartTokenizer` (fairseq's: `<s>` 0, `<pad>` 1, `</s>` 2, `<unk>`
+    /// 3, the pieces shifted by one, the language codes and `<mask>` after them; `… </s>`, then
+    /// the `src_lang` code when the directory's `tokenizer_config.json` sets one).
+    pub fn from_plbart_sentencepiece(path: &Path) -> Result<Self> {
+        let config = sentencepiece_config(path)?;
+        let inner = crate::sentencepiece::build(path, |p| crate::sentencepiece::plbart(p, &config))
+            .map_err(|e| tok_err(path, e))?;
+        Self::wrap(inner, path)
     }
 
     /// Loads a Hugging Face `tokenizer.json`.
@@ -155,7 +184,9 @@ impl Tokenizer {
         Self::wrap(inner, path)
     }
 
-    /// Builds a RoBERTa byte-level BPE tokenizer from `vocab.json` and `merges.txt`.
+    /// Builds a RoBERTa byte-level BPE tokenizer from `vocab.json` and `merges.txt`, its
+    /// special tokens (`<s>`, `<pad>`, `</s>`, `<unk>`, `<mask>`, those the vocabulary has) split
+    /// from the text as `RobertaTokenizer` splits them.
     pub fn from_bpe(vocab: &Path, merges: &Path) -> Result<Self> {
         let v = vocab.to_str().ok_or_else(|| tok_err(vocab, "path is not UTF-8"))?;
         let m = merges.to_str().ok_or_else(|| tok_err(merges, "path is not UTF-8"))?;
@@ -163,6 +194,11 @@ impl Tokenizer {
         let mut inner = tokenizers::Tokenizer::new(model);
         let sep = required_id(&inner, vocab, &["</s>"])?;
         let cls = required_id(&inner, vocab, &["<s>"])?;
+        // RobertaTokenizer's special tokens are matched in the text before BPE.
+        let specials =
+            ["<s>", "<pad>", "</s>", "<unk>", "<mask>"].into_iter().filter(|t| inner.token_to_id(t).is_some());
+        let specials: Vec<_> = specials.map(|t| tokenizers::AddedToken::from(t.to_string(), true)).collect();
+        inner.add_special_tokens(specials).map_err(|e| tok_err(vocab, e))?;
         inner.with_pre_tokenizer(Some(ByteLevel::new(false, true, true)));
         inner.with_post_processor(Some(RobertaProcessing::new(sep, cls).trim_offsets(true).add_prefix_space(false)));
         inner.with_decoder(Some(ByteLevelDecoder::default()));
@@ -284,6 +320,17 @@ impl Tokenizer {
     }
 }
 
+/// The `tokenizer_config.json` beside a SentencePiece model file, if there is one.
+fn sentencepiece_config(model: &Path) -> Result<crate::sentencepiece::TokenizerConfig> {
+    let path = model.with_file_name("tokenizer_config.json");
+    if !path.is_file() {
+        return Ok(Default::default());
+    }
+    let text =
+        quarry_stdx::read::read_text(&path, quarry_stdx::read::MAX_TEXT_FILE_BYTES).map_err(|e| tok_err(&path, e))?;
+    serde_json::from_str(&text).map_err(|e| tok_err(&path, format!("not a tokenizer config: {e}")))
+}
+
 fn lowercase_setting(dir: &Path) -> bool {
     quarry_stdx::read::read_text(&dir.join("tokenizer_config.json"), quarry_stdx::read::MAX_TEXT_FILE_BYTES)
         .ok()
@@ -382,10 +429,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let err = Tokenizer::from_path(&dir).err().unwrap().to_string();
         assert!(err.contains("tokenizer.json"), "{err}");
-        // A SentencePiece-only directory (T5's, PLBART's) is told how to convert it.
+        // A SentencePiece file that is not one is an error naming it.
         std::fs::write(dir.join("spiece.model"), b"not read").unwrap();
         let err = Tokenizer::from_path(&dir).err().unwrap().to_string();
-        assert!(err.contains("spiece.model") && err.contains("save_pretrained"), "{err}");
+        assert!(err.contains("spiece.model") && err.contains("not a SentencePiece model"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

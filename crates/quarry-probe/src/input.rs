@@ -30,9 +30,9 @@ pub enum InputRule {
     #[default]
     Inspect,
     /// The tokenizer's own special tokens (BERT `[CLS] … [SEP]`, RoBERTa and CodeT5
-    /// `<s> … </s>`, T5's SentencePiece `… </s>`, as its post-processor adds them), the
-    /// sample's code with INSPECT's doubled backslashes undone, cut to the model's length, and
-    /// the attention mask for every family.
+    /// `<s> … </s>`, T5's and PLBART's SentencePiece `… </s>`, as its post-processor adds
+    /// them), the sample's code with INSPECT's doubled backslashes undone, cut to the model's
+    /// length, and the attention mask for every family.
     Tokenizer,
 }
 
