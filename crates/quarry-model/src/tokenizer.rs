@@ -129,10 +129,7 @@ impl Tokenizer {
     /// transformers' `T5Tokenizer` (the pieces, then `<extra_id_99>` … `<extra_id_0>`, or as
     /// many as the directory's `tokenizer_config.json` says in `extra_ids`; `… </s>`).
     pub fn from_t5_sentencepiece(path: &Path) -> Result<Self> {
-        let config = sentencepiece_config(path)?;
-        let inner = crate::sentencepiece::build(path, |p| crate::sentencepiece::t5(p, &config))
-            .map_err(|e| tok_err(path, e))?;
-        Self::wrap(inner, path)
+        Self::from_sentencepiece(path, crate::sentencepiece::t5)
     }
 
     /// Builds PLBART's tokenizer from a BPE SentencePiece `sentencepiece.bpe.model`, with the
@@ -140,9 +137,20 @@ impl Tokenizer {
     /// 3, the pieces shifted by one, the language codes and `<mask>` after them; `… </s>`, then
     /// the `src_lang` code when the directory's `tokenizer_config.json` sets one).
     pub fn from_plbart_sentencepiece(path: &Path) -> Result<Self> {
+        Self::from_sentencepiece(path, crate::sentencepiece::plbart)
+    }
+
+    /// Builds a tokenizer from a SentencePiece model file with `builder` and the directory's
+    /// `tokenizer_config.json`.
+    fn from_sentencepiece(
+        path: &Path,
+        builder: fn(
+            &Path,
+            &crate::sentencepiece::TokenizerConfig,
+        ) -> std::result::Result<tokenizers::Tokenizer, String>,
+    ) -> Result<Self> {
         let config = sentencepiece_config(path)?;
-        let inner = crate::sentencepiece::build(path, |p| crate::sentencepiece::plbart(p, &config))
-            .map_err(|e| tok_err(path, e))?;
+        let inner = crate::sentencepiece::build(path, |p| builder(p, &config)).map_err(|e| tok_err(path, e))?;
         Self::wrap(inner, path)
     }
 

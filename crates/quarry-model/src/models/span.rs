@@ -7,7 +7,7 @@ use crate::error::{ModelError, Result};
 use crate::evaluation::spans::{aligned, ExactMatch, ExampleGroup, Label};
 use crate::loading::LoadedModel;
 use crate::nn::heads::{cross_entropy, HeadConfig, TokenClassifier};
-use crate::training::data::{make_batch, EncodedExample};
+use crate::training::data::{balanced_weights_of_counts, make_batch, EncodedExample};
 use crate::training::train::{Trainable, Validation};
 
 /// An encoder with a token classifier over B/I/O/F.
@@ -214,9 +214,7 @@ pub fn balanced_class_weights(examples: &[EncodedExample]) -> Vec<f32> {
     for label in examples.iter().flat_map(|e| e.labels.iter().flatten()) {
         counts[label.index()] += 1;
     }
-    let present = counts.iter().filter(|&&c| c > 0).count().max(1);
-    let total: usize = counts.iter().sum();
-    counts.iter().map(|&c| if c == 0 { 1.0 } else { (total as f64 / (present * c) as f64) as f32 }).collect()
+    balanced_weights_of_counts(&counts)
 }
 
 /// The argmax label of every unpadded position of `logits` `(batch, seq, 4)`.

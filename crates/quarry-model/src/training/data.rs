@@ -285,8 +285,15 @@ pub fn class_weights_for(labels: impl IntoIterator<Item = usize>, num_classes: u
     if let Some(c) = counts.iter().position(|&n| n == 0) {
         return Err(ModelError::Data(format!("no example of class {c}, so balanced class weights are undefined")));
     }
+    Ok(balanced_weights_of_counts(&counts))
+}
+
+/// scikit-learn's balanced weights over the classes that occur: `n / (k * count_c)` for each
+/// of the `k` classes with a count, 1 for a class without (which no target then uses).
+pub fn balanced_weights_of_counts(counts: &[usize]) -> Vec<f32> {
+    let present = counts.iter().filter(|&&c| c > 0).count().max(1);
     let n: usize = counts.iter().sum();
-    Ok(counts.iter().map(|&k| (n as f64 / (num_classes * k) as f64) as f32).collect())
+    counts.iter().map(|&c| if c == 0 { 1.0 } else { (n as f64 / (present * c) as f64) as f32 }).collect()
 }
 
 #[cfg(test)]
