@@ -29,7 +29,8 @@ use quarry_model::training::data::{
 };
 use quarry_model::training::train::{TrainConfig, Trainable};
 use quarry_model::{
-    load_model, LabelWeighting, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel, Tokenizer,
+    load_model, load_model_in, LabelWeighting, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel,
+    Tokenizer,
 };
 use quarry_query::all_queries;
 use quarry_stdx::rng::sample_per_key;
@@ -178,8 +179,7 @@ impl Evaluated {
 
 /// Loads `source` onto the configured device, computing in the configured precision.
 fn load_on(config: &Config, source: &ModelSource, tokenizer: Option<&Path>) -> Result<LoadedModel> {
-    let model = load_model(source, tokenizer, &config.device, config.seed)?;
-    model.set_precision(config.precision);
+    let model = load_model_in(source, tokenizer, &config.device, config.seed, config.precision)?;
     Ok(model)
 }
 

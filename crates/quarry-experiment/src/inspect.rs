@@ -38,6 +38,8 @@ pub struct InspectConfig {
     pub size: String,
     /// How samples become the encoder's input (it keys the feature cache).
     pub input: InputRule,
+    /// The precision features are computed in (it keys the feature cache).
+    pub precision: quarry_model::Precision,
     /// Probe settings.
     pub options: ExperimentOptions,
 }
@@ -136,7 +138,7 @@ fn probe_task(
 ) -> Result<TaskResult> {
     let probe_error = |e: quarry_probe::ProbeError| ExperimentError::Invalid(format!("{}: {e}", path.display()));
     let (dataset, bytes) = quarry_probe::hub::read_keyed(path).map_err(probe_error)?;
-    let key = CacheKey::new(&config.out, &config.model, task, config.input, path, &bytes);
+    let key = CacheKey::new(&config.out, &config.model, task, config.input, config.precision, path, &bytes);
     let cache = FeatureCache::new(&key.dir);
     let cached = cache.layers().map(|layers| !layers.is_empty()).unwrap_or(false);
     let mut encoder = if cached { None } else { Some(encoder_for(task).map_err(ExperimentError::Invalid)?) };

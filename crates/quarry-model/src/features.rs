@@ -8,7 +8,8 @@ use crate::loading::LoadedModel;
 impl LoadedModel {
     /// For each id sequence, the vector of the token at `position` in every hidden state
     /// (embeddings first, then each layer): `[sequence][layer][hidden]`. Sequences are padded
-    /// into one batch of `batch_size` at a time and run in evaluation mode.
+    /// into one batch of `batch_size` at a time and run in evaluation mode. A model built in
+    /// f64 gives its features rounded to f32.
     pub fn token_features(
         &self,
         sequences: &[Vec<u32>],
@@ -38,7 +39,7 @@ impl LoadedModel {
             let layers: Vec<Vec<Vec<f32>>> = output
                 .token_features(position)?
                 .iter()
-                .map(|t| t.to_vec2::<f32>())
+                .map(|t| t.to_dtype(candle_core::DType::F32)?.to_vec2::<f32>())
                 .collect::<candle_core::Result<_>>()?;
             for r in 0..chunk.len() {
                 out.push(layers.iter().map(|l| l[r].clone()).collect());
@@ -78,5 +79,21 @@ mod tests {
             assert!(d < 1e-5, "{d}");
         }
         assert!(m.token_features(&[vec![2]], 1, 1).is_err());
+    }
+
+    /// A BERT built in f64 from the same seed gives the f32 model's features to rounding.
+    #[test]
+    fn f64_features_equal_f32_features_to_rounding() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\na\nb\n").unwrap();
+        let src = ModelSource::Scratch(ScratchSpec::parse("2x16x2").unwrap());
+        let load = |p| crate::load_model_in(&src, Some(dir.path()), &Device::Cpu, 1, p).unwrap();
+        let ids = [vec![2, 4, 5, 4, 3], vec![2, 5, 3]];
+        let single = load(crate::Precision::F32).token_features(&ids, 0, 2).unwrap();
+        let double = load(crate::Precision::F64).token_features(&ids, 0, 2).unwrap();
+        let worst =
+            single.iter().flatten().flatten().zip(double.iter().flatten().flatten()).map(|(a, b)| (a - b).abs());
+        let worst = worst.fold(0f32, f32::max);
+        assert!(worst > 0.0 && worst < 1e-5, "{worst}");
     }
 }

@@ -39,7 +39,7 @@ mod weights;
 
 pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
 pub use error::{ModelError, Result};
-pub use loading::{load_model, LoadedModel, ModelSource};
+pub use loading::{load_model, load_model_in, LoadedModel, ModelSource};
 pub use models::answer::selection::{AnswerSelection, Candidate};
 pub use models::answer::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};
 pub use models::relevance::{RelevanceEvaluation, RelevanceModel};

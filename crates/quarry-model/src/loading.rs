@@ -165,9 +165,19 @@ pub struct LoadedModel {
 
 impl LoadedModel {
     /// Makes every linear layer of the model, heads built from its store later included,
-    /// compute in `precision` (`nn::autocast`).
-    pub fn set_precision(&self, precision: crate::Precision) {
+    /// compute in `precision` (`nn::autocast`). f64 is chosen when the model is built
+    /// ([`load_model_in`]); asking an f32 model for it, or an f64 model for another
+    /// precision, is an error.
+    pub fn set_precision(&self, precision: crate::Precision) -> Result<()> {
+        let built_f64 = self.store.dtype() == candle_core::DType::F64;
+        if built_f64 != (precision == crate::Precision::F64) {
+            return Err(ModelError::Config(format!(
+                "this model was loaded in {}; f64 is chosen when a model is loaded (`--dtype f64`)",
+                if built_f64 { "f64" } else { "f32" },
+            )));
+        }
         self.store.autocast().set(precision);
+        Ok(())
     }
 
     /// Writes a checkpoint of the encoder with the task head `head` to `dir`
@@ -182,6 +192,20 @@ impl LoadedModel {
 /// `tokenizer` overrides the model directory's tokenizer and is required for scratch models.
 /// `seed` drives random initialization and dropout.
 pub fn load_model(source: &ModelSource, tokenizer: Option<&Path>, device: &Device, seed: u64) -> Result<LoadedModel> {
+    load_model_in(source, tokenizer, device, seed, crate::Precision::F32)
+}
+
+/// [`load_model`] computing in `precision`: f32; bf16 autocast (parameters in f32, see
+/// [`LoadedModel::set_precision`]); or f64, every parameter converted as it is read, so
+/// heads built from the store later are f64 too.
+pub fn load_model_in(
+    source: &ModelSource,
+    tokenizer: Option<&Path>,
+    device: &Device,
+    seed: u64,
+    precision: crate::Precision,
+) -> Result<LoadedModel> {
+    let dtype = if precision == crate::Precision::F64 { candle_core::DType::F64 } else { candle_core::DType::F32 };
     let rng = seeded(seed);
     match source {
         ModelSource::Scratch(spec) => {
@@ -191,13 +215,14 @@ pub fn load_model(source: &ModelSource, tokenizer: Option<&Path>, device: &Devic
             })?;
             let tokenizer = Tokenizer::from_path(path)?;
             let config = spec.config(tokenizer.vocab_size(), tokenizer.pad_id());
-            let mut store = ParamStore::random(rng, device);
+            let mut store = ParamStore::random(rng, device).in_dtype(dtype);
+            store.autocast().set(precision);
             let encoder = Encoder::new(&config, &mut store)?;
             Ok(LoadedModel { config, tokenizer, encoder, store, dir: None })
         }
         ModelSource::Hub(id) => {
             let dir = resolve_hub(id)?;
-            load_model(&ModelSource::Dir(dir), tokenizer, device, seed)
+            load_model_in(&ModelSource::Dir(dir), tokenizer, device, seed, precision)
         }
         ModelSource::Dir(dir) => {
             let config_path = dir.join("config.json");
@@ -212,7 +237,8 @@ pub fn load_model(source: &ModelSource, tokenizer: Option<&Path>, device: &Devic
             let tokenizer = Tokenizer::from_path(tokenizer.unwrap_or(dir))?;
             let weights = find_weights(dir)?;
             let tensors = read_tensors(&weights)?;
-            let mut store = ParamStore::pretrained(weights, tensors, rng, device);
+            let mut store = ParamStore::pretrained(weights, tensors, rng, device).in_dtype(dtype);
+            store.autocast().set(precision);
             let encoder = Encoder::new(&config, &mut store)?;
             Ok(LoadedModel { config, tokenizer, encoder, store, dir: Some(dir.clone()) })
         }

@@ -136,7 +136,7 @@ pub fn measure(model: &SpanModel, batch: &SyntheticBatch, config: &SpeedConfig) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{load_model, ModelSource, Precision};
+    use crate::{load_model_in, ModelSource, Precision};
 
     fn tiny(precision: Precision) -> SpanModel {
         let dir = tempfile::tempdir().unwrap();
@@ -144,8 +144,7 @@ mod tests {
         let vocab: Vec<String> = specials.into_iter().chain((0..60).map(|i| format!("w{i}"))).collect();
         std::fs::write(dir.path().join("vocab.txt"), vocab.join("\n")).unwrap();
         let source = ModelSource::parse("scratch:2x32x4").unwrap();
-        let model = load_model(&source, Some(dir.path()), &Device::Cpu, 7).unwrap();
-        model.set_precision(precision);
+        let model = load_model_in(&source, Some(dir.path()), &Device::Cpu, 7, precision).unwrap();
         SpanModel::new(model).unwrap()
     }
 

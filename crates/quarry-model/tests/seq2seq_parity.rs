@@ -6,9 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{Device, IndexOp, Tensor};
+use candle_core::{DType, Device, IndexOp, Tensor};
 use quarry_model::checkpoint::save_checkpoint;
-use quarry_model::{load_model, Family, LoadedModel, ModelSource};
+use quarry_model::{load_model, load_model_in, Family, LoadedModel, ModelSource, Precision};
 use serde_json::Value;
 
 const TOLERANCE: f32 = 1e-4;
@@ -34,10 +34,11 @@ fn batch(model: &LoadedModel, ids: &[Vec<u32>]) -> (Tensor, Tensor) {
     )
 }
 
-/// The largest difference from transformers' hidden states over every layer and real token.
-fn worst_difference(name: &str, family: Family) -> f32 {
+/// The largest difference from transformers' hidden states over every layer and real token,
+/// with the model computing in `precision`.
+fn worst_difference_in(name: &str, family: Family, precision: Precision) -> f32 {
     let dir = fixture(name);
-    let model = load(&dir);
+    let model = load_model_in(&ModelSource::Dir(dir.clone()), None, &Device::Cpu, 0, precision).unwrap();
     assert_eq!(model.config.family().unwrap(), family);
     let reference: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("reference.json")).unwrap()).unwrap();
     let ids: Vec<Vec<u32>> = serde_json::from_value(reference["ids"].clone()).unwrap();
@@ -52,14 +53,49 @@ fn worst_difference(name: &str, family: Family) -> f32 {
     for (i, x) in ids.iter().enumerate() {
         let want = &states[&format!("hidden.{i}")];
         for (layer, got) in out.hidden_states.iter().enumerate() {
-            let got = got.i((i, ..x.len(), ..)).unwrap();
+            let dtype = if precision == Precision::F64 { DType::F64 } else { DType::F32 };
+            assert_eq!(got.dtype(), dtype, "{name}: layer {layer} computed in {:?}", got.dtype());
+            let got = got.i((i, ..x.len(), ..)).unwrap().to_dtype(DType::F32).unwrap();
             let d: f32 = (got - want.i(layer).unwrap()).unwrap().abs().unwrap().max_all().unwrap().to_scalar().unwrap();
             assert!(d < TOLERANCE, "{name}: snippet {i} layer {layer}: max abs diff {d}");
             worst = worst.max(d);
         }
     }
-    eprintln!("{name} parity: worst max abs diff {worst:.3e} over {} hidden states", out.hidden_states.len());
+    eprintln!(
+        "{name} parity ({precision}): worst max abs diff {worst:.3e} over {} hidden states",
+        out.hidden_states.len()
+    );
     worst
+}
+
+fn worst_difference(name: &str, family: Family) -> f32 {
+    worst_difference_in(name, family, Precision::F32)
+}
+
+/// Built in f64 (`--dtype f64`), every family computes every layer in f64 (nothing falls back
+/// to f32 on the way) and still matches transformers' float32 states.
+#[test]
+fn f64_encoders_compute_in_f64_and_match_transformers() {
+    for (name, family) in
+        [("t5", Family::T5), ("t5_gated", Family::T5), ("bart", Family::Bart), ("plbart", Family::Bart)]
+    {
+        worst_difference_in(name, family, Precision::F64);
+    }
+}
+
+/// f64 is chosen when a model is loaded: switching a loaded model to or from it is refused,
+/// and so is training an f64 model.
+#[test]
+fn f64_is_chosen_at_load_and_refused_by_training() {
+    let f32_model = load(&fixture("bart"));
+    let err = f32_model.set_precision(Precision::F64).unwrap_err().to_string();
+    assert!(err.contains("loaded in f32"), "{err}");
+    let source = ModelSource::Dir(fixture("bart"));
+    let f64_model = load_model_in(&source, None, &Device::Cpu, 0, Precision::F64).unwrap();
+    assert!(f64_model.set_precision(Precision::Bf16).is_err());
+    let vars = quarry_model::nn::params::sorted_vars(f64_model.store.vars());
+    let err = quarry_model::training::optim::AdamW::new(vars, Default::default()).err().unwrap().to_string();
+    assert!(err.contains("training runs in f32 or bf16"), "{err}");
 }
 
 #[test]

@@ -30,6 +30,20 @@ Commands (from the workspace root, in a venv with `pip install torch transformer
       `--cache DIR` writes transformers' float32 features as quarry's feature cache
       (`layer_NN.bin`), for `quarry probe --features DIR` (the probes' accuracies on them),
       or reads them from there when it holds them already.
+
+  experiment MODEL DATA QUARRY_OUT PY_OUT [--size 1k] [--threads N] [--float64 [--t5-variance-f64]]
+      Every task `quarry experiment inspect --out QUARRY_OUT` extracted features for
+      (`QUARRY_OUT/features/NAME/TASK_inspect_HASH/`): transformers' float32 features of MODEL
+      on DATA's `datasets_TASK/TASK_ORIG_{size}.txt`, samples read as quarry reads them (a
+      line continuing the sample above is not a sample), KTX at position 1, written into the
+      same entry under PY_OUT, so `quarry experiment inspect --out PY_OUT` (same --name)
+      probes transformers' features; per task and layer the largest absolute difference from
+      quarry's, printed and written to PY_OUT/parity.json. A task already in PY_OUT is read,
+      not recomputed. With `--float64` transformers computes in float64 (to compare with
+      `quarry experiment inspect --dtype f64`); both sides' features are rounded to float32
+      as the cache stores them. transformers' T5LayerNorm takes its variance in float32
+      whatever the model's dtype; `--t5-variance-f64` takes it in the model's dtype, so both
+      sides compute wholly in float64.
 """
 
 import argparse
@@ -87,8 +101,8 @@ def max_len_of(config):
     return config.max_position_embeddings
 
 
-def features(model, pairs, batch=8):
-    """Every hidden state at position 0: layers x samples x d_model."""
+def features(model, pairs, batch=8, position=0):
+    """Every hidden state at `position`: layers x samples x d_model."""
     seq2seq = model.config.model_type in ("t5", "bart", "plbart")
     encoder = model.get_encoder() if seq2seq and hasattr(model, "get_encoder") else model
     layers = None
@@ -102,7 +116,7 @@ def features(model, pairs, batch=8):
                 out = encoder(
                     input_ids=ids, attention_mask=torch.tensor([p[1] for p in chunk]), output_hidden_states=True
                 )
-            states = [h[:, 0].float().numpy() for h in out.hidden_states]
+            states = [h[:, position].float().numpy() for h in out.hidden_states]
             layers = states if layers is None else [np.concatenate([a, b]) for a, b in zip(layers, states)]
     return layers
 
@@ -240,6 +254,71 @@ def compare(args):
     print(f"worst: {worst:.3g}")
 
 
+SPLITS = ("tr", "va", "te")
+
+
+def read_samples(path):
+    """The texts the extractor tokenizes, of the samples quarry reads (`dataset.rs`): lines
+    `split<TAB>label<TAB>text` with a known split and a label; a line without a split code
+    continues the sample above and is not one (the extractor would read it as a sample)."""
+    texts = []
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as f:
+        for line in f:
+            line = line.rstrip("\n").removesuffix("\r")
+            fields = line.split("\t", 2)
+            if line.strip() and fields[0] in SPLITS and len(fields) == 3 and fields[1]:
+                texts.append(line.rsplit("\t", 1)[-1].rstrip())
+    return texts
+
+
+def experiment(args):
+    torch.set_num_threads(args.threads)
+    model, tok = load(args.model)
+    if args.float64:
+        model = model.double()
+    if args.t5_variance_f64:
+        from transformers.models.t5 import modeling_t5
+
+        def forward(self, hidden):
+            variance = hidden.pow(2).mean(-1, keepdim=True)
+            return self.weight * (hidden * torch.rsqrt(variance + self.variance_epsilon))
+
+        modeling_t5.T5LayerNorm.forward = forward
+    (name,) = os.listdir(f"{args.quarry_out}/features")
+    report = {}
+    for entry in sorted(os.listdir(f"{args.quarry_out}/features/{name}")):
+        task = entry.split("_")[0]
+        ours = read_cache(f"{args.quarry_out}/features/{name}/{entry}")
+        if ours is None:
+            continue
+        target = f"{args.py_out}/features/{name}/{entry}"
+        layers = read_cache(target)
+        if layers is None:
+            texts = read_samples(f"{args.data}/datasets_{task}/{task}_ORIG_{args.size}.txt")
+            pairs = inspect_inputs(tok, texts, max_len_of(model.config))
+            layers = features(model, pairs, position=1 if task == "KTX" else 0)
+            with open(f"{args.quarry_out}/features/{name}/{entry}/layer_00.bin", "rb") as f:
+                data = f.read(4096)
+            dataset = json.loads(data[12 : 12 + int.from_bytes(data[8:12], "little")])["dataset"]
+            write_cache(target, layers, name, dataset)
+        if [a.shape for a in ours] != [b.shape for b in layers]:
+            sys.exit(f"{task}: quarry's features are {ours[0].shape} x {len(ours)}, transformers' {layers[0].shape} x {len(layers)}")
+        diffs = [float(np.abs(a.astype(np.float64) - b).max()) for a, b in zip(ours, layers)]
+        peaks = [float(np.abs(b).max()) for b in layers]
+        differing = sum(int((a != b).sum()) for a, b in zip(ours, layers)) / sum(a.size for a in ours)
+        report[task] = {
+            "samples": len(layers[0]),
+            "max_abs_difference": diffs,
+            "max_abs_value": peaks,
+            "fraction_differing": differing,
+        }
+        print(f"{task}: {len(layers[0])} samples, max |quarry - transformers| per layer "
+              + " / ".join(f"{d:.2g}" for d in diffs)
+              + f" (values up to {max(peaks):.3g}; {differing:.2%} of the values differ)", flush=True)
+    with open(f"{args.py_out}/parity.json", "w") as f:
+        json.dump(report, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -256,8 +335,18 @@ def main():
     p.add_argument("npy")
     p.add_argument("--cache")
     p.add_argument("--float64", action="store_true")
+    p = sub.add_parser("experiment")
+    p.add_argument("model")
+    p.add_argument("data")
+    p.add_argument("quarry_out")
+    p.add_argument("py_out")
+    p.add_argument("--size", default="1k")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--float64", action="store_true")
+    p.add_argument("--t5-variance-f64", action="store_true")
     args = parser.parse_args()
-    {"fixture": fixture, "model": make_model, "compare": compare}[args.command](args)
+    commands = {"fixture": fixture, "model": make_model, "compare": compare, "experiment": experiment}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ProbeError, Result};
 use crate::input::InputRule;
 use crate::task::Task;
+use quarry_model::Precision;
 
 const MAGIC: &[u8; 8] = b"QPFEAT1\n";
 
@@ -29,7 +30,8 @@ pub fn file_safe(name: &str) -> String {
 /// identity written into their headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheKey {
-    /// `OUT/features/<model>/<task>_<input rule>_<content hash>/`.
+    /// `OUT/features/<model>/<task>_<input rule>_<content hash>/`, with `_<precision>`
+    /// before the hash for features not computed in f32 (`bf16`, `f64`).
     pub dir: PathBuf,
     /// `<file name>#<content hash>`.
     pub dataset_id: String,
@@ -37,12 +39,21 @@ pub struct CacheKey {
 
 impl CacheKey {
     /// The cache of `model`'s features for `task` on the dataset file `path` holding
-    /// `bytes`, its inputs built by `input`, under the output folder `out`; the content hash
-    /// (FNV-1a) makes an edited file a new entry.
-    pub fn new(out: &Path, model: &str, task: Task, input: InputRule, path: &Path, bytes: &[u8]) -> CacheKey {
+    /// `bytes`, its inputs built by `input`, computed in `precision`, under the output folder
+    /// `out`; the content hash (FNV-1a) makes an edited file a new entry.
+    pub fn new(
+        out: &Path,
+        model: &str,
+        task: Task,
+        input: InputRule,
+        precision: Precision,
+        path: &Path,
+        bytes: &[u8],
+    ) -> CacheKey {
         let hash = stable_hash_bytes(bytes);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let entry = format!("{task}_{}_{hash:016x}", input.name());
+        let computed = if precision == Precision::F32 { String::new() } else { format!("_{precision}") };
+        let entry = format!("{task}_{}{computed}_{hash:016x}", input.name());
         CacheKey {
             dir: out.join("features").join(file_safe(model)).join(entry),
             dataset_id: format!("{name}#{hash:016x}"),

@@ -1,5 +1,7 @@
 //! Probe training, control tasks, the feature cache and reports.
 
+use std::path::Path;
+
 use quarry_probe::cache::{FeatureCache, LayerHeader};
 use quarry_probe::control::control_labels;
 use quarry_probe::heatmap::Heatmap;
@@ -109,6 +111,27 @@ fn control_labels_depend_only_on_the_type() {
     // Drawn from the training distribution: a class absent there never appears.
     let only_one = control_labels(&types, &[1, 1, 1], 3, 11);
     assert!(only_one.iter().all(|&c| c == 1));
+}
+
+/// Features computed in another precision are another cache entry; f32's entry keeps the
+/// name it always had, so existing caches stay valid.
+#[test]
+fn the_cache_key_names_a_precision_other_than_f32() {
+    use quarry_model::Precision;
+    use quarry_probe::cache::CacheKey;
+    use quarry_probe::input::InputRule;
+    use quarry_probe::Task;
+    let key = |p| {
+        CacheKey::new(Path::new("out"), "m/x", Task::Len, InputRule::Inspect, p, Path::new("d/LEN.txt"), b"tr\t1\tx\n")
+    };
+    let f32_dir = key(Precision::F32).dir;
+    let entry = f32_dir.file_name().unwrap().to_str().unwrap().to_string();
+    assert!(entry.starts_with("LEN_inspect_") && entry.len() == "LEN_inspect_".len() + 16, "{entry}");
+    assert_eq!(f32_dir.parent().unwrap(), Path::new("out/features/m_x"));
+    let f64_entry = key(Precision::F64).dir.file_name().unwrap().to_str().unwrap().to_string();
+    assert_eq!(f64_entry, entry.replace("inspect_", "inspect_f64_"));
+    assert_ne!(key(Precision::Bf16).dir, f32_dir);
+    assert_eq!(key(Precision::F32).dataset_id, key(Precision::F64).dataset_id);
 }
 
 #[test]

@@ -41,7 +41,7 @@ fn encode(args: EncodeArgs) -> Result<()> {
     let source = super::model_arg::model_source(&args.model)?;
     let model = args
         .device
-        .load(&source, args.tokenizer.as_deref(), 0)
+        .load_features(&source, args.tokenizer.as_deref(), 0)
         .with_context(|| format!("loading model '{}'", args.model))?;
     let max_len = model.config.max_input_len();
     let mut stdout = std::io::stdout().lock();

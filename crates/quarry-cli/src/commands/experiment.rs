@@ -445,6 +445,7 @@ fn inspect(args: InspectArgs) -> Result<()> {
         tasks,
         size: args.size.clone(),
         input: args.input,
+        precision: args.device.dtype,
         options: quarry_probe::experiment::ExperimentOptions { train, layers: None, control: false },
     };
     let choice = super::probe::EncoderChoice {

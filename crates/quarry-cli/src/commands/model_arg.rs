@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use quarry_model::device::parse_device;
 use quarry_model::evaluation::file_level::BlockSelector;
-use quarry_model::{load_model, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel};
+use quarry_model::{load_model_in, LoadedModel, ModelSource, Precision, RelevanceModel, SpanModel};
 
 /// Where a command runs its model (`--device`) and in what precision (`--dtype`): one
 /// definition for every model command.
@@ -15,9 +15,11 @@ pub struct DeviceArgs {
     /// `cpu`, `cuda` or `cuda:N`.
     #[arg(id = "device", long = "device", value_name = "DEVICE", default_value = "cpu")]
     pub name: String,
-    /// `f32`, or `bf16`: mixed precision as PyTorch's autocast (linear layers in bf16;
-    /// weights, optimizer state, layer norms, softmax and losses in f32). Meant for CUDA; on
-    /// the CPU bf16 products are slow.
+    /// `f32`; `bf16`: mixed precision as PyTorch's autocast (linear layers in bf16;
+    /// weights, optimizer state, layer norms, softmax and losses in f32), meant for CUDA (on
+    /// the CPU bf16 products are slow); or `f64`: every parameter and activation in double
+    /// precision, for feature extraction and parity checks against PyTorch in float64
+    /// (`encode`, `probe`, `experiment inspect`; other commands refuse it).
     #[arg(long, default_value = "f32")]
     pub dtype: Precision,
 }
@@ -28,11 +30,27 @@ impl DeviceArgs {
         parse_device(&self.name)
     }
 
-    /// Loads `source` onto the device, computing in `--dtype`.
+    /// Loads `source` onto the device, computing in `--dtype`, for a command that trains,
+    /// scores or generates: `f64` is refused (it serves feature extraction only).
     pub fn load(&self, source: &ModelSource, tokenizer: Option<&Path>, seed: u64) -> quarry_model::Result<LoadedModel> {
-        let model = load_model(source, tokenizer, &self.device()?, seed)?;
-        model.set_precision(self.dtype);
-        Ok(model)
+        if self.dtype == Precision::F64 {
+            return Err(quarry_model::ModelError::Config(
+                "--dtype f64 is for feature extraction (`quarry encode`, `quarry probe`, `quarry experiment inspect`)"
+                    .into(),
+            ));
+        }
+        self.load_features(source, tokenizer, seed)
+    }
+
+    /// Loads `source` onto the device, computing in `--dtype` (`f64` included), for a
+    /// command that only reads the encoder's hidden states.
+    pub fn load_features(
+        &self,
+        source: &ModelSource,
+        tokenizer: Option<&Path>,
+        seed: u64,
+    ) -> quarry_model::Result<LoadedModel> {
+        load_model_in(source, tokenizer, &self.device()?, seed, self.dtype)
     }
 }
 

@@ -125,7 +125,7 @@ impl EncoderChoice<'_> {
         }
         let load = || -> quarry_model::Result<quarry_model::LoadedModel> {
             let source = super::model_arg::model_source(self.model)?;
-            self.device.load(&source, self.tokenizer, self.seed)
+            self.device.load_features(&source, self.tokenizer, self.seed)
         };
         let model = load().map_err(|e| {
             format!("--model {}: {e}; or pass precomputed layer_NN.bin features with --features DIR", self.model)
@@ -167,7 +167,7 @@ pub fn run(args: ProbeArgs) -> i32 {
         eprintln!("{}: {} malformed lines (continued or skipped)", args.data.display(), dataset.malformed.len());
     }
     let name = args.name.clone().unwrap_or_else(|| args.model.clone());
-    let key = CacheKey::new(&args.out, &name, task, args.input, &args.data, &bytes);
+    let key = CacheKey::new(&args.out, &name, task, args.input, args.device.dtype, &args.data, &bytes);
     let cache_dir = args.features.clone().unwrap_or(key.dir);
     let cache = FeatureCache::new(&cache_dir);
     let show_progress = std::io::stderr().is_terminal();

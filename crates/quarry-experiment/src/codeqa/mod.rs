@@ -21,7 +21,7 @@ use quarry_data::codeqa::{read_split, write_answers, write_split, CodeQaExample}
 use quarry_model::models::answer::text::TrueCaser;
 use quarry_model::training::train::TrainConfig;
 use quarry_model::{
-    load_model, AnswerConfig, AnswerModel, AnswerSelection, DecodeOptions, EncodedAnswer, LoadedModel, ModelSource,
+    load_model_in, AnswerConfig, AnswerModel, AnswerSelection, DecodeOptions, EncodedAnswer, LoadedModel, ModelSource,
     Precision,
 };
 use serde::{Deserialize, Serialize};
@@ -155,8 +155,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<CodeQaReport>
             Some(dir) => ModelSource::Dir(dir.to_path_buf()),
             None => ModelSource::parse(&config.model)?,
         };
-        let model = load_model(&source, config.tokenizer.as_deref(), &config.device, config.seed)?;
-        model.set_precision(config.precision);
+        let model = load_model_in(&source, config.tokenizer.as_deref(), &config.device, config.seed, config.precision)?;
         Ok(model)
     };
     let mut training: Vec<Trained> = Vec::new();

@@ -23,7 +23,7 @@ use quarry_model::models::cs1qa::{
     bm25_pairs, dense_search, middle_baseline, recall_at, score_selections, DualEncoder, LineModel, Pooling, TypeModel,
 };
 use quarry_model::training::train::TrainConfig;
-use quarry_model::{load_model, LoadedModel, ModelSource, Precision};
+use quarry_model::{load_model_in, LoadedModel, ModelSource, Precision};
 
 use crate::error::{ExperimentError, Result};
 use crate::report::Trained;
@@ -116,8 +116,8 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Cs1qaReport> 
             Some(dir) => ModelSource::Dir(dir.to_path_buf()),
             None => ModelSource::parse(&config.model)?,
         };
-        let model = load_model(&source, config.tokenizer.as_deref(), &config.device, config.seed())?;
-        model.set_precision(config.precision);
+        let model =
+            load_model_in(&source, config.tokenizer.as_deref(), &config.device, config.seed(), config.precision)?;
         Ok(model)
     };
     let retrieval = stages.run("retrieval", progress, |progress| retrieval_stage(config, &load, progress))?;

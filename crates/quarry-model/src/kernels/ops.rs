@@ -9,7 +9,7 @@ use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layo
 use rayon::prelude::*;
 
 use crate::kernels::fast_math::{exp_fast, widest_simd};
-use crate::nn::autocast::{cast, to_f32};
+use crate::nn::autocast::{cast, widen};
 
 /// The f32 data of a contiguous CPU tensor's storage, or an error naming the operation.
 pub(crate) fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
@@ -167,7 +167,7 @@ pub(crate) fn masked_softmax(scores: &Tensor, bias: &Tensor) -> Result<Tensor> {
         // `softmax_last_dim` has no backward pass, so a pass that records gradients takes
         // the composed softmax, which has one.
         let (b, k) = bias.dims2()?;
-        let x = to_f32(scores)?.broadcast_add(&to_f32(&bias.detach())?.reshape((b, 1, 1, k))?)?;
+        let x = widen(scores)?.broadcast_add(&widen(&bias.detach())?.reshape((b, 1, 1, k))?)?;
         let probs = if x.track_op() { trained_softmax(&x)? } else { fused_softmax(&x)? };
         cast(&probs, scores.dtype())
     }

@@ -19,6 +19,10 @@ pub enum Precision {
     F32,
     /// Linear layers in bf16, the rest in f32 (autocast).
     Bf16,
+    /// Every parameter and activation in f64: inference and parity checks against PyTorch
+    /// in double precision, where float32's rounding (about 1e-6 on values near 10) would
+    /// hide a real difference. Set when the model is built ([`crate::LoadedModel::with_precision`]).
+    F64,
 }
 
 impl std::str::FromStr for Precision {
@@ -29,7 +33,8 @@ impl std::str::FromStr for Precision {
         match text {
             "f32" | "fp32" | "float32" => Ok(Precision::F32),
             "bf16" | "bfloat16" => Ok(Precision::Bf16),
-            _ => Err(format!("dtype `{text}`: expected `f32` or `bf16`")),
+            "f64" | "fp64" | "float64" => Ok(Precision::F64),
+            _ => Err(format!("dtype `{text}`: expected `f32`, `bf16` or `f64`")),
         }
     }
 }
@@ -39,6 +44,7 @@ impl std::fmt::Display for Precision {
         f.write_str(match self {
             Precision::F32 => "f32",
             Precision::Bf16 => "bf16",
+            Precision::F64 => "f64",
         })
     }
 }
@@ -52,6 +58,7 @@ impl Autocast {
     pub fn precision(&self) -> Precision {
         match self.0.load(Ordering::Relaxed) {
             1 => Precision::Bf16,
+            2 => Precision::F64,
             _ => Precision::F32,
         }
     }
@@ -61,10 +68,11 @@ impl Autocast {
         self.0.store(precision as u8, Ordering::Relaxed);
     }
 
-    /// The dtype matrix products run in, or `None` for f32 (nothing to cast).
+    /// The dtype matrix products run in, or `None` where they take their inputs' dtype
+    /// (f32, or f64 whose parameters are f64 already).
     pub fn compute_dtype(&self) -> Option<DType> {
         match self.precision() {
-            Precision::F32 => None,
+            Precision::F32 | Precision::F64 => None,
             Precision::Bf16 => Some(DType::BF16),
         }
     }
@@ -79,9 +87,13 @@ pub(crate) fn cast(t: &Tensor, dtype: DType) -> Result<Tensor> {
     }
 }
 
-/// `t` in f32, as losses, softmax and layer norms take it under autocast.
-pub(crate) fn to_f32(t: &Tensor) -> Result<Tensor> {
-    cast(t, DType::F32)
+/// `t` in the model's full precision, as losses, softmax and layer norms take it under
+/// autocast: a bf16 or f16 product back in f32; f32 and f64 as they are.
+pub(crate) fn widen(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::BF16 | DType::F16 => t.to_dtype(DType::F32),
+        _ => Ok(t.clone()),
+    }
 }
 
 #[cfg(test)]
@@ -92,7 +104,8 @@ mod tests {
     fn parses_and_shares_the_setting() {
         assert_eq!("bf16".parse::<Precision>().unwrap(), Precision::Bf16);
         assert_eq!("f32".parse::<Precision>().unwrap(), Precision::F32);
-        assert!("f16".parse::<Precision>().unwrap_err().contains("expected `f32` or `bf16`"));
+        assert_eq!("float64".parse::<Precision>().unwrap(), Precision::F64);
+        assert!("f16".parse::<Precision>().unwrap_err().contains("expected `f32`, `bf16` or `f64`"));
         let a = std::sync::Arc::new(Autocast::default());
         let b = a.clone();
         assert_eq!(b.compute_dtype(), None);

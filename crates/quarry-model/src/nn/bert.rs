@@ -392,12 +392,13 @@ impl Encoder {
                 self.config.vocab_size
             )));
         }
-        let mask = attention_mask.to_dtype(DType::F32)?;
-        let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?;
         let mut x = match words {
             Some(w) => self.embeddings.forward_words(w, &ids, 0, train)?,
             None => self.embeddings.forward(&ids, 0, train)?,
         };
+        // In the residual stream's dtype: f32, or f64 for a model built in f64.
+        let mask = attention_mask.to_dtype(x.dtype())?;
+        let mask_bias = ((mask.ones_like()? - mask)? * -1e9f64)?;
         let mut hidden_states = Vec::with_capacity(self.config.num_hidden_layers + 1);
         hidden_states.push(x.clone());
         match &self.body {
@@ -453,7 +454,7 @@ impl Encoder {
     /// (computed for inference: no gradient reaches the pooler).
     pub fn pooled(&self, output: &EncoderOutput) -> Result<Option<Tensor>> {
         match &self.pooler {
-            Some(p) => Ok(Some(crate::nn::autocast::to_f32(&p.forward(&output.cls()?, false)?.tanh()?)?)),
+            Some(p) => Ok(Some(crate::nn::autocast::widen(&p.forward(&output.cls()?, false)?.tanh()?)?)),
             None => Ok(None),
         }
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use candle_core::{DType, IndexOp, Tensor, D};
 
 use crate::error::{ModelError, Result};
-use crate::nn::autocast::to_f32;
+use crate::nn::autocast::widen;
 use crate::nn::layers::{Dropout, Linear};
 use crate::nn::params::ParamStore;
 
@@ -33,7 +33,7 @@ impl TokenClassifier {
 
     /// Logits `(batch, seq, labels)` from hidden states `(batch, seq, hidden)`.
     pub fn forward(&self, hidden: &Tensor, train: bool) -> Result<Tensor> {
-        Ok(to_f32(&self.linear.forward(&self.dropout.forward(hidden, train)?, train)?)?)
+        Ok(widen(&self.linear.forward(&self.dropout.forward(hidden, train)?, train)?)?)
     }
 }
 
@@ -59,7 +59,7 @@ impl SequenceClassifier {
     pub fn forward(&self, hidden: &Tensor, train: bool) -> Result<Tensor> {
         let cls = hidden.i((.., 0, ..))?;
         let x = self.dense.forward(&self.dropout.forward(&cls, train)?, train)?.tanh()?;
-        Ok(to_f32(&self.out.forward(&self.dropout.forward(&x, train)?, train)?)?)
+        Ok(widen(&self.out.forward(&self.dropout.forward(&x, train)?, train)?)?)
     }
 }
 

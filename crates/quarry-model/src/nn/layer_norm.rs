@@ -91,7 +91,7 @@ impl RmsNorm {
 
     /// Normalizes `x` over its last dimension; with `train`, gradients flow to `x` and the scale.
     pub(crate) fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
-        let x = crate::nn::autocast::to_f32(x)?;
+        let x = crate::nn::autocast::widen(x)?;
         let var = x.sqr()?.mean_keepdim(D::Minus1)?;
         x.broadcast_div(&(var + self.eps)?.sqrt()?)?.broadcast_mul(self.weight.get(train))
     }

@@ -70,7 +70,7 @@ impl Linear {
         out_dim: usize,
     ) -> crate::error::Result<Self> {
         let weight = store.get(&format!("{prefix}.weight"), (out_dim, in_dim), Init::Normal(INIT_STD), true)?;
-        let bias = Tensor::zeros(out_dim, DType::F32, store.device())?;
+        let bias = Tensor::zeros(out_dim, weight.dtype(), store.device())?;
         Ok(Linear { weight: Param::new(weight), bias: Param::new(bias), autocast: store.autocast().clone() })
     }
 

@@ -30,12 +30,20 @@ pub struct ParamStore {
     rng: Arc<SeededRng>,
     autocast: Arc<Autocast>,
     device: Device,
+    dtype: DType,
 }
 
 impl ParamStore {
     /// A store that initializes every parameter randomly.
     pub fn random(rng: Arc<SeededRng>, device: &Device) -> Self {
-        ParamStore { vars: VarMap::new(), pretrained: None, rng, autocast: Arc::default(), device: device.clone() }
+        ParamStore {
+            vars: VarMap::new(),
+            pretrained: None,
+            rng,
+            autocast: Arc::default(),
+            device: device.clone(),
+            dtype: DType::F32,
+        }
     }
 
     /// A store that takes parameters from `tensors` (read from `source`).
@@ -46,7 +54,20 @@ impl ParamStore {
             rng,
             autocast: Arc::default(),
             device: device.clone(),
+            dtype: DType::F32,
         }
+    }
+
+    /// The store with every parameter taken from here on in `dtype` (f32 unless a model is
+    /// built in f64, [`crate::nn::autocast::Precision::F64`]).
+    pub fn in_dtype(mut self, dtype: DType) -> Self {
+        self.dtype = dtype;
+        self
+    }
+
+    /// The dtype parameters are stored in.
+    pub fn dtype(&self) -> DType {
+        self.dtype
     }
 
     /// The device parameters live on.
@@ -99,7 +120,7 @@ impl ParamStore {
                         ),
                     });
                 }
-                t.to_dtype(DType::F32)?.to_device(&self.device)?
+                t.to_dtype(self.dtype)?.to_device(&self.device)?
             }
             None => {
                 if let (Some((path, _)), true) = (&self.pretrained, required) {
@@ -109,9 +130,9 @@ impl ParamStore {
                     });
                 }
                 match init {
-                    Init::Normal(std) => self.rng.normal(&shape, std, &self.device)?,
-                    Init::Zeros => Tensor::zeros(&shape, DType::F32, &self.device)?,
-                    Init::Ones => Tensor::ones(&shape, DType::F32, &self.device)?,
+                    Init::Normal(std) => self.rng.normal(&shape, std, &self.device)?.to_dtype(self.dtype)?,
+                    Init::Zeros => Tensor::zeros(&shape, self.dtype, &self.device)?,
+                    Init::Ones => Tensor::ones(&shape, self.dtype, &self.device)?,
                 }
             }
         };

@@ -8,7 +8,7 @@ use candle_core::Tensor;
 use crate::config::{EncoderConfig, HiddenAct};
 use crate::error::Result;
 use crate::family_config::T5Settings;
-use crate::nn::autocast::{cast, to_f32};
+use crate::nn::autocast::{cast, widen};
 use crate::nn::layer_norm::RmsNorm;
 use crate::nn::layers::{Dropout, Embedding, Linear};
 use crate::nn::params::{Init, ParamStore};
@@ -104,7 +104,7 @@ impl T5Layer {
         let q = self.split_heads(&self.q.forward(x, train)?)?;
         let k = self.split_heads(&self.k.forward(x, train)?)?;
         let v = self.split_heads(&self.v.forward(x, train)?)?;
-        let scores = to_f32(&q.matmul(&k.t()?)?)?.broadcast_add(position_bias)?;
+        let scores = widen(&q.matmul(&k.t()?)?)?.broadcast_add(position_bias)?;
         let probs = crate::kernels::ops::masked_softmax(&scores, mask_bias)?;
         let probs = cast(&self.attn_dropout.forward(&probs, train)?, v.dtype())?;
         let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, self.heads * self.d_kv))?;
@@ -119,14 +119,14 @@ impl T5Layer {
         train: bool,
     ) -> candle_core::Result<Tensor> {
         let attn = self.attention(&self.attn_norm.forward(x, train)?, position_bias, mask_bias, train)?;
-        let x = (x + to_f32(&self.dropout.forward(&attn, train)?)?)?;
+        let x = (x + widen(&self.dropout.forward(&attn, train)?)?)?;
         let h = self.ff_norm.forward(&x, train)?;
         let mut inner = self.act.apply(&self.wi.forward(&h, train)?)?;
         if let Some(gate) = &self.wi_gate {
             inner = (inner * gate.forward(&h, train)?)?;
         }
         let out = self.wo.forward(&self.dropout.forward(&inner, train)?, train)?;
-        x + to_f32(&self.dropout.forward(&out, train)?)?
+        x + widen(&self.dropout.forward(&out, train)?)?
     }
 }
 

@@ -314,7 +314,7 @@ impl AnswerModel {
 
     /// Next-token logits `(n, vocab)` from decoder states `(n, hidden)`.
     fn project(&self, states: &Tensor, train: bool) -> Result<Tensor> {
-        let hidden = crate::nn::autocast::to_f32(&self.dense.forward(states, train)?.tanh()?)?;
+        let hidden = crate::nn::autocast::widen(&self.dense.forward(states, train)?.tanh()?)?;
         let emb = self.model.encoder.word_embeddings(train && !self.config.freeze_embeddings);
         Ok(hidden.matmul(&emb.t()?)?)
     }
@@ -365,7 +365,7 @@ impl AnswerModel {
         let picked = states.reshape(((), h))?.index_select(&rows, 0)?;
         // The tied output layer and the token cross-entropy as one operation (the logits
         // are never a graph node of their own).
-        let hidden = crate::nn::autocast::to_f32(&self.dense.forward(&picked, train)?.tanh()?)?;
+        let hidden = crate::nn::autocast::widen(&self.dense.forward(&picked, train)?.tanh()?)?;
         let loss = tied_output_loss_into(&hidden, emb, &labels, Some(&gathered))?;
         Ok((loss, count))
     }

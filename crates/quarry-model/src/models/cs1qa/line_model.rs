@@ -113,7 +113,7 @@ impl LineModel {
         let sequences: Vec<&[u32]> = batch.iter().map(|e| e.segment.ids.as_slice()).collect();
         let (ids, mask) = pad_ids(&sequences, self.model.tokenizer.pad_id(), self.model.encoder.device())?;
         let out = self.model.encoder.forward(&ids, &mask, train)?;
-        let logits = crate::nn::autocast::to_f32(&self.head.forward(&out.last, train)?)?;
+        let logits = crate::nn::autocast::widen(&self.head.forward(&out.last, train)?)?;
         let pad_bias = ((mask.to_dtype(candle_core::DType::F32)? - 1.0)? * 1e9)?;
         let start = (logits.i((.., .., 0))?.contiguous()? + &pad_bias)?;
         let end = (logits.i((.., .., 1))?.contiguous()? + &pad_bias)?;
