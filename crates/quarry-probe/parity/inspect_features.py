@@ -44,6 +44,11 @@ Commands (from the workspace root, in a venv with `pip install torch transformer
       as the cache stores them. transformers' T5LayerNorm takes its variance in float32
       whatever the model's dtype; `--t5-variance-f64` takes it in the model's dtype, so both
       sides compute wholly in float64.
+
+  accuracies QUARRY_OUT PY_OUT
+      The probes' test accuracies per task and layer in the two outputs' `results.csv`
+      (quarry's features; transformers' features, probed by `quarry experiment inspect
+      --out PY_OUT`), as a Markdown table, and how many layers differ.
 """
 
 import argparse
@@ -319,6 +324,34 @@ def experiment(args):
         json.dump(report, f, indent=1)
 
 
+def read_accuracies(path):
+    """task -> [test accuracy per layer] from a `results.csv`."""
+    import csv
+
+    rows = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            rows.setdefault(row["task"], {})[int(row["layer"])] = float(row["accuracy"])
+    return {task: [layers[n] for n in sorted(layers)] for task, layers in rows.items()}
+
+
+def accuracies(args):
+    ours = read_accuracies(f"{args.quarry_out}/results.csv")
+    theirs = read_accuracies(f"{args.py_out}/results.csv")
+    differing = 0
+    print("| task | test accuracy per layer, % | layers that differ |")
+    print("| --- | --- | --- |")
+    for task in sorted(ours):
+        a, b = ours[task], theirs.get(task, [])
+        diff = sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))
+        differing += diff
+        shown = " / ".join(f"{100 * x:.1f}" for x in a)
+        if diff:
+            shown += " (transformers' features: " + " / ".join(f"{100 * y:.1f}" for y in b) + ")"
+        print(f"| {task} | {shown} | {diff} of {len(a)} |")
+    print(f"\n{differing} of {sum(map(len, ours.values()))} layer accuracies differ")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -344,8 +377,17 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--float64", action="store_true")
     p.add_argument("--t5-variance-f64", action="store_true")
+    p = sub.add_parser("accuracies")
+    p.add_argument("quarry_out")
+    p.add_argument("py_out")
     args = parser.parse_args()
-    commands = {"fixture": fixture, "model": make_model, "compare": compare, "experiment": experiment}
+    commands = {
+        "fixture": fixture,
+        "model": make_model,
+        "compare": compare,
+        "experiment": experiment,
+        "accuracies": accuracies,
+    }
     commands[args.command](args)
 
 
