@@ -21,7 +21,7 @@ pub enum Precision {
     Bf16,
     /// Every parameter and activation in f64: inference and parity checks against PyTorch
     /// in double precision, where float32's rounding (about 1e-6 on values near 10) would
-    /// hide a real difference. Set when the model is built ([`crate::LoadedModel::with_precision`]).
+    /// hide a real difference. Set when the model is built ([`crate::load_model_in`]).
     F64,
 }
 
