@@ -205,7 +205,6 @@ pub fn load_model_in(
     seed: u64,
     precision: crate::Precision,
 ) -> Result<LoadedModel> {
-    let dtype = if precision == crate::Precision::F64 { candle_core::DType::F64 } else { candle_core::DType::F32 };
     let rng = seeded(seed);
     match source {
         ModelSource::Scratch(spec) => {
@@ -215,8 +214,7 @@ pub fn load_model_in(
             })?;
             let tokenizer = Tokenizer::from_path(path)?;
             let config = spec.config(tokenizer.vocab_size(), tokenizer.pad_id());
-            let mut store = ParamStore::random(rng, device).in_dtype(dtype);
-            store.autocast().set(precision);
+            let mut store = ParamStore::random(rng, device).in_precision(precision);
             let encoder = Encoder::new(&config, &mut store)?;
             Ok(LoadedModel { config, tokenizer, encoder, store, dir: None })
         }
@@ -237,8 +235,7 @@ pub fn load_model_in(
             let tokenizer = Tokenizer::from_path(tokenizer.unwrap_or(dir))?;
             let weights = find_weights(dir)?;
             let tensors = read_tensors(&weights)?;
-            let mut store = ParamStore::pretrained(weights, tensors, rng, device).in_dtype(dtype);
-            store.autocast().set(precision);
+            let mut store = ParamStore::pretrained(weights, tensors, rng, device).in_precision(precision);
             let encoder = Encoder::new(&config, &mut store)?;
             Ok(LoadedModel { config, tokenizer, encoder, store, dir: Some(dir.clone()) })
         }

@@ -220,16 +220,20 @@ def write_cache(directory, layers, model, dataset):
             f.write(b"QPFEAT1\n" + len(header).to_bytes(4, "little") + header + rows.tobytes())
 
 
+def read_layer(path):
+    """One cache file: its JSON header and its rows x dim float32 matrix."""
+    with open(path, "rb") as f:
+        data = f.read()
+    size = int.from_bytes(data[8:12], "little")
+    header = json.loads(data[12 : 12 + size])
+    return header, np.frombuffer(data[12 + size :], dtype="<f4").reshape(header["rows"], header["dim"])
+
+
 def read_cache(directory):
     """The layers of a cache `write_cache` wrote, or None where it holds none."""
     layers = []
     while os.path.exists(f"{directory}/layer_{len(layers):02}.bin"):
-        with open(f"{directory}/layer_{len(layers):02}.bin", "rb") as f:
-            data = f.read()
-        size = int.from_bytes(data[8:12], "little")
-        header = json.loads(data[12 : 12 + size])
-        rows = np.frombuffer(data[12 + size :], dtype="<f4").reshape(header["rows"], header["dim"])
-        layers.append(rows)
+        layers.append(read_layer(f"{directory}/layer_{len(layers):02}.bin")[1])
     return layers or None
 
 
@@ -302,9 +306,7 @@ def experiment(args):
             texts = read_samples(f"{args.data}/datasets_{task}/{task}_ORIG_{args.size}.txt")
             pairs = inspect_inputs(tok, texts, max_len_of(model.config))
             layers = features(model, pairs, position=1 if task == "KTX" else 0)
-            with open(f"{args.quarry_out}/features/{name}/{entry}/layer_00.bin", "rb") as f:
-                data = f.read(4096)
-            dataset = json.loads(data[12 : 12 + int.from_bytes(data[8:12], "little")])["dataset"]
+            dataset = read_layer(f"{args.quarry_out}/features/{name}/{entry}/layer_00.bin")[0]["dataset"]
             write_cache(target, layers, name, dataset)
         if [a.shape for a in ours] != [b.shape for b in layers]:
             sys.exit(f"{task}: quarry's features are {ours[0].shape} x {len(ours)}, transformers' {layers[0].shape} x {len(layers)}")

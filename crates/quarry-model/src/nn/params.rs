@@ -9,7 +9,7 @@ use candle_core::{DType, Device, Shape, Tensor, Var};
 use candle_nn::VarMap;
 
 use crate::error::{ModelError, Result};
-use crate::nn::autocast::Autocast;
+use crate::nn::autocast::{Autocast, Precision};
 use crate::nn::rng::SeededRng;
 
 /// How a parameter is initialized when no pretrained value exists.
@@ -58,10 +58,11 @@ impl ParamStore {
         }
     }
 
-    /// The store with every parameter taken from here on in `dtype` (f32 unless a model is
-    /// built in f64, [`crate::nn::autocast::Precision::F64`]).
-    pub fn in_dtype(mut self, dtype: DType) -> Self {
-        self.dtype = dtype;
+    /// The store computing in `precision`: its autocast setting, and the dtype every
+    /// parameter is taken in from here on (f64 for [`Precision::F64`], else f32).
+    pub fn in_precision(mut self, precision: Precision) -> Self {
+        self.dtype = if precision == Precision::F64 { DType::F64 } else { DType::F32 };
+        self.autocast.set(precision);
         self
     }
 

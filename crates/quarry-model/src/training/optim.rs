@@ -55,7 +55,7 @@ pub fn decays(name: &str) -> bool {
 
 /// Training keeps its parameters in f32 (bf16 autocast casts copies): a model built in f64
 /// (`--dtype f64`) is for inference, so its parameters are refused here, by name.
-fn refuse_f64(vars: &[(String, Var)]) -> Result<()> {
+fn require_f32_parameters(vars: &[(String, Var)]) -> Result<()> {
     match vars.iter().find(|(_, var)| var.dtype() != candle_core::DType::F32) {
         Some((name, var)) => Err(crate::error::ModelError::Config(format!(
             "parameter `{name}` is {:?}: training runs in f32 or bf16 (`--dtype f64` is for inference)",
@@ -71,9 +71,9 @@ impl AdamW {
     /// On the CPU each parameter's moments are tensors of their own, updated in place
     /// (`kernels::adamw_cpu`); elsewhere they are parts of two flat tensors (`kernels::adamw_flat`).
     pub fn new(vars: Vec<(String, Var)>, config: AdamWConfig) -> Result<Self> {
-        refuse_f64(&vars)?;
         let device = vars.first().map(|(_, v)| v.device().clone()).unwrap_or(candle_core::Device::Cpu);
         if device.is_cpu() {
+            require_f32_parameters(&vars)?;
             let slots = vars
                 .into_iter()
                 .map(|(name, var)| {
@@ -90,7 +90,7 @@ impl AdamW {
 
     /// [`AdamW::new`] with the moments in two flat tensors on `device`.
     pub fn new_flat(vars: Vec<(String, Var)>, config: AdamWConfig, device: &candle_core::Device) -> Result<Self> {
-        refuse_f64(&vars)?;
+        require_f32_parameters(&vars)?;
         let described: Vec<(&Var, bool)> = vars.iter().map(|(name, var)| (var, decays(name))).collect();
         let flat = FlatMoments::new(&described, device)?;
         let slots = vars
