@@ -6,8 +6,13 @@ Runs on the GPU machine (PyTorch, transformers); never in the normal test suite.
     python3 scripts/gpu_check.py make-model SHAPE_DIR OUT_MODEL_DIR
     python3 scripts/gpu_check.py parity QUARRY MODEL_DIR CORPUS OUT_JSON
     python3 scripts/gpu_check.py speed QUARRY MODEL_DIR OUT_JSON
+    python3 scripts/gpu_check.py profile QUARRY MODEL_DIR OUT_JSON
 """
 
+import collections
+import csv
+import glob
+import io
 import json
 import math
 import os
@@ -216,7 +221,9 @@ def quarry_speed(quarry, model_dir, batch_size, seq_len, dtype):
         quarry, "bench", "encoder", "--model", model_dir, "--device", "cuda", "--dtype", dtype,
         "--batch-size", str(batch_size), "--seq-len", str(seq_len), "--warmup", "3", "--steps", "20",
     ])[0]["report"]
-    return {k: report[k] for k in ("forward_tokens_per_s", "forward_ms", "step_ms")}
+    keys = ("forward_tokens_per_s", "forward_ms", "forward_host_ms", "step_ms", "step_forward_host_ms",
+            "step_backward_host_ms")
+    return {k: report[k] for k in keys if k in report}
 
 
 def speed(quarry, model_dir, out_json):
@@ -236,6 +243,95 @@ def speed(quarry, model_dir, out_json):
     write(out_json, {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "rows": rows})
 
 
+def kernel_table(durations):
+    """`(name, seconds)` pairs summed by kernel name: launches, total, and the heaviest names."""
+    by_name = collections.defaultdict(lambda: [0, 0.0])
+    for name, seconds in durations:
+        by_name[name][0] += 1
+        by_name[name][1] += seconds
+    rows = sorted(by_name.items(), key=lambda kv: -kv[1][1])
+    return {
+        "kernels": sum(c for c, _ in by_name.values()),
+        "kernel_ms": sum(t for _, t in by_name.values()) * 1e3,
+        "by_name": [{"name": n[:120], "count": c, "ms": t * 1e3} for n, (c, t) in rows[:40]],
+    }
+
+
+def quarry_kernels(quarry, model_dir, batch_size, seq_len, dtype):
+    """Every kernel of one inference pass and one training step of `quarry bench encoder`,
+    timed by Nsight Compute (clocks left alone)."""
+    found = glob.glob("/opt/nvidia/nsight-compute/*/ncu") + glob.glob("/usr/local/cuda*/bin/ncu")
+    ncu = shutil.which("ncu") or (found or ["ncu"])[0]
+    cmd = [ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--csv", "--page", "raw",
+           quarry, "bench", "encoder", "--model", model_dir, "--device", "cuda", "--dtype", dtype,
+           "--batch-size", str(batch_size), "--seq-len", str(seq_len), "--warmup", "0", "--steps", "1"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    lines = out[out.index('"ID"'):].splitlines()
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+    units = rows[0]
+    durations = []
+    for row in rows[1:]:
+        value = float(row["gpu__time_duration.sum"].replace(",", ""))
+        scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "ns": 1e-9, "us": 1e-6}.get(
+            units["gpu__time_duration.sum"], 1e-9)
+        durations.append((row["Kernel Name"], value * scale))
+    # The inference pass ends where the training step's embedding lookups begin: the fourth
+    # `index_select` (word, position and token-type tables, once in each pass).
+    lookups = [i for i, (name, _) in enumerate(durations) if name.startswith("is_u32")]
+    split = lookups[3] if len(lookups) > 3 else len(durations)
+    return {"forward": kernel_table(durations[:split]), "step": kernel_table(durations[split:])}
+
+
+def torch_kernels(model_dir, batch_size, seq_len, dtype):
+    """Every kernel of one inference pass and one training step of transformers, as
+    `torch_speed` runs them, from PyTorch's profiler."""
+    from torch.profiler import ProfilerActivity, profile
+    from transformers import BertForTokenClassification
+
+    dev = torch.device("cuda")
+    model = BertForTokenClassification.from_pretrained(model_dir).to(dev)
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    ids = torch.randint(1000, model.config.vocab_size, (batch_size, seq_len), generator=gen).to(dev)
+    labels = torch.randint(0, NUM_LABELS, (batch_size, seq_len), generator=gen).to(dev)
+    mask = torch.ones_like(ids)
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dtype == "bf16")
+    opt = torch.optim.AdamW(model.parameters(), lr=5e-5)
+
+    def forward():
+        model.eval()
+        with torch.no_grad(), autocast:
+            model(input_ids=ids, attention_mask=mask)
+        torch.cuda.synchronize()
+
+    def step():
+        model.train()
+        opt.zero_grad()
+        with autocast:
+            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        loss.backward()
+        opt.step()
+        loss.item()
+        torch.cuda.synchronize()
+
+    result = {}
+    for name, once in (("forward", forward), ("step", step)):
+        for _ in range(3):
+            once()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            once()
+        events = [e for e in prof.events() if "CUDA" in str(e.device_type)]
+        result[name] = kernel_table([(e.name, e.time_range.elapsed_us() / 1e6) for e in events])
+    return result
+
+
+def profile_kernels(quarry, model_dir, out_json):
+    """Kernel counts and times of one inference pass and one training step on each side."""
+    result = {"shape": [32, 128], "dtype": "f32"}
+    attempt(result, "torch", lambda: torch_kernels(model_dir, 32, 128, "f32"))
+    attempt(result, "quarry", lambda: quarry_kernels(quarry, model_dir, 32, 128, "f32"))
+    write(out_json, result)
+
+
 def write(path, value):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -246,4 +342,4 @@ def write(path, value):
 
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"make-model": make_model, "parity": parity, "speed": speed}[command](*args)
+    {"make-model": make_model, "parity": parity, "speed": speed, "profile": profile_kernels}[command](*args)

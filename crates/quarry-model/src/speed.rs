@@ -71,8 +71,15 @@ pub struct SpeedReport {
     pub forward_tokens_per_s: f64,
     /// Mean milliseconds of one inference pass.
     pub forward_ms: f64,
+    /// Mean milliseconds the host spends issuing one inference pass, before it waits for the
+    /// device: near `forward_ms` when launching kernels, not running them, bounds the pass.
+    pub forward_host_ms: f64,
     /// Mean milliseconds of one training step (forward, backward, AdamW).
     pub step_ms: f64,
+    /// Mean milliseconds the host spends issuing a training step's forward pass.
+    pub step_forward_host_ms: f64,
+    /// Mean milliseconds the host spends issuing its backward pass (the loss's `backward`).
+    pub step_backward_host_ms: f64,
     /// Loss of the first training step, before any update.
     pub first_loss: f64,
     /// L2 norm of all gradients of the first training step.
@@ -87,26 +94,30 @@ pub fn measure(model: &SpanModel, batch: &SyntheticBatch, config: &SpeedConfig) 
     let device = model.model.encoder.device().clone();
     let (ids, mask, labels) = batch.tensors(&device)?;
     let tokens = (config.batch_size * config.seq_len) as f64;
-    let forward = |n: usize| -> Result<f64> {
+    // (wall seconds, seconds before waiting for the device)
+    let forward = |n: usize| -> Result<(f64, f64)> {
         let start = Instant::now();
         for _ in 0..n {
             drop(model.logits(&ids, &mask, false)?);
         }
+        let issued = start.elapsed().as_secs_f64();
         device.synchronize()?;
-        Ok(start.elapsed().as_secs_f64())
+        Ok((start.elapsed().as_secs_f64(), issued))
     };
     forward(config.warmup)?;
-    let forward_s = forward(config.steps.max(1))?;
+    let (forward_s, forward_host_s) = forward(config.steps.max(1))?;
 
     let vars = sorted_vars(model.model.store.vars());
     let mut opt = AdamW::new(vars.clone(), AdamWConfig { lr: config.lr, ..AdamWConfig::default() })?;
     let mut losses = Vec::new();
     let mut first_grad_norm = f64::NAN;
-    let mut step_s = 0.0;
+    let (mut step_s, mut forward_host_s_sum, mut backward_host_s) = (0.0, 0.0, 0.0);
     for step in 0..config.warmup + config.steps.max(1) {
         let start = Instant::now();
         let loss = model.loss(&ids, &mask, &labels, true)?;
+        let forward_issued = start.elapsed().as_secs_f64();
         let grads = loss.backward()?;
+        let backward_issued = start.elapsed().as_secs_f64();
         let named: HashMap<String, Tensor> = vars
             .iter()
             .filter_map(|(name, var)| grads.get(var.as_tensor()).map(|g| (name.clone(), g.clone())))
@@ -120,13 +131,18 @@ pub fn measure(model: &SpanModel, batch: &SyntheticBatch, config: &SpeedConfig) 
         }
         if step >= config.warmup {
             step_s += start.elapsed().as_secs_f64();
+            forward_host_s_sum += forward_issued;
+            backward_host_s += backward_issued - forward_issued;
         }
     }
     let timed = config.steps.max(1) as f64;
     Ok(SpeedReport {
         forward_tokens_per_s: tokens * timed / forward_s,
         forward_ms: forward_s * 1e3 / timed,
+        forward_host_ms: forward_host_s * 1e3 / timed,
         step_ms: step_s * 1e3 / timed,
+        step_forward_host_ms: forward_host_s_sum * 1e3 / timed,
+        step_backward_host_ms: backward_host_s * 1e3 / timed,
         first_loss: losses[0],
         first_grad_norm,
         losses,
@@ -165,6 +181,8 @@ mod tests {
         assert!(report.first_grad_norm > 0.0 && report.first_grad_norm.is_finite());
         assert!(report.losses[2] < report.losses[0], "training lowers the loss: {:?}", report.losses);
         assert!(report.forward_tokens_per_s > 0.0 && report.step_ms > 0.0);
+        assert!(report.forward_host_ms <= report.forward_ms);
+        assert!(report.step_forward_host_ms + report.step_backward_host_ms <= report.step_ms);
     }
 
     #[test]

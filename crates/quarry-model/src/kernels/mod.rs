@@ -1,18 +1,28 @@
-//! quarry's fused CPU kernels, private to the crate: each is one operation over contiguous
-//! f32 data with its backward pass (linear layers, softmax, GELU, layer norm, the residual
-//! sub-layer end, self- and cross-attention, dropout, the tied output loss), the matrix
-//! product and vector arithmetic they share, and AdamW's update on the CPU and on flat
-//! tensors elsewhere. Every kernel gives the composed candle path's results; the layers in
-//! [`crate::nn`] choose between them.
+//! quarry's fused kernels, private to the crate. On the CPU each is one operation over
+//! contiguous f32 data with its backward pass (linear layers, softmax, GELU, layer norm, the
+//! residual sub-layer end, self- and cross-attention, dropout, the tied output loss), with the
+//! matrix product and vector arithmetic they share. On CUDA, quarry's own kernels
+//! (`cuda/quarry.cu`, with the `cuda` feature) run the embedding gradient, training layer norm,
+//! masked softmax and bias addition, each op with a CPU loop the tests check; and AdamW's update
+//! runs on the CPU and on flat tensors elsewhere. Every kernel gives the composed candle path's
+//! results; the layers in [`crate::nn`] choose between them.
 
 pub(crate) mod adamw_cpu;
 pub(crate) mod adamw_flat;
 pub(crate) mod attention;
+pub(crate) mod bias_add;
+#[cfg(feature = "cuda")]
+pub(crate) mod cuda_kernels;
+#[cfg(all(test, feature = "cuda"))]
+mod cuda_tests;
 pub(crate) mod decoder_attention;
 pub(crate) mod dropout;
+pub(crate) mod embedding;
 pub(crate) mod fast_math;
 pub(crate) mod fused_linear;
+pub(crate) mod layer_norm;
 pub(crate) mod lstm_cell;
+pub(crate) mod masked_softmax;
 pub(crate) mod matrix_product;
 pub(crate) mod ops;
 pub(crate) mod output_loss;

@@ -9,7 +9,6 @@ use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layo
 use rayon::prelude::*;
 
 use crate::kernels::fast_math::{exp_fast, widest_simd};
-use crate::nn::autocast::{cast, widen};
 
 /// The f32 data of a contiguous CPU tensor's storage, or an error naming the operation.
 pub(crate) fn contiguous_f32<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
@@ -70,7 +69,7 @@ fn for_chunks(out: &mut [f32], inp: &[f32], chunk: usize, f: impl Fn(usize, &mut
     }
 }
 
-struct MaskedSoftmax;
+pub(crate) struct MaskedSoftmax;
 
 impl CustomOp2 for MaskedSoftmax {
     fn name(&self) -> &'static str {
@@ -157,25 +156,9 @@ impl CustomOp2 for SoftmaxGrad {
     }
 }
 
-/// `softmax(scores + bias)` over the last dimension; `scores` is `(b, heads, q, k)` and
-/// `bias` `(b, k)` (0 for real tokens, a large negative for padding). No gradient reaches `bias`.
-pub(crate) fn masked_softmax(scores: &Tensor, bias: &Tensor) -> Result<Tensor> {
-    if scores.device().is_cpu() && scores.dtype() == DType::F32 {
-        scores.contiguous()?.apply_op2(&bias.detach().contiguous()?, MaskedSoftmax)
-    } else {
-        // In f32 whatever the scores' dtype, as autocast runs softmax. candle's fused
-        // `softmax_last_dim` has no backward pass, so a pass that records gradients takes
-        // the composed softmax, which has one.
-        let (b, k) = bias.dims2()?;
-        let x = widen(scores)?.broadcast_add(&widen(&bias.detach())?.reshape((b, 1, 1, k))?)?;
-        let probs = if x.track_op() { trained_softmax(&x)? } else { fused_softmax(&x)? };
-        cast(&probs, scores.dtype())
-    }
-}
-
 /// Softmax over the last dimension by candle's fused kernel (which records no gradient),
 /// composed where the kernel does not run.
-fn fused_softmax(x: &Tensor) -> Result<Tensor> {
+pub(crate) fn fused_softmax(x: &Tensor) -> Result<Tensor> {
     candle_nn::ops::softmax_last_dim(x).or_else(|_| candle_nn::ops::softmax(x, D::Minus1))
 }
 
@@ -600,7 +583,7 @@ mod tests {
     fn masked_softmax_matches_composed_ops_with_gradients() {
         let s = sample(&[2, 3, 4, 5], 1);
         let bias = Tensor::new(&[[0f32, 0., 0., -1e9, -1e9], [0., 0., 0., 0., 0.]], &Device::Cpu).unwrap();
-        let fused = masked_softmax(s.as_tensor(), &bias).unwrap();
+        let fused = s.as_tensor().apply_op2(&bias, MaskedSoftmax).unwrap();
         let reference = candle_nn::ops::softmax(
             &s.as_tensor().broadcast_add(&bias.reshape((2, 1, 1, 5)).unwrap()).unwrap(),
             D::Minus1,

@@ -249,7 +249,7 @@ impl Layer {
         let k = self.split_heads(&self.key.forward_with_bias(x, &key_bias, train)?)?;
         let v = self.split_heads(&self.value.forward(x, train)?)?;
         let scores = q.matmul(&k.t()?)?;
-        let probs = crate::kernels::ops::masked_softmax(&scores, mask_bias)?;
+        let probs = crate::kernels::masked_softmax::masked_softmax(&scores, mask_bias)?;
         let probs = self.attn_dropout.forward(&probs, train)?;
         probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, h))
     }

@@ -141,7 +141,7 @@ impl Attention {
         if let Some(c) = causal {
             scores = scores.broadcast_add(&crate::nn::autocast::cast(c, scores.dtype())?)?;
         }
-        let probs = crate::kernels::ops::masked_softmax(&scores, key_bias)?;
+        let probs = crate::kernels::masked_softmax::masked_softmax(&scores, key_bias)?;
         let probs = self.dropout.forward(&probs, train)?;
         let ctx = probs.matmul(v)?.transpose(1, 2)?.reshape((b, t, h))?;
         self.out.forward(&ctx, train)

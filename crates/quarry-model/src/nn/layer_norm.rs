@@ -2,9 +2,9 @@
 //!
 //! candle's fused layer-norm kernel has no backward pass, so a model built on it
 //! silently stops gradients at every normalization. This one trains its input, scale
-//! and shift: on CPU through a fused kernel with a backward pass (`ops::layer_norm`),
-//! elsewhere through composed tensor operations when training and candle's fused kernel for
-//! inference.
+//! and shift: on CPU through a fused kernel with a backward pass (`ops::layer_norm`), on CUDA
+//! through quarry's two kernels when training (`kernels::layer_norm`) and candle's fused kernel
+//! for inference, elsewhere (other dtypes) through composed tensor operations.
 
 use candle_core::{Result, Tensor, D};
 
@@ -32,6 +32,8 @@ impl LayerNorm {
         let f32s = [x, w, b].iter().all(|t| t.dtype() == candle_core::DType::F32);
         if x.device().is_cpu() && f32s {
             crate::kernels::ops::layer_norm(x, w, b, self.eps)
+        } else if x.device().is_cuda() && f32s && train {
+            crate::kernels::layer_norm::layer_norm(x, w, b, self.eps)
         } else if f32s && ![x, w, b].iter().any(|t| t.track_op()) {
             // Inference elsewhere: candle's fused kernel, which has no backward pass.
             candle_nn::ops::layer_norm(&x.contiguous()?, w, b, self.eps as f32)

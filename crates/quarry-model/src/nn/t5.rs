@@ -105,7 +105,7 @@ impl T5Layer {
         let k = self.split_heads(&self.k.forward(x, train)?)?;
         let v = self.split_heads(&self.v.forward(x, train)?)?;
         let scores = widen(&q.matmul(&k.t()?)?)?.broadcast_add(position_bias)?;
-        let probs = crate::kernels::ops::masked_softmax(&scores, mask_bias)?;
+        let probs = crate::kernels::masked_softmax::masked_softmax(&scores, mask_bias)?;
         let probs = cast(&self.attn_dropout.forward(&probs, train)?, v.dtype())?;
         let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, self.heads * self.d_kv))?;
         self.o.forward(&ctx, train)

@@ -1,0 +1,188 @@
+// quarry's own CUDA kernels, compiled to PTX by build.rs with the `cuda` feature. Each one
+// mirrors a CPU loop in the Rust module named beside it, which the tests check.
+
+#include <stdint.h>
+#include <cuda_bf16.h>
+
+// kernels/embedding.rs (GroupedRowSum): the gradient of an embedding table. Rows of `grad`
+// ([rows, cols]) are grouped by the table row they looked up: group g is table row
+// unique_ids[g], and its rows are order[offsets[g] .. offsets[g + 1]], ascending. Each thread
+// sums one (group, column) in that order from zero, as candle's index_add does, so results
+// are deterministic and equal to it bit for bit. `out` ([table_rows, cols]) is zeroed by the
+// caller; rows no id looked up stay zero.
+extern "C" __global__ void grouped_row_sum_f32(
+    const float* grad,
+    const uint32_t* unique_ids,
+    const uint32_t* offsets,
+    const uint32_t* order,
+    float* out,
+    const uint32_t groups,
+    const uint32_t cols
+) {
+    const size_t n = (size_t)groups * cols;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const size_t group = i / cols;
+        const size_t col = i % cols;
+        float sum = 0.0f;
+        for (uint32_t k = offsets[group]; k < offsets[group + 1]; ++k) {
+            sum += grad[(size_t)order[k] * cols + col];
+        }
+        out[(size_t)unique_ids[group] * cols + col] = sum;
+    }
+}
+
+struct Sum {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct Max {
+    __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+// `op` over `v` of every thread of the block (blockDim.x a multiple of 32, at most 1024),
+// returned to every thread.
+template <typename Op>
+__device__ float block_reduce(float v, Op op, float identity) {
+    __shared__ float partial[32];
+    __shared__ float total;
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned warp = threadIdx.x >> 5;
+    const unsigned warps = (blockDim.x + 31u) >> 5;
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    __syncthreads();  // an earlier call has finished reading partial and total
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < warps ? partial[lane] : identity;
+        for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+        if (lane == 0) total = v;
+    }
+    __syncthreads();
+    return total;
+}
+
+__device__ float block_sum(float v) { return block_reduce(v, Sum(), 0.0f); }
+__device__ float block_max(float v) { return block_reduce(v, Max(), -INFINITY); }
+
+// The mean and 1 / sqrt(variance + eps) of one row, the variance taken about the mean.
+__device__ float2 row_moments(const float* x, const uint32_t cols, const float eps) {
+    float s = 0.0f;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) s += x[c];
+    const float mean = block_sum(s) / cols;
+    float q = 0.0f;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float d = x[c] - mean;
+        q += d * d;
+    }
+    return make_float2(mean, rsqrtf(block_sum(q) / cols + eps));
+}
+
+// kernels/layer_norm.rs (LayerNormOp): y = (x - mean) * rstd * w + b over each row of x
+// ([rows, cols]), one block per row.
+extern "C" __global__ void layer_norm_f32(
+    const float* x, const float* w, const float* b, float* y, const uint32_t cols, const float eps
+) {
+    const size_t offset = (size_t)blockIdx.x * cols;
+    const float2 m = row_moments(x + offset, cols, eps);
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        y[offset + c] = (x[offset + c] - m.x) * m.y * w[c] + b[c];
+    }
+}
+
+// kernels/layer_norm.rs (LayerNormGrad): with xh = (x - mean) * rstd and g = dy * w,
+// dx = rstd * (g - mean(g) - xh * mean(g * xh)) and dy_xh = dy * xh (summed over rows by the
+// caller for w's gradient), one block per row; the row's moments are computed again.
+extern "C" __global__ void layer_norm_backward_f32(
+    const float* x, const float* w, const float* dy, float* dx, float* dy_xh, const uint32_t cols, const float eps
+) {
+    const size_t offset = (size_t)blockIdx.x * cols;
+    const float2 m = row_moments(x + offset, cols, eps);
+    float sum_g = 0.0f, sum_g_xh = 0.0f;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float xh = (x[offset + c] - m.x) * m.y;
+        const float g = dy[offset + c] * w[c];
+        sum_g += g;
+        sum_g_xh += g * xh;
+    }
+    const float mean_g = block_sum(sum_g) / cols;
+    const float mean_g_xh = block_sum(sum_g_xh) / cols;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float xh = (x[offset + c] - m.x) * m.y;
+        const float g = dy[offset + c] * w[c];
+        dx[offset + c] = m.y * (g - mean_g - xh * mean_g_xh);
+        dy_xh[offset + c] = dy[offset + c] * xh;
+    }
+}
+
+// kernels/masked_softmax.rs (MaskedSoftmaxOp): softmax over each row of x + bias, where x is
+// [rows, cols] and row r adds bias row r / rows_per_batch ([rows / rows_per_batch, cols]):
+// attention scores and their padding mask in one pass. One block per row.
+extern "C" __global__ void masked_softmax_f32(
+    const float* x, const float* bias, float* y, const uint32_t cols, const uint32_t rows_per_batch
+) {
+    const size_t offset = (size_t)blockIdx.x * cols;
+    const float* b = bias + (size_t)(blockIdx.x / rows_per_batch) * cols;
+    float m = -INFINITY;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, x[offset + c] + b[c]);
+    m = block_max(m);
+    float s = 0.0f;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float e = expf(x[offset + c] + b[c] - m);
+        y[offset + c] = e;
+        s += e;
+    }
+    const float inv = 1.0f / block_sum(s);
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) y[offset + c] *= inv;
+}
+
+// kernels/masked_softmax.rs (SoftmaxGrad): dx = y * (dy - sum(dy * y)) over each row.
+extern "C" __global__ void softmax_backward_f32(const float* y, const float* dy, float* dx, const uint32_t cols) {
+    const size_t offset = (size_t)blockIdx.x * cols;
+    float d = 0.0f;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) d += dy[offset + c] * y[offset + c];
+    d = block_sum(d);
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) dx[offset + c] = y[offset + c] * (dy[offset + c] - d);
+}
+
+// kernels/bias_add.rs (BiasAdd): y = x + b over the rows of x ([n / cols, cols]).
+extern "C" __global__ void bias_add_f32(const float* x, const float* b, float* y, const size_t n, const uint32_t cols) {
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = x[i] + b[i % cols];
+}
+
+extern "C" __global__ void bias_add_bf16(
+    const __nv_bfloat16* x, const __nv_bfloat16* b, __nv_bfloat16* y, const size_t n, const uint32_t cols
+) {
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = __hadd(x[i], b[i % cols]);
+}
+
+// kernels/adamw_flat.rs (AdamWStep): AdamW over flat f32 parameters `theta`, moments `m`, `v`
+// and gradient `g`, writing the new parameters, first and second moments to out[0..n],
+// out[n..2n] and out[2n..3n]. Elements whose `active` byte is 0 are copied unchanged (every
+// element is active when `active` is null); `decays[i]` says whether element i decays. The
+// arithmetic is the composed update's, operation for operation, rounded the same way.
+extern "C" __global__ void adamw_f32(
+    const float* theta, const float* m, const float* v, const float* g, const uint8_t* decays,
+    const uint8_t* active, float* out, const size_t n, const float one_minus_beta1, const float beta2,
+    const float one_minus_beta2, const float decay, const float step_size, const float inv_bias2_sqrt,
+    const float eps
+) {
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (active != nullptr && active[i] == 0) {
+            out[i] = theta[i];
+            out[n + i] = m[i];
+            out[2 * n + i] = v[i];
+            continue;
+        }
+        const float gi = g[i];
+        const float mi = __fadd_rn(m[i], __fmul_rn(__fsub_rn(gi, m[i]), one_minus_beta1));
+        const float vi = __fadd_rn(__fmul_rn(v[i], beta2), __fmul_rn(__fmul_rn(gi, one_minus_beta2), gi));
+        const float denom = __fadd_rn(__fmul_rn(sqrtf(vi), inv_bias2_sqrt), eps);
+        const float t = decays[i] ? __fmul_rn(theta[i], decay) : theta[i];
+        out[i] = __fadd_rn(t, __fdiv_rn(__fmul_rn(mi, -step_size), denom));
+        out[n + i] = mi;
+        out[2 * n + i] = vi;
+    }
+}
