@@ -171,8 +171,9 @@ def train_step_parity(quarry, model_dir, out_json):
     return t
 
 
-def torch_speed(model_dir, batch_size, seq_len, dtype, warmup=3, steps=20):
-    """Forward tokens/s and fine-tuning step time of transformers on a batch of the same shape."""
+def torch_setup(model_dir, batch_size, seq_len, dtype):
+    """transformers' model on the GPU, a random batch of the shape (ids, labels, mask) and the
+    autocast context of `dtype`."""
     from transformers import BertForTokenClassification
 
     dev = torch.device("cuda")
@@ -182,6 +183,23 @@ def torch_speed(model_dir, batch_size, seq_len, dtype, warmup=3, steps=20):
     labels = torch.randint(0, NUM_LABELS, (batch_size, seq_len), generator=gen).to(dev)
     mask = torch.ones_like(ids)
     autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dtype == "bf16")
+    return model, ids, labels, mask, autocast
+
+
+def torch_step(model, opt, ids, mask, labels, autocast):
+    """One fine-tuning step, the loss read back and the device synchronised."""
+    opt.zero_grad()
+    with autocast:
+        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+    loss.backward()
+    opt.step()
+    loss.item()
+    torch.cuda.synchronize()
+
+
+def torch_speed(model_dir, batch_size, seq_len, dtype, warmup=3, steps=20):
+    """Forward tokens/s and fine-tuning step time of transformers on a batch of the same shape."""
+    model, ids, labels, mask, autocast = torch_setup(model_dir, batch_size, seq_len, dtype)
     model.eval()
     with torch.no_grad(), autocast:
         for _ in range(warmup):
@@ -197,13 +215,7 @@ def torch_speed(model_dir, batch_size, seq_len, dtype, warmup=3, steps=20):
     total = 0.0
     for step in range(warmup + steps):
         start = time.perf_counter()
-        opt.zero_grad()
-        with autocast:
-            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-        loss.backward()
-        opt.step()
-        loss.item()
-        torch.cuda.synchronize()
+        torch_step(model, opt, ids, mask, labels, autocast)
         if step >= warmup:
             total += time.perf_counter() - start
     return {
@@ -286,15 +298,8 @@ def torch_kernels(model_dir, batch_size, seq_len, dtype):
     """Every kernel of one inference pass and one training step of transformers, as
     `torch_speed` runs them, from PyTorch's profiler."""
     from torch.profiler import ProfilerActivity, profile
-    from transformers import BertForTokenClassification
 
-    dev = torch.device("cuda")
-    model = BertForTokenClassification.from_pretrained(model_dir).to(dev)
-    gen = torch.Generator(device="cpu").manual_seed(0)
-    ids = torch.randint(1000, model.config.vocab_size, (batch_size, seq_len), generator=gen).to(dev)
-    labels = torch.randint(0, NUM_LABELS, (batch_size, seq_len), generator=gen).to(dev)
-    mask = torch.ones_like(ids)
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dtype == "bf16")
+    model, ids, labels, mask, autocast = torch_setup(model_dir, batch_size, seq_len, dtype)
     opt = torch.optim.AdamW(model.parameters(), lr=5e-5)
 
     def forward():
@@ -305,13 +310,7 @@ def torch_kernels(model_dir, batch_size, seq_len, dtype):
 
     def step():
         model.train()
-        opt.zero_grad()
-        with autocast:
-            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-        loss.backward()
-        opt.step()
-        loss.item()
-        torch.cuda.synchronize()
+        torch_step(model, opt, ids, mask, labels, autocast)
 
     result = {}
     for name, once in (("forward", forward), ("step", step)):
