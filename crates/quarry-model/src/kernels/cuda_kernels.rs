@@ -20,7 +20,7 @@ pub(crate) fn elementwise(n: usize) -> LaunchConfig {
 }
 
 /// One block of 128 threads per row, for the kernels that reduce over a row.
-pub(crate) fn row_blocks(rows: usize) -> LaunchConfig {
+fn row_blocks(rows: usize) -> LaunchConfig {
     LaunchConfig { grid_dim: (rows as u32, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 }
 }
 
@@ -34,4 +34,41 @@ pub(crate) fn view<'a, T: candle_core::cuda_backend::CudaDType>(
         candle_core::bail!("{what}: an input is not contiguous")
     };
     Ok(storage.as_cuda_slice::<T>()?.slice(start..end))
+}
+
+/// Launches kernel `name` with one block per row (`row_blocks`), passing `buffers` (its f32
+/// inputs, then its outputs), then `ints` and `floats`: the shape of the kernels that reduce
+/// over rows (layer norm, softmax). Nothing runs for no rows.
+///
+/// # Safety
+/// The kernel's parameters must be exactly these, in this order, and every row it reads or
+/// writes must lie within `buffers`.
+pub(crate) unsafe fn launch_per_row(
+    device: &candle_core::CudaDevice,
+    name: &str,
+    rows: usize,
+    buffers: &[candle_core::cuda_backend::cudarc::driver::CudaView<'_, f32>],
+    ints: &[u32],
+    floats: &[f32],
+) -> candle_core::Result<()> {
+    use candle_core::cuda_backend::cudarc::driver::PushKernelArg;
+    use candle_core::cuda_backend::WrapErr;
+
+    if rows == 0 {
+        return Ok(());
+    }
+    let func = device.get_or_load_custom_func(name, MODULE, PTX)?;
+    let mut builder = func.builder();
+    for buffer in buffers {
+        builder.arg(buffer);
+    }
+    for value in ints {
+        builder.arg(value);
+    }
+    for value in floats {
+        builder.arg(value);
+    }
+    // SAFETY: the caller vouches for the parameters and the buffers' extent.
+    unsafe { builder.launch(row_blocks(rows)) }.w()?;
+    Ok(())
 }

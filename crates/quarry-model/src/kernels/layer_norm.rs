@@ -7,6 +7,10 @@
 
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 
+#[cfg(feature = "cuda")]
+use super::cuda_kernels::{launch_per_row, view};
+use super::ops::rows_and_cols;
+
 /// `(x - mean) / sqrt(var + eps) * w + b` over the last dimension of f32 `x`, one graph node
 /// whose backward pass gives `x`, `w` and `b` their gradients.
 pub(crate) fn layer_norm(x: &Tensor, w: &Tensor, b: &Tensor, eps: f64) -> Result<Tensor> {
@@ -16,12 +20,6 @@ pub(crate) fn layer_norm(x: &Tensor, w: &Tensor, b: &Tensor, eps: f64) -> Result
 /// The forward pass: `(x, w, b) -> y`.
 struct LayerNormOp {
     eps: f32,
-}
-
-/// `(rows, cols)` of a tensor normalized over its last dimension.
-fn rows_cols(layout: &Layout) -> Result<(usize, usize)> {
-    let cols = layout.shape().dims().last().copied().unwrap_or(1).max(1);
-    Ok((layout.shape().elem_count() / cols, cols))
 }
 
 /// Mean and `1 / sqrt(var + eps)` of `row`, the variance about the mean.
@@ -47,7 +45,7 @@ impl CustomOp3 for LayerNormOp {
         bl: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
         let [x, w, b] = super::ops::contiguous_f32_3((x, xl), (w, wl), (b, bl), self.name())?;
-        let (_, cols) = rows_cols(xl)?;
+        let (_, cols) = rows_and_cols(xl);
         let mut y = Vec::with_capacity(x.len());
         for row in x.chunks(cols) {
             let (mean, rstd) = moments(row, self.eps);
@@ -66,17 +64,14 @@ impl CustomOp3 for LayerNormOp {
         b: &candle_core::CudaStorage,
         bl: &Layout,
     ) -> Result<(candle_core::CudaStorage, Shape)> {
-        let (rows, cols) = rows_cols(xl)?;
+        let (rows, cols) = rows_and_cols(xl);
         let device = x.device.clone();
         let y = device.alloc_zeros::<f32>(rows * cols)?;
-        cuda::launch_rows(
-            &device,
-            "layer_norm_f32",
-            rows,
-            &[cuda::view(x, xl)?, cuda::view(w, wl)?, cuda::view(b, bl)?, y.slice(..)],
-            cols,
-            self.eps,
-        )?;
+        let name = self.name();
+        let buffers = [view(x, xl, name)?, view(w, wl, name)?, view(b, bl, name)?, y.slice(..)];
+        // SAFETY: `layer_norm_f32(x, w, b, y, cols, eps)` over `rows` rows of `cols` f32s (`cols`
+        // in `w` and `b`), which the buffers hold.
+        unsafe { launch_per_row(&device, "layer_norm_f32", rows, &buffers, &[cols as u32], &[self.eps])? };
         Ok((candle_core::CudaStorage::wrap_cuda_slice(y, device), xl.shape().clone()))
     }
 
@@ -117,7 +112,7 @@ impl CustomOp3 for LayerNormGrad {
         dyl: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
         let [x, w, dy] = super::ops::contiguous_f32_3((x, xl), (w, wl), (dy, dyl), self.name())?;
-        let (rows, cols) = rows_cols(xl)?;
+        let (rows, cols) = rows_and_cols(xl);
         let mut out = vec![0f32; 2 * rows * cols];
         let (dx, dy_xh) = out.split_at_mut(rows * cols);
         for r in 0..rows {
@@ -146,64 +141,17 @@ impl CustomOp3 for LayerNormGrad {
         dy: &candle_core::CudaStorage,
         dyl: &Layout,
     ) -> Result<(candle_core::CudaStorage, Shape)> {
-        let (rows, cols) = rows_cols(xl)?;
+        let (rows, cols) = rows_and_cols(xl);
         let device = x.device.clone();
         let out = device.alloc_zeros::<f32>(2 * rows * cols)?;
-        cuda::launch_rows(
-            &device,
-            "layer_norm_backward_f32",
-            rows,
-            &[
-                cuda::view(x, xl)?,
-                cuda::view(w, wl)?,
-                cuda::view(dy, dyl)?,
-                out.slice(..rows * cols),
-                out.slice(rows * cols..),
-            ],
-            cols,
-            self.eps,
-        )?;
+        let name = self.name();
+        let (dx, dy_xh) = (out.slice(..rows * cols), out.slice(rows * cols..));
+        let buffers = [view(x, xl, name)?, view(w, wl, name)?, view(dy, dyl, name)?, dx, dy_xh];
+        // SAFETY: `layer_norm_backward_f32(x, w, dy, dx, dy_xh, cols, eps)` over `rows` rows of
+        // `cols` f32s (`cols` in `w`), which the buffers hold.
+        let kernel = "layer_norm_backward_f32";
+        unsafe { launch_per_row(&device, kernel, rows, &buffers, &[cols as u32], &[self.eps])? };
         Ok((candle_core::CudaStorage::wrap_cuda_slice(out, device), Shape::from((2, rows, cols))))
-    }
-}
-
-#[cfg(feature = "cuda")]
-mod cuda {
-    use candle_core::cuda_backend::cudarc::driver::{CudaView, PushKernelArg};
-    use candle_core::cuda_backend::WrapErr;
-    use candle_core::{CudaDevice, CudaStorage, Layout, Result};
-
-    use crate::kernels::cuda_kernels::{row_blocks, MODULE, PTX};
-
-    /// The f32 elements of contiguous `storage` under `layout`.
-    pub(super) fn view<'a>(storage: &'a CudaStorage, layout: &Layout) -> Result<CudaView<'a, f32>> {
-        crate::kernels::cuda_kernels::view(storage, layout, "layer norm")
-    }
-
-    /// Launches kernel `name` with one block per row, passing `buffers` (its inputs, then its
-    /// outputs), `cols` and `eps`.
-    pub(super) fn launch_rows(
-        device: &CudaDevice,
-        name: &str,
-        rows: usize,
-        buffers: &[CudaView<'_, f32>],
-        cols: usize,
-        eps: f32,
-    ) -> Result<()> {
-        if rows == 0 {
-            return Ok(());
-        }
-        let func = device.get_or_load_custom_func(name, MODULE, PTX)?;
-        let mut builder = func.builder();
-        for buffer in buffers {
-            builder.arg(buffer);
-        }
-        candle_core::builder_arg!(builder, cols as u32, eps);
-        // SAFETY: every layer-norm kernel takes (inputs..., outputs..., cols, eps) over `rows`
-        // rows of `cols` f32s (`cols` for the scale), which the callers' buffers hold; the
-        // outputs are fresh allocations no other view reads.
-        unsafe { builder.launch(row_blocks(rows)) }.w()?;
-        Ok(())
     }
 }
 

@@ -8,7 +8,7 @@
 
 use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
 
-use super::ops::{fused_softmax, trained_softmax, MaskedSoftmax};
+use super::ops::{fused_softmax, rows_and_cols, trained_softmax, MaskedSoftmax};
 use crate::nn::autocast::{cast, widen};
 
 /// `softmax(scores + bias)` over the last dimension; `scores` is `(b, heads, q, k)` and
@@ -78,24 +78,16 @@ impl CustomOp2 for MaskedSoftmaxOp {
         bias: &candle_core::CudaStorage,
         bl: &Layout,
     ) -> Result<(candle_core::CudaStorage, Shape)> {
-        use super::cuda_kernels::{row_blocks, view, MODULE, PTX};
-        use candle_core::cuda_backend::cudarc::driver::PushKernelArg;
-        use candle_core::cuda_backend::WrapErr;
+        use super::cuda_kernels::{launch_per_row, view};
 
         let (rows, cols, rows_per_batch) = shape_of(xl, bl)?;
         let device = x.device.clone();
         let y = device.alloc_zeros::<f32>(rows * cols)?;
-        if rows > 0 {
-            let (x, bias) = (view::<f32>(x, xl, self.name())?, view::<f32>(bias, bl, self.name())?);
-            let func = device.get_or_load_custom_func("masked_softmax_f32", MODULE, PTX)?;
-            let mut builder = func.builder();
-            builder.arg(&x);
-            builder.arg(&bias);
-            builder.arg(&y);
-            candle_core::builder_arg!(builder, cols as u32, rows_per_batch as u32);
-            // SAFETY: `rows` rows of `cols` f32s in `x` and `y`, `rows / rows_per_batch` in `bias`.
-            unsafe { builder.launch(row_blocks(rows)) }.w()?;
-        }
+        let buffers = [view(x, xl, self.name())?, view(bias, bl, self.name())?, y.slice(..)];
+        let ints = [cols as u32, rows_per_batch as u32];
+        // SAFETY: `masked_softmax_f32(x, bias, y, cols, rows_per_batch)`: `rows` rows of `cols`
+        // f32s in `x` and `y`, `rows / rows_per_batch` in `bias` (checked by `shape_of`).
+        unsafe { launch_per_row(&device, "masked_softmax_f32", rows, &buffers, &ints, &[])? };
         Ok((candle_core::CudaStorage::wrap_cuda_slice(y, device), xl.shape().clone()))
     }
 
@@ -113,7 +105,7 @@ impl CustomOp2 for SoftmaxGrad {
     }
 
     fn cpu_fwd(&self, y: &CpuStorage, yl: &Layout, dy: &CpuStorage, dyl: &Layout) -> Result<(CpuStorage, Shape)> {
-        let cols = yl.shape().dims().last().copied().unwrap_or(1).max(1);
+        let (_, cols) = rows_and_cols(yl);
         let y = super::ops::contiguous_f32(y, yl, self.name())?;
         let dy = super::ops::contiguous_f32(dy, dyl, self.name())?;
         let mut dx = Vec::with_capacity(y.len());
@@ -132,25 +124,14 @@ impl CustomOp2 for SoftmaxGrad {
         dy: &candle_core::CudaStorage,
         dyl: &Layout,
     ) -> Result<(candle_core::CudaStorage, Shape)> {
-        use super::cuda_kernels::{row_blocks, view, MODULE, PTX};
-        use candle_core::cuda_backend::cudarc::driver::PushKernelArg;
-        use candle_core::cuda_backend::WrapErr;
+        use super::cuda_kernels::{launch_per_row, view};
 
-        let cols = yl.shape().dims().last().copied().unwrap_or(1).max(1);
-        let rows = yl.shape().elem_count() / cols;
+        let (rows, cols) = rows_and_cols(yl);
         let device = y.device.clone();
         let dx = device.alloc_zeros::<f32>(rows * cols)?;
-        if rows > 0 {
-            let (y, dy) = (view::<f32>(y, yl, self.name())?, view::<f32>(dy, dyl, self.name())?);
-            let func = device.get_or_load_custom_func("softmax_backward_f32", MODULE, PTX)?;
-            let mut builder = func.builder();
-            builder.arg(&y);
-            builder.arg(&dy);
-            builder.arg(&dx);
-            candle_core::builder_arg!(builder, cols as u32);
-            // SAFETY: `rows` rows of `cols` f32s in each buffer.
-            unsafe { builder.launch(row_blocks(rows)) }.w()?;
-        }
+        let buffers = [view(y, yl, self.name())?, view(dy, dyl, self.name())?, dx.slice(..)];
+        // SAFETY: `softmax_backward_f32(y, dy, dx, cols)`: `rows` rows of `cols` f32s in each.
+        unsafe { launch_per_row(&device, "softmax_backward_f32", rows, &buffers, &[cols as u32], &[])? };
         Ok((candle_core::CudaStorage::wrap_cuda_slice(dx, device), yl.shape().clone()))
     }
 }

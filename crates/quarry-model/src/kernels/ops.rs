@@ -32,6 +32,12 @@ pub(crate) fn contiguous_f32_3<'a>(
     Ok([contiguous_f32(s1, l1, what)?, contiguous_f32(s2, l2, what)?, contiguous_f32(s3, l3, what)?])
 }
 
+/// `(rows, cols)` of a tensor taken as rows of its last dimension (1 column for a scalar).
+pub(crate) fn rows_and_cols(layout: &Layout) -> (usize, usize) {
+    let cols = layout.shape().dims().last().copied().unwrap_or(1).max(1);
+    (layout.shape().elem_count() / cols, cols)
+}
+
 /// Rows per parallel task: enough work to amortize scheduling.
 pub(crate) fn rows_per_task(row_len: usize) -> usize {
     (16_384 / row_len.max(1)).max(1)
