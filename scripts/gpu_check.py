@@ -51,9 +51,10 @@ def make_model(shape_dir, out_dir):
             shutil.copy(src, out_dir)
 
 
-def run_json(cmd):
-    """Runs a quarry command and parses each stdout line as JSON."""
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+def run_json(cmd, env=None):
+    """Runs a quarry command (with `env` added to the environment) and parses each stdout line
+    as JSON."""
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})})
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 
 
@@ -228,24 +229,29 @@ def torch_speed(model_dir, batch_size, seq_len, dtype, warmup=3, steps=20):
 SHAPES = ((32, 128), (8, 512))
 
 
-def quarry_speed(quarry, model_dir, batch_size, seq_len, dtype):
+def quarry_speed(quarry, model_dir, batch_size, seq_len, dtype, env=None):
     report = run_json([
         quarry, "bench", "encoder", "--model", model_dir, "--device", "cuda", "--dtype", dtype,
         "--batch-size", str(batch_size), "--seq-len", str(seq_len), "--warmup", "3", "--steps", "20",
-    ])[0]["report"]
+    ], env)[0]["report"]
     keys = ("forward_tokens_per_s", "forward_ms", "forward_host_ms", "step_ms", "step_forward_host_ms",
             "step_backward_host_ms")
     return {k: report[k] for k in keys if k in report}
 
 
 def speed(quarry, model_dir, out_json):
-    """(b) the same shapes through quarry and PyTorch, f32 and bf16, and their ratios."""
+    """(b) the same shapes through quarry and PyTorch, f32 and bf16, and their ratios; quarry
+    also with its fused attention kernel turned off (`QUARRY_FUSED_ATTENTION=0`), the kernel's
+    own before and after on the same machine."""
     rows = []
+    composed = {"QUARRY_FUSED_ATTENTION": "0"}
     for batch_size, seq_len in SHAPES:
         for dtype in ("f32", "bf16"):
             row = {"batch_size": batch_size, "seq_len": seq_len, "dtype": dtype}
             attempt(row, "torch", lambda: torch_speed(model_dir, batch_size, seq_len, dtype))
             attempt(row, "quarry", lambda: quarry_speed(quarry, model_dir, batch_size, seq_len, dtype))
+            attempt(row, "quarry_composed_attention",
+                    lambda: quarry_speed(quarry, model_dir, batch_size, seq_len, dtype, composed))
             q, t = row["quarry"], row["torch"]
             if "step_ms" in q and "step_ms" in t:
                 row["forward_throughput_ratio"] = q["forward_tokens_per_s"] / t["forward_tokens_per_s"]

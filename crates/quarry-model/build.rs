@@ -1,4 +1,5 @@
-//! With the `cuda` feature, compiles quarry's own CUDA kernels (`src/kernels/cuda/*.cu`) to PTX
+//! With the `cuda` feature, compiles quarry's own CUDA kernels (`src/kernels/cuda/quarry.cu`
+//! and the headers it includes) to PTX
 //! with `nvcc`, for the compute capability in `CUDA_COMPUTE_CAP` (as candle's kernels are); the
 //! driver compiles the PTX for the GPU at first use. Without the feature it does nothing.
 
@@ -8,7 +9,7 @@ use std::process::Command;
 const SOURCE: &str = "src/kernels/cuda/quarry.cu";
 
 fn main() {
-    println!("cargo::rerun-if-changed={SOURCE}");
+    println!("cargo::rerun-if-changed=src/kernels/cuda");
     println!("cargo::rerun-if-env-changed=CUDA_COMPUTE_CAP");
     if std::env::var_os("CARGO_FEATURE_CUDA").is_none() {
         return;

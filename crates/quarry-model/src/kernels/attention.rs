@@ -1,4 +1,6 @@
-//! Fused multi-head self-attention on the CPU, with its backward pass.
+//! Fused multi-head self-attention with its backward pass: on the CPU here; on CUDA the same
+//! op launches `cuda/attention.cuh`'s kernels ([`super::attention_cuda`], with the `cuda`
+//! feature), which the CPU loops below check.
 //!
 //! The queries, keys and values stay where the one fused projection put them, column blocks
 //! of a `(batch, seq, 3 * hidden)` tensor, each head a `head_dim`-wide block inside them.
@@ -16,6 +18,7 @@
 use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, Layout, Result, Shape, Storage, Tensor};
 use rayon::prelude::*;
 
+use crate::kernels::attention_blocks::Blocks;
 use crate::kernels::dropout::DropoutKey;
 use crate::kernels::fast_math::{exp_fast, lanes};
 use crate::kernels::matrix_product::product;
@@ -36,42 +39,6 @@ impl SharedMut {
 // different tasks do not overlap (see `Blocks`).
 unsafe impl Send for SharedMut {}
 unsafe impl Sync for SharedMut {}
-
-/// The geometry of a `(batch, seq, 3 * hidden)` projection tensor.
-#[derive(Clone, Copy, Debug)]
-struct Blocks {
-    batch: usize,
-    seq: usize,
-    heads: usize,
-    head_dim: usize,
-}
-
-impl Blocks {
-    fn hidden(&self) -> usize {
-        self.heads * self.head_dim
-    }
-
-    /// Row stride of the projections.
-    fn qkv_row(&self) -> usize {
-        3 * self.hidden()
-    }
-
-    /// Offset of block `which` (0 queries, 1 keys, 2 values) of task `t` in the projections.
-    fn qkv_offset(&self, t: usize, which: usize) -> usize {
-        let (b, h) = (t / self.heads, t % self.heads);
-        b * self.seq * self.qkv_row() + which * self.hidden() + h * self.head_dim
-    }
-
-    /// Offset of task `t`'s block in the context `(batch, seq, hidden)`.
-    fn ctx_offset(&self, t: usize) -> usize {
-        let (b, h) = (t / self.heads, t % self.heads);
-        b * self.seq * self.hidden() + h * self.head_dim
-    }
-
-    fn tasks(&self) -> usize {
-        self.batch * self.heads
-    }
-}
 
 /// Runs `f` on the contiguous f32 data of a CPU tensor.
 pub(crate) fn with_cpu_f32<R>(t: &Tensor, what: &str, f: impl FnOnce(&[f32]) -> Result<R>) -> Result<R> {
@@ -184,6 +151,9 @@ crate::kernels::fast_math::widest_simd! {
 
 struct Attention {
     masks: Masks,
+    /// Each query's log-sum-exp from the CUDA forward pass, which its backward pass reads.
+    #[cfg(feature = "cuda")]
+    lse: std::sync::Mutex<Option<std::sync::Arc<candle_core::cuda_backend::cudarc::driver::CudaSlice<f32>>>>,
 }
 
 impl CustomOp1 for Attention {
@@ -224,9 +194,27 @@ impl CustomOp1 for Attention {
         Ok((CpuStorage::F32(out), Shape::from((g.batch, s, g.hidden()))))
     }
 
-    fn bwd(&self, arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        storage: &candle_core::CudaStorage,
+        layout: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        let g = self.masks.blocks(layout, self.name())?;
+        let (ctx, lse) = super::attention_cuda::forward(storage, layout, &self.masks.bias, g, self.masks.dropout)?;
+        *self.lse.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::sync::Arc::new(lse));
+        Ok((ctx, Shape::from((g.batch, g.seq, g.hidden()))))
+    }
+
+    #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+    fn bwd(&self, arg: &Tensor, res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         let grad = grad.contiguous()?;
-        Ok(Some(arg.apply_op2_no_bwd(&grad, &AttentionGrad { masks: self.masks.clone() })?))
+        let op = AttentionGrad {
+            masks: self.masks.clone(),
+            #[cfg(feature = "cuda")]
+            forward: self.lse.lock().unwrap_or_else(|e| e.into_inner()).clone().map(|lse| (res.clone(), lse)),
+        };
+        Ok(Some(arg.apply_op2_no_bwd(&grad, &op)?))
     }
 }
 
@@ -234,6 +222,9 @@ impl CustomOp1 for Attention {
 /// context `(batch, seq, hidden)`.
 struct AttentionGrad {
     masks: Masks,
+    /// The CUDA forward pass's context and log-sum-exp per query.
+    #[cfg(feature = "cuda")]
+    forward: Option<(Tensor, std::sync::Arc<candle_core::cuda_backend::cudarc::driver::CudaSlice<f32>>)>,
 }
 
 impl CustomOp2 for AttentionGrad {
@@ -295,21 +286,74 @@ impl CustomOp2 for AttentionGrad {
         })?;
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
+
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        s1: &candle_core::CudaStorage,
+        l1: &Layout,
+        s2: &candle_core::CudaStorage,
+        l2: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        let g = self.masks.blocks(l1, self.name())?;
+        if l2.shape().dims() != [g.batch, g.seq, g.hidden()] {
+            bail!("{}: gradient {:?} does not fit the projections {:?}", self.name(), l2.shape(), l1.shape());
+        }
+        let Some((ctx, lse)) = &self.forward else { bail!("{}: the forward pass did not run on CUDA", self.name()) };
+        let saved = super::attention_cuda::Saved { ctx, lse, bias: &self.masks.bias, dropout: self.masks.dropout };
+        Ok((super::attention_cuda::backward((s1, l1), (s2, l2), &saved, g)?, l1.shape().clone()))
+    }
 }
 
 /// Multi-head self-attention `softmax(q k^T / sqrt(head_dim) + mask) v` with the heads
 /// merged back, `(batch, seq, hidden)`, from the projections `qkv` `(batch, seq, 3 * hidden)`
 /// (queries, keys, values side by side) on the CPU in f32. `mask_bias` `(batch, seq)` is 0
 /// for real keys and a large negative for padding; `dropout`, when given, is the mask of the
-/// `(batch, heads, seq, seq)` probabilities. Gradients reach `qkv`.
+/// `(batch, heads, seq, seq)` probabilities. Gradients reach `qkv`. On CUDA the projections
+/// may be bf16 (the context then is too; the arithmetic is f32) and the head dimension at
+/// most [`fuses`] allows.
 pub(crate) fn self_attention(
     qkv: &Tensor,
     heads: usize,
     mask_bias: &Tensor,
     dropout: Option<DropoutKey>,
 ) -> Result<Tensor> {
-    let masks = Masks { heads, bias: mask_bias.detach().contiguous()?, dropout };
-    qkv.contiguous()?.apply_op1(Attention { masks })
+    let bias = mask_bias.detach().to_dtype(candle_core::DType::F32)?.contiguous()?;
+    let masks = Masks { heads, bias, dropout };
+    qkv.contiguous()?.apply_op1(Attention {
+        masks,
+        #[cfg(feature = "cuda")]
+        lse: std::sync::Mutex::new(None),
+    })
+}
+
+/// The environment variable that, set to `0`, turns the fused attention off on every device
+/// (the layers then compose it of candle operations): the before of a before-and-after
+/// measurement, and a way around the kernel should it ever fail on some GPU.
+pub(crate) const FUSED_ATTENTION_ENV: &str = "QUARRY_FUSED_ATTENTION";
+
+/// Whether [`self_attention`] runs on `x`'s device for projections computed in `compute`
+/// (`None`: f32) with heads of `head_dim`: f32 on the CPU; f32 or bf16 on CUDA with heads of
+/// at most 64; never when [`FUSED_ATTENTION_ENV`] is `0`.
+pub(crate) fn fuses(x: &Tensor, compute: Option<candle_core::DType>, head_dim: usize) -> bool {
+    static TURNED_OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *TURNED_OFF.get_or_init(|| std::env::var(FUSED_ATTENTION_ENV).is_ok_and(|v| v.trim() == "0")) {
+        return false;
+    }
+    let f32_input = x.dtype() == candle_core::DType::F32;
+    match x.device() {
+        candle_core::Device::Cpu => f32_input && compute.is_none(),
+        #[cfg(feature = "cuda")]
+        candle_core::Device::Cuda(_) => {
+            f32_input
+                && matches!(compute, None | Some(candle_core::DType::BF16))
+                && head_dim <= super::attention_cuda::MAX_HEAD_DIM
+        }
+        _ => {
+            let _ = head_dim;
+            false
+        }
+    }
 }
 
 #[cfg(test)]

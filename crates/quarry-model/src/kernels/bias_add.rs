@@ -89,7 +89,7 @@ impl CustomOp2 for BiasAdd {
 
     fn bwd(&self, _x: &Tensor, bias: &Tensor, _y: &Tensor, dy: &Tensor) -> Result<(Option<Tensor>, Option<Tensor>)> {
         let cols = bias.elem_count();
-        Ok((Some(dy.clone()), Some(dy.reshape(((), cols))?.sum(0)?)))
+        Ok((Some(dy.clone()), Some(super::ops::column_sums(dy, cols)?)))
     }
 }
 

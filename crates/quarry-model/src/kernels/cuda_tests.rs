@@ -5,7 +5,7 @@
 
 use candle_core::{DType, Device, Tensor, Var};
 
-use crate::kernels::{bias_add, embedding, layer_norm, masked_softmax};
+use crate::kernels::{attention, bias_add, embedding, layer_norm, masked_softmax};
 
 fn gpu() -> Device {
     Device::new_cuda(0).expect("a CUDA device")
@@ -82,6 +82,32 @@ fn cuda_masked_softmax_matches_the_cpu() {
         masked_softmax::gpu_masked_softmax(&t[0], bias).unwrap()
     });
     assert!(diffs.iter().all(|d| *d < 1e-5), "{diffs:?}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_fused_attention_matches_the_cpu_with_and_without_dropout() {
+    // A MiniLM batch (12 heads of 32) with padding, and a head as wide as 64.
+    for (b, s, heads, d) in [(4, 128, 12, 32), (2, 77, 4, 64)] {
+        let qkv = Tensor::randn(0f32, 1., (b, s, 3 * heads * d), &Device::Cpu).unwrap();
+        let keep = Tensor::arange(0u32, s as u32, &Device::Cpu).unwrap().lt(s as u32 - 9).unwrap();
+        let bias_cpu = ((keep.to_dtype(DType::F32).unwrap() - 1.0).unwrap() * 1e9).unwrap();
+        let bias_cpu = bias_cpu.unsqueeze(0).unwrap().repeat((b, 1)).unwrap();
+        let bias_gpu = bias_cpu.to_device(&gpu()).unwrap();
+        let key = crate::nn::rng::SeededRng::new(3).dropout_key(0.1);
+        for dropout in [None, Some(key)] {
+            let diffs = compare(std::slice::from_ref(&qkv), |t| {
+                let bias = if t[0].device().is_cuda() { &bias_gpu } else { &bias_cpu };
+                attention::self_attention(&t[0], heads, bias, dropout).unwrap()
+            });
+            assert!(diffs[0] < 1e-5 && diffs[1] < 1e-4, "({b}, {s}, {heads}, {d}), dropout {dropout:?}: {diffs:?}");
+        }
+        // bf16 projections: within bf16's rounding of the f32 kernel on the same rounded values.
+        let rounded = qkv.to_dtype(DType::BF16).unwrap();
+        let ours = attention::self_attention(&rounded.to_device(&gpu()).unwrap(), heads, &bias_gpu, None).unwrap();
+        let theirs = attention::self_attention(&rounded.to_dtype(DType::F32).unwrap(), heads, &bias_cpu, None).unwrap();
+        assert!(max_diff(&ours, &theirs) < 2e-2, "bf16: {}", max_diff(&ours, &theirs));
+    }
 }
 
 #[test]

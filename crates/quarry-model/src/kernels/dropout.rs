@@ -74,6 +74,13 @@ impl DropoutKey {
         DropoutKey { key, threshold: (p as f64 * (1u64 << 32) as f64) as u64, scale: 1.0 / (1.0 - p) }
     }
 
+    /// The stream key, the drop threshold and the scale of kept elements, for a kernel that
+    /// draws the mask itself (`cuda/attention.cuh`'s `dropout_mask`).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn parts(&self) -> (u64, u64, f32) {
+        (self.key, self.threshold, self.scale)
+    }
+
     /// Writes mask elements `start .. start + out.len()` into `out`.
     pub(crate) fn fill(&self, start: usize, out: &mut [f32]) {
         fill_simd(*self, start, out)

@@ -86,8 +86,8 @@ impl CustomOp3 for LayerNormOp {
         let both = x.apply_op3_no_bwd(w, &dy.contiguous()?, &LayerNormGrad { eps: self.eps })?;
         let cols = w.elem_count();
         let dx = both.get(0)?.reshape(x.shape())?;
-        let dw = both.get(1)?.reshape(((), cols))?.sum(0)?;
-        let db = dy.reshape(((), cols))?.sum(0)?;
+        let dw = super::ops::column_sums(&both.get(1)?, cols)?;
+        let db = super::ops::column_sums(dy, cols)?;
         Ok((Some(dx), Some(dw), Some(db)))
     }
 }

@@ -3,14 +3,20 @@
 //! residual sub-layer end, self- and cross-attention, dropout, the tied output loss), with the
 //! matrix product and vector arithmetic they share. On CUDA, quarry's own kernels
 //! (`cuda/quarry.cu`, with the `cuda` feature) run the embedding gradient, training layer norm,
-//! masked softmax and bias addition, each op with a CPU loop the tests check; and AdamW's update
+//! masked softmax, bias addition and fused self-attention, each op with a CPU loop the tests
+//! check (and the kernels' source run on the CPU by `cuda/emulation/`); and AdamW's update
 //! runs on the CPU and on flat tensors elsewhere. Every kernel gives the composed candle path's
 //! results; the layers in [`crate::nn`] choose between them.
 
 pub(crate) mod adamw_cpu;
 pub(crate) mod adamw_flat;
 pub(crate) mod attention;
+pub(crate) mod attention_blocks;
+#[cfg(feature = "cuda")]
+pub(crate) mod attention_cuda;
 pub(crate) mod bias_add;
+#[cfg(test)]
+mod cuda_emulation;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda_kernels;
 #[cfg(all(test, feature = "cuda"))]

@@ -38,6 +38,20 @@ pub(crate) fn rows_and_cols(layout: &Layout) -> (usize, usize) {
     (layout.shape().elem_count() / cols, cols)
 }
 
+/// The sums over the rows of `x` taken as `(rows, cols)`: a bias's or a norm's gradient. On
+/// CUDA, in f32 or bf16, one product with a row of ones, which cuBLAS computes at the memory's
+/// bandwidth with f32 accumulation (candle's strided reduction took 66 launches and 1.4 ms of a
+/// MiniLM training step on an H100); elsewhere candle's sum.
+pub(crate) fn column_sums(x: &Tensor, cols: usize) -> Result<Tensor> {
+    let x = x.reshape(((), cols))?;
+    if x.device().is_cuda() && matches!(x.dtype(), DType::F32 | DType::BF16) {
+        let ones = Tensor::ones((1, x.dim(0)?), x.dtype(), x.device())?;
+        ones.matmul(&x.contiguous()?)?.reshape(cols)
+    } else {
+        x.sum(0)
+    }
+}
+
 /// Rows per parallel task: enough work to amortize scheduling.
 pub(crate) fn rows_per_task(row_len: usize) -> usize {
     (16_384 / row_len.max(1)).max(1)

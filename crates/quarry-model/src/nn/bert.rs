@@ -10,7 +10,7 @@ use candle_core::{DType, Device, IndexOp, Tensor};
 use crate::config::{EncoderConfig, Family, HiddenAct};
 use crate::error::{ModelError, Result};
 use crate::nn::layer_norm::LayerNorm;
-use crate::nn::layers::{affine, Dropout, Embedding, Linear};
+use crate::nn::layers::{autocast_affine, Dropout, Embedding, Linear};
 use crate::nn::params::{Init, ParamStore};
 use crate::nn::rng::SeededRng;
 use crate::nn::t5::T5Stack;
@@ -231,11 +231,12 @@ impl Layer {
     fn attention(&self, x: &Tensor, mask_bias: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let (b, s, h) = x.dims3()?;
         let key_bias = self.key_bias(train)?;
-        if x.device().is_cpu() && x.dtype() == DType::F32 && self.query.compute_dtype().is_none() {
+        let compute = self.query.compute_dtype();
+        if crate::kernels::attention::fuses(x, compute, self.head_dim) {
             // One product for queries, keys and values, and the fused attention kernel.
             let w = Tensor::cat(&[self.query.weight(train), self.key.weight(train), self.value.weight(train)], 0)?;
             let bias = Tensor::cat(&[self.query.bias(train), &key_bias, self.value.bias(train)], 0)?;
-            let qkv = affine(x, &w, &bias)?;
+            let qkv = autocast_affine(x, &w, &bias, compute)?;
             return crate::kernels::attention::self_attention(
                 &qkv,
                 self.heads,

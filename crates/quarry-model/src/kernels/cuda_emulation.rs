@@ -1,0 +1,184 @@
+//! quarry's CUDA kernels (`cuda/quarry.cu`), their own source, run on the CPU by
+//! `cuda/emulation/` (a stand-in for CUDA's device functions that runs every CUDA thread of a
+//! block as a thread of the host) and checked against the Rust CPU loops of the same
+//! operations, so that a kernel's logic is tested on every machine and a GPU session checks
+//! only what the GPU adds. The runner is built with the system's C++ compiler (`CXX`, else
+//! `c++`); without one the tests say they are skipped.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use candle_core::{DType, Device, Shape, Tensor, Var};
+
+use crate::kernels::attention::self_attention;
+use crate::kernels::dropout::DropoutKey;
+use crate::nn::rng::SeededRng;
+
+const EMULATION: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/kernels/cuda/emulation");
+
+/// The runner `cuda/emulation/run_kernel.cpp`, built once per test process into the build
+/// directory; `None` when no C++ compiler can be started.
+fn runner() -> Option<&'static Path> {
+    static RUNNER: OnceLock<Option<PathBuf>> = OnceLock::new();
+    RUNNER
+        .get_or_init(|| {
+            let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+            let dir = Path::new(env!("OUT_DIR")).join("cuda-emulation");
+            std::fs::create_dir_all(&dir).expect("the build directory is writable");
+            let exe = dir.join("run_kernel");
+            let built = Command::new(&compiler)
+                .args(["-std=c++20", "-O2", "-pthread", "-Wno-unknown-pragmas", "-I", EMULATION])
+                .arg(format!("{EMULATION}/run_kernel.cpp"))
+                .arg("-o")
+                .arg(&exe)
+                .output();
+            match built {
+                Err(e) => {
+                    eprintln!("cannot start the C++ compiler `{compiler}`: {e}");
+                    None
+                }
+                Ok(out) if !out.status.success() => {
+                    panic!("`{compiler}` rejected the emulated kernels:\n{}", String::from_utf8_lossy(&out.stderr))
+                }
+                Ok(_) => Some(exe),
+            }
+        })
+        .as_deref()
+}
+
+/// The runner, or a skip report for `test`.
+fn runner_or_skip(test: &str) -> Option<&'static Path> {
+    let found = runner();
+    if found.is_none() {
+        quarry_stdx::skip::skip(test, "no C++ compiler (set CXX) to build the emulated CUDA kernels");
+    }
+    found
+}
+
+fn write(dir: &Path, name: &str, t: &Tensor) {
+    let values: Vec<f32> = t.flatten_all().unwrap().to_dtype(DType::F32).unwrap().to_vec1().unwrap();
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.join(name), bytes).unwrap();
+}
+
+fn read(dir: &Path, name: &str, shape: &Shape) -> Tensor {
+    let bytes = std::fs::read(dir.join(name)).unwrap();
+    let values: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    Tensor::from_vec(values, shape, &Device::Cpu).unwrap()
+}
+
+fn run(runner: &Path, args: &[String]) {
+    let out = Command::new(runner).args(args).output().unwrap();
+    assert!(out.status.success(), "run_kernel {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+    (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar().unwrap()
+}
+
+/// The CPU kernel's context and projections' gradient (against `dctx`) for `qkv`.
+fn cpu_attention(
+    qkv: &Tensor,
+    heads: usize,
+    bias: &Tensor,
+    dctx: &Tensor,
+    key: Option<DropoutKey>,
+) -> (Tensor, Tensor) {
+    let qkv = Var::from_tensor(qkv).unwrap();
+    let ctx = self_attention(qkv.as_tensor(), heads, bias, key).unwrap();
+    let grads = (&ctx * dctx).unwrap().sum_all().unwrap().backward().unwrap();
+    (ctx, grads.get(qkv.as_tensor()).unwrap().clone())
+}
+
+/// The emulated CUDA kernels' context and projections' gradient, with the inputs in `dtype`.
+fn emulated_attention(
+    runner: &Path,
+    (qkv, bias, dctx): (&Tensor, &Tensor, &Tensor),
+    heads: usize,
+    key: Option<DropoutKey>,
+    dtype: &str,
+) -> (Tensor, Tensor) {
+    let dir = tempfile::tempdir().unwrap();
+    let (b, s, w) = qkv.dims3().unwrap();
+    write(dir.path(), "qkv", qkv);
+    write(dir.path(), "bias", bias);
+    write(dir.path(), "dctx", dctx);
+    let (k, threshold, scale) = key.map(|k| k.parts()).unwrap_or((0, 0, 1.0));
+    let numbers = [b, s, heads, w / (3 * heads), usize::from(key.is_some())].map(|n| n.to_string());
+    let mut args = vec!["attention".to_string(), dir.path().display().to_string(), dtype.to_string()];
+    args.extend(numbers);
+    args.extend([k.to_string(), threshold.to_string(), scale.to_string()]);
+    run(runner, &args);
+    (read(dir.path(), "ctx", &Shape::from((b, s, w / 3))), read(dir.path(), "dqkv", qkv.shape()))
+}
+
+/// Random projections, a mask that pads the last three keys of the first sequence, and a
+/// random context gradient.
+fn attention_inputs(rng: &SeededRng, (b, s, heads, d): (usize, usize, usize, usize)) -> (Tensor, Tensor, Tensor) {
+    let dev = Device::Cpu;
+    let qkv = rng.normal(&Shape::from((b, s, 3 * heads * d)), 1.0, &dev).unwrap();
+    let mut mask = vec![0f32; b * s];
+    mask[s - 3..s].iter_mut().for_each(|m| *m = -1e9);
+    let bias = Tensor::from_vec(mask, (b, s), &dev).unwrap();
+    let dctx = rng.normal(&Shape::from((b, s, heads * d)), 1.0, &dev).unwrap();
+    (qkv, bias, dctx)
+}
+
+#[test]
+fn emulated_attention_kernels_match_the_cpu_kernel_in_f32() {
+    let Some(runner) = runner_or_skip("emulated_attention_kernels_match_the_cpu_kernel_in_f32") else { return };
+    let rng = SeededRng::new(11);
+    // A sequence that is no multiple of the 16-row blocks or the 32-key tiles, heads narrower
+    // than the kernels' 32 and 64 columns, and one head as wide as 64.
+    for shape in [(2, 37, 2, 24), (1, 19, 3, 64), (2, 5, 1, 32)] {
+        for key in [None, Some(rng.dropout_key(0.3))] {
+            let (qkv, bias, dctx) = attention_inputs(&rng, shape);
+            let (ctx, dqkv) = cpu_attention(&qkv, shape.2, &bias, &dctx, key);
+            let (gpu_ctx, gpu_dqkv) = emulated_attention(runner, (&qkv, &bias, &dctx), shape.2, key, "f32");
+            let (forward, backward) = (max_diff(&ctx, &gpu_ctx), max_diff(&dqkv, &gpu_dqkv));
+            assert!(forward < 1e-5, "{shape:?}, dropout {}: context differs by {forward}", key.is_some());
+            assert!(backward < 1e-4, "{shape:?}, dropout {}: gradient differs by {backward}", key.is_some());
+        }
+    }
+}
+
+#[test]
+fn emulated_attention_kernels_match_the_cpu_kernel_in_bf16() {
+    let Some(runner) = runner_or_skip("emulated_attention_kernels_match_the_cpu_kernel_in_bf16") else { return };
+    let rng = SeededRng::new(12);
+    let round = |t: &Tensor| t.to_dtype(DType::BF16).unwrap().to_dtype(DType::F32).unwrap();
+    let shape = (2, 37, 2, 32);
+    let (qkv, bias, dctx) = attention_inputs(&rng, shape);
+    let (qkv, dctx) = (round(&qkv), round(&dctx));
+    let (ctx, dqkv) = cpu_attention(&qkv, shape.2, &bias, &dctx, None);
+    let (gpu_ctx, gpu_dqkv) = emulated_attention(runner, (&qkv, &bias, &dctx), shape.2, None, "bf16");
+    // bf16 outputs carry 8 significant bits: within one rounding (1/256 relative) of f32's.
+    let (forward, backward) = (max_diff(&ctx, &gpu_ctx), max_diff(&dqkv, &gpu_dqkv));
+    let scale = |t: &Tensor| -> f32 { t.abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar().unwrap() };
+    assert!(forward <= scale(&ctx) / 128.0, "context differs by {forward}");
+    assert!(backward <= scale(&dqkv) / 64.0, "gradient differs by {backward}");
+    assert!(forward > 0.0, "the bf16 kernels round their outputs");
+}
+
+/// The emulator against a kernel the GPU itself has checked (`cuda_tests`): masked softmax,
+/// whose block reductions use shared memory, barriers and warp shuffles.
+#[test]
+fn emulated_masked_softmax_matches_its_cpu_loop() {
+    let Some(runner) = runner_or_skip("emulated_masked_softmax_matches_its_cpu_loop") else { return };
+    let dev = Device::Cpu;
+    let rng = SeededRng::new(13);
+    let (b, rows_per_batch, cols) = (2, 6, 300);
+    let x = rng.normal(&Shape::from((b, rows_per_batch, cols)), 2.0, &dev).unwrap();
+    let bias = rng.normal(&Shape::from((b, cols)), 1.0, &dev).unwrap();
+    let expected = crate::kernels::masked_softmax::gpu_masked_softmax(&x, &bias).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "x", &x);
+    write(dir.path(), "bias", &bias);
+    let numbers = [b * rows_per_batch, cols, rows_per_batch].map(|n| n.to_string());
+    let mut args = vec!["masked_softmax".to_string(), dir.path().display().to_string()];
+    args.extend(numbers);
+    run(runner, &args);
+    let y = read(dir.path(), "y", x.shape());
+    assert!(max_diff(&expected, &y) < 1e-6, "softmax differs by {}", max_diff(&expected, &y));
+}
