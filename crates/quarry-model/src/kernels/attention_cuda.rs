@@ -19,10 +19,10 @@ use super::dropout::DropoutKey;
 pub(crate) const MAX_HEAD_DIM: usize = 64;
 
 /// Queries (or keys) per block, `ATTN_ROWS` in `attention.cuh`.
-const ROWS_PER_BLOCK: usize = 16;
+const ROWS_PER_BLOCK: usize = 32;
 
-/// One block per 16 rows of every (sequence, head) pair, four warps each: the pairs along x,
-/// the rows along y (at most 65,535 blocks, so sequences of up to a million tokens).
+/// One block per 32 rows of every (sequence, head) pair, four warps each: the pairs along x,
+/// the rows along y (at most 65,535 blocks, so sequences of up to two million tokens).
 fn head_blocks(g: Blocks) -> LaunchConfig {
     LaunchConfig {
         grid_dim: ((g.batch * g.heads) as u32, g.seq.div_ceil(ROWS_PER_BLOCK) as u32, 1),

@@ -10,7 +10,7 @@
 // bf16) and computed in f32. Head dimensions up to DMAX (32 or 64) are supported.
 
 #define ATTN_WARPS 4
-#define ATTN_ROWS_PER_WARP 4
+#define ATTN_ROWS_PER_WARP 8
 #define ATTN_ROWS (ATTN_WARPS * ATTN_ROWS_PER_WARP)  // queries (or keys) one block owns
 #define ATTN_TILE 32                                 // keys (or queries) per tile, one per lane
 #define ATTN_THREADS (ATTN_WARPS * 32)
@@ -47,7 +47,7 @@ __device__ __forceinline__ float dropout_mask(uint64_t key, uint64_t threshold, 
 }
 
 // The geometry of one (sequence, head) pair of a launch: blockIdx.x is b * heads + h (x, whose
-// limit is 2^31 - 1, so that any batch fits), blockIdx.y the block of 16 rows.
+// limit is 2^31 - 1, so that any batch fits), blockIdx.y the block of 32 rows.
 struct AttnHead {
     size_t qkv_base;  // element offset of the head's queries in row 0 of its sequence
     size_t ctx_base;  // element offset of the head's context in row 0 of its sequence
@@ -71,8 +71,9 @@ __device__ __forceinline__ AttnHead attn_head(uint32_t seq, uint32_t heads, uint
     return g;
 }
 
-// Copies rows first .. first + rows of block `which` (0 q, 1 k, 2 v; or the context when `row`
-// is hidden and `which` 0) into `dst` ([rows][stride], columns d .. DMAX zero), as f32.
+// Copies rows first .. first + rows of the projections' block at column `offset` (0 queries,
+// hidden keys, 2 * hidden values; or of the context, whose `row` is hidden) into `dst`
+// ([rows][stride] f32; columns d .. DMAX and rows past the sequence zero).
 template <typename T, int DMAX>
 __device__ __forceinline__ void load_rows(
     float* dst, uint32_t stride, const T* src, size_t base, uint32_t row, uint32_t offset, uint32_t first,
@@ -85,76 +86,114 @@ __device__ __forceinline__ void load_rows(
     }
 }
 
-template <int DMAX>
-__device__ __forceinline__ float dot_rows(const float* a, const float* b) {
-    float s = 0.0f;
+// Row strides in shared memory: a row every lane reads at once (the same address, broadcast)
+// is DMAX wide; a row per lane is padded by 4 floats, so that the 16-byte reads of 8 lanes
+// fall in different banks.
+#define ATTN_LANE_ROW(DMAX) ((DMAX) + 4)
+
+// out[r] = dot(mine, rows[r]) for the warp's R rows (`rows`, stride DMAX, the same for every
+// lane) against the lane's own row `mine`; both 16-byte aligned, DMAX a multiple of 4.
+template <int DMAX, int R>
+__device__ __forceinline__ void dot_rows(const float* mine, const float* rows, float out[R]) {
 #pragma unroll
-    for (int c = 0; c < DMAX; ++c) s += a[c] * b[c];
-    return s;
+    for (int r = 0; r < R; ++r) out[r] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < DMAX; c += 4) {
+        const float4 a = *reinterpret_cast<const float4*>(mine + c);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const float4 b = *reinterpret_cast<const float4*>(rows + r * DMAX + c);
+            out[r] = fmaf(a.x, b.x, fmaf(a.y, b.y, fmaf(a.z, b.z, fmaf(a.w, b.w, out[r]))));
+        }
+    }
 }
 
-// Forward: one block per 16 queries of one (sequence, head), each warp four queries, the keys
-// and values in tiles of 32 (lane j scores key j of the tile). Writes ctx and
-// lse = max + log(sum) of each query's scores.
+// acc[r][t] += sum over the tile's rows jj of w[jj][r] * m[jj][lane + 32 t]: `w` is the warp's
+// [ATTN_TILE][R] weights (16-byte aligned), `m` rows of `stride` floats.
+template <int DMAX, int R>
+__device__ __forceinline__ void accumulate(
+    float (&acc)[R][DMAX / 32], const float* w, const float* m, uint32_t stride, uint32_t lane
+) {
+#pragma unroll 4
+    for (int jj = 0; jj < ATTN_TILE; ++jj) {
+        float wr[R];
+#pragma unroll
+        for (int r = 0; r < R; r += 4) {
+            const float4 w4 = *reinterpret_cast<const float4*>(w + jj * R + r);
+            wr[r] = w4.x;
+            wr[r + 1] = w4.y;
+            wr[r + 2] = w4.z;
+            wr[r + 3] = w4.w;
+        }
+#pragma unroll
+        for (int t = 0; t < DMAX / 32; ++t) {
+            const float x = m[jj * stride + lane + 32 * t];
+#pragma unroll
+            for (int r = 0; r < R; ++r) acc[r][t] = fmaf(wr[r], x, acc[r][t]);
+        }
+    }
+}
+
+// Forward: one block per 32 queries of one (sequence, head), each warp eight, the keys and
+// values in tiles of 32 (lane j scores key j of the tile against the warp's eight queries).
+// Writes ctx and lse = max + log(sum) of each query's scores.
 template <typename T, int DMAX>
 __device__ void attention_forward(
     const T* qkv, const float* bias, T* ctx, float* lse, uint32_t seq, uint32_t heads, uint32_t d, float scale,
     uint32_t dropping, uint64_t key, uint64_t threshold, float keep_scale
 ) {
-    constexpr int PER_LANE = DMAX / 32;
-    __shared__ float qs[ATTN_ROWS][DMAX];
-    __shared__ float ks[ATTN_TILE][DMAX + 1];
-    __shared__ float vs[ATTN_TILE][DMAX + 1];
-    __shared__ float ps[ATTN_WARPS][ATTN_TILE];
+    constexpr int R = ATTN_ROWS_PER_WARP, PER_LANE = DMAX / 32, KS = ATTN_LANE_ROW(DMAX);
+    __shared__ __align__(16) float qs[ATTN_ROWS][DMAX];
+    __shared__ __align__(16) float ks[ATTN_TILE][KS];
+    __shared__ __align__(16) float vs[ATTN_TILE][DMAX];
+    __shared__ __align__(16) float ps[ATTN_WARPS][ATTN_TILE][R];
     const AttnHead g = attn_head(seq, heads, d);
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const uint32_t q0 = blockIdx.y * ATTN_ROWS;
+    const uint32_t q0 = blockIdx.y * ATTN_ROWS, mine = q0 + warp * R;
     load_rows<T, DMAX>(&qs[0][0], DMAX, qkv, g.qkv_base, g.row, 0, q0, ATTN_ROWS, seq, d);
-    float m[ATTN_ROWS_PER_WARP], l[ATTN_ROWS_PER_WARP], acc[ATTN_ROWS_PER_WARP][PER_LANE];
-    #pragma unroll
-    for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
+    float m[R], l[R], acc[R][PER_LANE];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
         m[r] = -INFINITY;
         l[r] = 0.0f;
+#pragma unroll
         for (int t = 0; t < PER_LANE; ++t) acc[r][t] = 0.0f;
     }
     const float* key_bias = bias + (size_t)g.b * seq;
     for (uint32_t k0 = 0; k0 < seq; k0 += ATTN_TILE) {
         __syncthreads();  // the previous tile is no longer read
-        load_rows<T, DMAX>(&ks[0][0], DMAX + 1, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_TILE, seq, d);
-        load_rows<T, DMAX>(&vs[0][0], DMAX + 1, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_TILE, seq, d);
+        load_rows<T, DMAX>(&ks[0][0], KS, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_TILE, seq, d);
+        load_rows<T, DMAX>(&vs[0][0], DMAX, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_TILE, seq, d);
         __syncthreads();
         const uint32_t j = k0 + lane;
         const float kb = j < seq ? key_bias[j] : 0.0f;
-        #pragma unroll
-        for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
-            const uint32_t qr = warp * ATTN_ROWS_PER_WARP + r, i = q0 + qr;
-            if (i >= seq) continue;  // the same for every lane of the warp
-            const float s = j < seq ? dot_rows<DMAX>(qs[qr], ks[lane]) * scale + kb : -INFINITY;
-            const float m_new = fmaxf(m[r], warp_max(s));
+        float s[R];
+        dot_rows<DMAX, R>(ks[lane], qs[warp * R], s);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const float sr = j < seq ? s[r] * scale + kb : -INFINITY;
+            const float m_new = fmaxf(m[r], warp_max(sr));
             const float m_use = m_new == -INFINITY ? 0.0f : m_new;
             const float alpha = expf(m[r] - m_use);
-            float p = expf(s - m_use);
+            float p = expf(sr - m_use);
             l[r] = l[r] * alpha + p;
-            if (dropping && j < seq) p *= dropout_mask(key, threshold, keep_scale, (g.stat_base + i) * seq + j);
-            ps[warp][lane] = p;
-            __syncwarp();
-            #pragma unroll
-            for (int t = 0; t < PER_LANE; ++t) {
-                float a = acc[r][t] * alpha;
-                for (int jj = 0; jj < ATTN_TILE; ++jj) a += ps[warp][jj] * vs[jj][lane + 32 * t];
-                acc[r][t] = a;
-            }
-            __syncwarp();
+#pragma unroll
+            for (int t = 0; t < PER_LANE; ++t) acc[r][t] *= alpha;
             m[r] = m_new;
+            if (dropping && j < seq) p *= dropout_mask(key, threshold, keep_scale, (g.stat_base + mine + r) * seq + j);
+            ps[warp][lane][r] = p;
         }
+        __syncwarp();
+        accumulate<DMAX, R>(acc, &ps[warp][0][0], &vs[0][0], DMAX, lane);
+        __syncwarp();  // ps is rewritten by the next tile
     }
-    #pragma unroll
-    for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
-        const uint32_t i = q0 + warp * ATTN_ROWS_PER_WARP + r;
-        if (i >= seq) continue;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const uint32_t i = mine + r;
         const float total = warp_sum(l[r]);
+        if (i >= seq) continue;  // the same for every lane of the warp
         const float inv = 1.0f / total;
-        #pragma unroll
+#pragma unroll
         for (int t = 0; t < PER_LANE; ++t) {
             const uint32_t c = lane + 32 * t;
             if (c < d) store_float(ctx + g.ctx_base + (size_t)i * g.hidden + c, acc[r][t] * inv);
@@ -180,7 +219,7 @@ __device__ void attention_delta(
     }
 }
 
-// Backward, keys and values: one block per 16 keys of one (sequence, head), each warp four
+// Backward, keys and values: one block per 32 keys of one (sequence, head), each warp eight
 // keys, the queries in tiles of 32 (lane i takes query i of the tile). With P the
 // probabilities, M the dropout mask and dP = dctx v^T: dv = (P * M)^T dctx and
 // dk = scale * dS^T q, where dS = P * (dP * M - delta).
@@ -189,65 +228,56 @@ __device__ void attention_backward_kv(
     const T* qkv, const float* bias, const T* dctx, const float* lse, const float* delta, T* dqkv, uint32_t seq,
     uint32_t heads, uint32_t d, float scale, uint32_t dropping, uint64_t key, uint64_t threshold, float keep_scale
 ) {
-    constexpr int PER_LANE = DMAX / 32;
-    __shared__ float ks[ATTN_ROWS][DMAX];
-    __shared__ float vs[ATTN_ROWS][DMAX];
-    __shared__ float qs[ATTN_TILE][DMAX + 1];
-    __shared__ float dos[ATTN_TILE][DMAX + 1];
-    __shared__ float ps[ATTN_WARPS][ATTN_TILE];
-    __shared__ float ds[ATTN_WARPS][ATTN_TILE];
+    constexpr int R = ATTN_ROWS_PER_WARP, PER_LANE = DMAX / 32, QS = ATTN_LANE_ROW(DMAX);
+    __shared__ __align__(16) float ks[ATTN_ROWS][DMAX];
+    __shared__ __align__(16) float vs[ATTN_ROWS][DMAX];
+    __shared__ __align__(16) float qs[ATTN_TILE][QS];
+    __shared__ __align__(16) float dos[ATTN_TILE][QS];
+    __shared__ __align__(16) float ps[ATTN_WARPS][ATTN_TILE][R];
+    __shared__ __align__(16) float ds[ATTN_WARPS][ATTN_TILE][R];
     const AttnHead g = attn_head(seq, heads, d);
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const uint32_t k0 = blockIdx.y * ATTN_ROWS;
+    const uint32_t k0 = blockIdx.y * ATTN_ROWS, mine = k0 + warp * R;
     load_rows<T, DMAX>(&ks[0][0], DMAX, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_ROWS, seq, d);
     load_rows<T, DMAX>(&vs[0][0], DMAX, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_ROWS, seq, d);
-    float dk[ATTN_ROWS_PER_WARP][PER_LANE], dv[ATTN_ROWS_PER_WARP][PER_LANE];
-    #pragma unroll
-    for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
+    const float* key_bias = bias + (size_t)g.b * seq;
+    float kb[R], dk[R][PER_LANE], dv[R][PER_LANE];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        kb[r] = mine + r < seq ? key_bias[mine + r] : 0.0f;
+#pragma unroll
         for (int t = 0; t < PER_LANE; ++t) dk[r][t] = dv[r][t] = 0.0f;
     }
-    const float* key_bias = bias + (size_t)g.b * seq;
     for (uint32_t i0 = 0; i0 < seq; i0 += ATTN_TILE) {
         __syncthreads();
-        load_rows<T, DMAX>(&qs[0][0], DMAX + 1, qkv, g.qkv_base, g.row, 0, i0, ATTN_TILE, seq, d);
-        load_rows<T, DMAX>(&dos[0][0], DMAX + 1, dctx, g.ctx_base, g.hidden, 0, i0, ATTN_TILE, seq, d);
+        load_rows<T, DMAX>(&qs[0][0], QS, qkv, g.qkv_base, g.row, 0, i0, ATTN_TILE, seq, d);
+        load_rows<T, DMAX>(&dos[0][0], QS, dctx, g.ctx_base, g.hidden, 0, i0, ATTN_TILE, seq, d);
         __syncthreads();
         const uint32_t i = i0 + lane;
-        const float row_lse = i < seq ? lse[g.stat_base + i] : 0.0f;
-        const float row_delta = i < seq ? delta[g.stat_base + i] : 0.0f;
-        #pragma unroll
-        for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
-            const uint32_t kr = warp * ATTN_ROWS_PER_WARP + r, j = k0 + kr;
-            if (j >= seq) continue;
-            float p = 0.0f, dsv = 0.0f;
-            if (i < seq) {
-                p = expf(dot_rows<DMAX>(qs[lane], ks[kr]) * scale + key_bias[j] - row_lse);
-                const float mask = dropping ? dropout_mask(key, threshold, keep_scale, (g.stat_base + i) * seq + j) : 1.0f;
-                dsv = p * (dot_rows<DMAX>(dos[lane], vs[kr]) * mask - row_delta);
-                p *= mask;
-            }
-            ps[warp][lane] = p;
-            ds[warp][lane] = dsv;
-            __syncwarp();
-            #pragma unroll
-            for (int t = 0; t < PER_LANE; ++t) {
-                const uint32_t c = lane + 32 * t;
-                float a = dv[r][t], b = dk[r][t];
-                for (int ii = 0; ii < ATTN_TILE; ++ii) {
-                    a += ps[warp][ii] * dos[ii][c];
-                    b += ds[warp][ii] * qs[ii][c];
-                }
-                dv[r][t] = a;
-                dk[r][t] = b;
-            }
-            __syncwarp();
+        const bool inside = i < seq;
+        const float row_lse = inside ? lse[g.stat_base + i] : 0.0f;
+        const float row_delta = inside ? delta[g.stat_base + i] : 0.0f;
+        float s[R], dp[R];
+        dot_rows<DMAX, R>(qs[lane], ks[warp * R], s);
+        dot_rows<DMAX, R>(dos[lane], vs[warp * R], dp);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            float p = inside ? expf(s[r] * scale + kb[r] - row_lse) : 0.0f;
+            const float mask =
+                dropping && inside ? dropout_mask(key, threshold, keep_scale, (g.stat_base + i) * seq + mine + r) : 1.0f;
+            ds[warp][lane][r] = p * (dp[r] * mask - row_delta);
+            ps[warp][lane][r] = p * mask;
         }
+        __syncwarp();
+        accumulate<DMAX, R>(dv, &ps[warp][0][0], &dos[0][0], QS, lane);
+        accumulate<DMAX, R>(dk, &ds[warp][0][0], &qs[0][0], QS, lane);
+        __syncwarp();
     }
-    #pragma unroll
-    for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
-        const uint32_t j = k0 + warp * ATTN_ROWS_PER_WARP + r;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const uint32_t j = mine + r;
         if (j >= seq) continue;
-        #pragma unroll
+#pragma unroll
         for (int t = 0; t < PER_LANE; ++t) {
             const uint32_t c = lane + 32 * t;
             if (c >= d) continue;
@@ -258,63 +288,65 @@ __device__ void attention_backward_kv(
     }
 }
 
-// Backward, queries: one block per 16 queries of one (sequence, head), each warp four queries,
+// Backward, queries: one block per 32 queries of one (sequence, head), each warp eight queries,
 // the keys and values in tiles of 32 (lane j takes key j): dq = scale * dS k.
 template <typename T, int DMAX>
 __device__ void attention_backward_q(
     const T* qkv, const float* bias, const T* dctx, const float* lse, const float* delta, T* dqkv, uint32_t seq,
     uint32_t heads, uint32_t d, float scale, uint32_t dropping, uint64_t key, uint64_t threshold, float keep_scale
 ) {
-    constexpr int PER_LANE = DMAX / 32;
-    __shared__ float qs[ATTN_ROWS][DMAX];
-    __shared__ float dos[ATTN_ROWS][DMAX];
-    __shared__ float ks[ATTN_TILE][DMAX + 1];
-    __shared__ float vs[ATTN_TILE][DMAX + 1];
-    __shared__ float ds[ATTN_WARPS][ATTN_TILE];
+    constexpr int R = ATTN_ROWS_PER_WARP, PER_LANE = DMAX / 32, KS = ATTN_LANE_ROW(DMAX);
+    __shared__ __align__(16) float qs[ATTN_ROWS][DMAX];
+    __shared__ __align__(16) float dos[ATTN_ROWS][DMAX];
+    __shared__ __align__(16) float ks[ATTN_TILE][KS];
+    __shared__ __align__(16) float vs[ATTN_TILE][KS];
+    __shared__ __align__(16) float ds[ATTN_WARPS][ATTN_TILE][R];
     const AttnHead g = attn_head(seq, heads, d);
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const uint32_t q0 = blockIdx.y * ATTN_ROWS;
+    const uint32_t q0 = blockIdx.y * ATTN_ROWS, mine = q0 + warp * R;
     load_rows<T, DMAX>(&qs[0][0], DMAX, qkv, g.qkv_base, g.row, 0, q0, ATTN_ROWS, seq, d);
     load_rows<T, DMAX>(&dos[0][0], DMAX, dctx, g.ctx_base, g.hidden, 0, q0, ATTN_ROWS, seq, d);
-    float dq[ATTN_ROWS_PER_WARP][PER_LANE];
-    #pragma unroll
-    for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
+    float row_lse[R], row_delta[R], dq[R][PER_LANE];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const bool inside = mine + r < seq;
+        row_lse[r] = inside ? lse[g.stat_base + mine + r] : 0.0f;
+        row_delta[r] = inside ? delta[g.stat_base + mine + r] : 0.0f;
+#pragma unroll
         for (int t = 0; t < PER_LANE; ++t) dq[r][t] = 0.0f;
     }
     const float* key_bias = bias + (size_t)g.b * seq;
     for (uint32_t k0 = 0; k0 < seq; k0 += ATTN_TILE) {
         __syncthreads();
-        load_rows<T, DMAX>(&ks[0][0], DMAX + 1, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_TILE, seq, d);
-        load_rows<T, DMAX>(&vs[0][0], DMAX + 1, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_TILE, seq, d);
+        load_rows<T, DMAX>(&ks[0][0], KS, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_TILE, seq, d);
+        load_rows<T, DMAX>(&vs[0][0], KS, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_TILE, seq, d);
         __syncthreads();
         const uint32_t j = k0 + lane;
-        const float kb = j < seq ? key_bias[j] : 0.0f;
-        #pragma unroll
-        for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
-            const uint32_t qr = warp * ATTN_ROWS_PER_WARP + r, i = q0 + qr;
-            if (i >= seq) continue;
+        const bool inside = j < seq;
+        const float kb = inside ? key_bias[j] : 0.0f;
+        float s[R], dp[R];
+        dot_rows<DMAX, R>(ks[lane], qs[warp * R], s);
+        dot_rows<DMAX, R>(vs[lane], dos[warp * R], dp);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
             float dsv = 0.0f;
-            if (j < seq) {
-                const float p = expf(dot_rows<DMAX>(qs[qr], ks[lane]) * scale + kb - lse[g.stat_base + i]);
-                const float mask = dropping ? dropout_mask(key, threshold, keep_scale, (g.stat_base + i) * seq + j) : 1.0f;
-                dsv = p * (dot_rows<DMAX>(dos[qr], vs[lane]) * mask - delta[g.stat_base + i]);
+            if (inside) {
+                const float p = expf(s[r] * scale + kb - row_lse[r]);
+                const float mask =
+                    dropping ? dropout_mask(key, threshold, keep_scale, (g.stat_base + mine + r) * seq + j) : 1.0f;
+                dsv = p * (dp[r] * mask - row_delta[r]);
             }
-            ds[warp][lane] = dsv;
-            __syncwarp();
-            #pragma unroll
-            for (int t = 0; t < PER_LANE; ++t) {
-                float a = dq[r][t];
-                for (int jj = 0; jj < ATTN_TILE; ++jj) a += ds[warp][jj] * ks[jj][lane + 32 * t];
-                dq[r][t] = a;
-            }
-            __syncwarp();
+            ds[warp][lane][r] = dsv;
         }
+        __syncwarp();
+        accumulate<DMAX, R>(dq, &ds[warp][0][0], &ks[0][0], KS, lane);
+        __syncwarp();
     }
-    #pragma unroll
-    for (int r = 0; r < ATTN_ROWS_PER_WARP; ++r) {
-        const uint32_t i = q0 + warp * ATTN_ROWS_PER_WARP + r;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const uint32_t i = mine + r;
         if (i >= seq) continue;
-        #pragma unroll
+#pragma unroll
         for (int t = 0; t < PER_LANE; ++t) {
             const uint32_t c = lane + 32 * t;
             if (c < d) store_float(dqkv + g.qkv_base + (size_t)i * g.row + c, dq[r][t] * scale);

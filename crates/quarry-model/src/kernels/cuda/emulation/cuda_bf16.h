@@ -40,6 +40,7 @@ inline dim3 gridDim;
 #define __forceinline__ inline
 #define __shared__ static
 #define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
 
 namespace emulation {
 
@@ -71,6 +72,9 @@ T __shfl_xor_sync(unsigned, T value, int mask) {
 
 struct float2 {
     float x, y;
+};
+struct alignas(16) float4 {
+    float x, y, z, w;
 };
 inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
