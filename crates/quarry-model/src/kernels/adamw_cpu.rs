@@ -153,6 +153,22 @@ pub(crate) struct Step {
     pub eps: f64,
 }
 
+impl Step {
+    /// The constants in f32, as quarry's CUDA kernels (`adamw_f32`, `adamw_multi_f32`) take
+    /// them: `(1 - beta1, beta2, 1 - beta2, decay, step size, 1 / sqrt(1 - beta2^t), eps)`.
+    pub(crate) fn kernel_constants(&self) -> [f32; 7] {
+        [
+            self.one_minus_beta1 as f32,
+            self.beta2 as f32,
+            (1.0 - self.beta2) as f32,
+            self.decay as f32,
+            self.step_size as f32,
+            (1.0 / self.bias2_sqrt) as f32,
+            self.eps as f32,
+        ]
+    }
+}
+
 /// Updates `theta`, `m` and `v` in place from gradient `g`; returns the sum of `g * g`.
 pub(crate) fn update(theta: &Tensor, m: &Tensor, v: &Tensor, g: &Tensor, s: Step) -> Result<f64> {
     m.inplace_op2(g, &FirstMoment { weight: s.one_minus_beta1 as f32 })?;

@@ -1,7 +1,8 @@
 //! AdamW's moments for parameters off the CPU: every parameter's first and second moment in
-//! one flat tensor each, so that an update is one kernel ([`AdamWStep`]) between the copies
-//! that gather the gradients and parameters and scatter the parameters back, however many
-//! parameter tensors the model has (against about sixteen kernels per tensor when each is
+//! one flat tensor each, so that an update is one kernel however many parameter tensors the
+//! model has: on CUDA [`super::adamw_multi`], which updates the parameters where they are;
+//! elsewhere [`AdamWStep`] between the copies that gather the gradients and parameters and
+//! scatter the parameters back (against about sixteen kernels per tensor when each is
 //! updated on its own, which on a GPU costs more than the model's forward and backward passes
 //! together).
 //!
@@ -24,6 +25,9 @@ pub(crate) struct FlatMoments {
     spans: Vec<(usize, usize)>,
     /// 1 where weight decay applies, in the same layout.
     decays: Tensor,
+    /// Whether each parameter decays (what the CUDA update's table says per tensor).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    slot_decays: Vec<bool>,
     /// Which parameters had a gradient in the last step, and the flat 0/1 mask of them.
     active: Option<(Vec<bool>, Tensor)>,
 }
@@ -43,6 +47,7 @@ impl FlatMoments {
             m: Var::zeros(total, DType::F32, device)?,
             v: Var::zeros(total, DType::F32, device)?,
             decays: Tensor::from_vec(decays, total, device)?,
+            slot_decays: vars.iter().map(|(_, decay)| *decay).collect(),
             spans,
             active: None,
         })
@@ -76,6 +81,23 @@ impl FlatMoments {
     /// parameters that decay); returns the sum of the squared gradients.
     pub(crate) fn update(&mut self, params: &[&Var], grads: &[Option<Tensor>], s: Step) -> Result<f64> {
         let device = self.m.device().clone();
+        #[cfg(feature = "cuda")]
+        if device.is_cuda() {
+            let grads = grads
+                .iter()
+                .map(|g| g.as_ref().map(|g| g.detach().contiguous()).transpose())
+                .collect::<candle_core::Result<Vec<_>>>()?;
+            let op = super::adamw_multi::MultiTensorAdamW {
+                params,
+                grads: &grads,
+                v: self.v.as_tensor(),
+                spans: &self.spans,
+                decays: &self.slot_decays,
+                step: s,
+            };
+            let sum_sq = super::adamw_multi::update(&self.m, &op)?;
+            return Ok(sum_sq.to_dtype(DType::F64)?.to_scalar::<f64>()?);
+        }
         let present: Vec<bool> = grads.iter().map(Option::is_some).collect();
         let parts = params
             .iter()
@@ -116,23 +138,6 @@ struct AdamWStep {
     step: Step,
 }
 
-impl AdamWStep {
-    /// The step's constants in f32, as the kernel takes them: `(1 - beta1, beta2, 1 - beta2,
-    /// decay, step size, 1 / sqrt(1 - beta2^t), eps)`.
-    fn constants(&self) -> [f32; 7] {
-        let s = self.step;
-        [
-            s.one_minus_beta1 as f32,
-            s.beta2 as f32,
-            (1.0 - s.beta2) as f32,
-            s.decay as f32,
-            s.step_size as f32,
-            (1.0 / s.bias2_sqrt) as f32,
-            s.eps as f32,
-        ]
-    }
-}
-
 impl candle_core::CustomOp3 for AdamWStep {
     fn name(&self) -> &'static str {
         "adamw-flat"
@@ -151,7 +156,8 @@ impl candle_core::CustomOp3 for AdamWStep {
         let g = self.g.to_vec1::<f32>()?;
         let decays = self.decays.to_vec1::<u8>()?;
         let active = self.active.as_ref().map(|a| a.to_vec1::<u8>()).transpose()?;
-        let [one_minus_beta1, beta2, one_minus_beta2, decay, step_size, inv_bias2_sqrt, eps] = self.constants();
+        let [one_minus_beta1, beta2, one_minus_beta2, decay, step_size, inv_bias2_sqrt, eps] =
+            self.step.kernel_constants();
         let n = theta.len();
         let mut out = vec![0f32; 3 * n];
         for i in 0..n {
@@ -220,7 +226,7 @@ impl candle_core::CustomOp3 for AdamWStep {
         };
         builder.arg(&out);
         builder.arg(&n);
-        let constants = self.constants();
+        let constants = self.step.kernel_constants();
         for c in &constants {
             builder.arg(c);
         }

@@ -182,3 +182,64 @@ fn emulated_masked_softmax_matches_its_cpu_loop() {
     let y = read(dir.path(), "y", x.shape());
     assert!(max_diff(&expected, &y) < 1e-6, "softmax differs by {}", max_diff(&expected, &y));
 }
+
+/// The emulated multi-tensor AdamW (the CUDA training step's update) against the flat
+/// update's CPU loop, whose arithmetic it repeats operation for operation: parameters of
+/// several sizes, one without a gradient this step, moments from an earlier step.
+#[test]
+fn emulated_multi_tensor_adamw_matches_the_flat_update_exactly() {
+    use crate::kernels::adamw_cpu::Step;
+    use crate::kernels::adamw_flat::FlatMoments;
+
+    let Some(runner) = runner_or_skip("emulated_multi_tensor_adamw_matches_the_flat_update_exactly") else {
+        return;
+    };
+    let dev = Device::Cpu;
+    let rng = SeededRng::new(14);
+    let lens = [300usize, 7, 1000, 33];
+    let (has_grad, decays) = ([true, true, false, true], [true, false, true, false]);
+    let vars: Vec<Var> =
+        lens.iter().map(|&n| Var::from_tensor(&rng.normal(&Shape::from(n), 1.0, &dev).unwrap()).unwrap()).collect();
+    let params: Vec<&Var> = vars.iter().collect();
+    let described: Vec<(&Var, bool)> = vars.iter().zip(decays).collect();
+    let mut flat = FlatMoments::new(&described, &dev).unwrap();
+    let gradients = |present: [bool; 4]| -> Vec<Option<Tensor>> {
+        lens.iter().zip(present).map(|(&n, p)| p.then(|| rng.normal(&Shape::from(n), 0.5, &dev).unwrap())).collect()
+    };
+    let step = |t: i32| Step {
+        one_minus_beta1: 0.1,
+        beta2: 0.999,
+        decay: 1.0 - 1e-3 * 0.01,
+        step_size: 1e-3 / (1.0 - 0.9f64.powi(t)),
+        bias2_sqrt: (1.0 - 0.999f64.powi(t)).sqrt(),
+        eps: 1e-8,
+    };
+    flat.update(&params, &gradients([true; 4]), step(1)).unwrap();
+    let grads = gradients(has_grad);
+    let flat_params = || Tensor::cat(&params.iter().map(|p| p.as_tensor().clone()).collect::<Vec<_>>(), 0).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "theta", &flat_params());
+    write(dir.path(), "m", flat.m.as_tensor());
+    write(dir.path(), "v", flat.v.as_tensor());
+    let dense: Vec<Tensor> = grads
+        .iter()
+        .zip(lens)
+        .map(|(g, n)| g.clone().unwrap_or_else(|| Tensor::zeros(n, DType::F32, &dev).unwrap()))
+        .collect();
+    write(dir.path(), "grad", &Tensor::cat(&dense, 0).unwrap());
+    let expected_sum = flat.update(&params, &grads, step(2)).unwrap();
+
+    let list = |values: Vec<usize>| values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+    let mut args = vec!["adamw_multi".to_string(), dir.path().display().to_string()];
+    args.push(list(lens.to_vec()));
+    args.push(list(has_grad.map(usize::from).to_vec()));
+    args.push(list(decays.map(usize::from).to_vec()));
+    args.extend(step(2).kernel_constants().map(|c| c.to_bits().to_string()));
+    run(runner, &args);
+    let n = Shape::from(lens.iter().sum::<usize>());
+    assert_eq!(max_diff(&read(dir.path(), "theta", &n), &flat_params()), 0.0, "parameters");
+    assert_eq!(max_diff(&read(dir.path(), "m", &n), flat.m.as_tensor()), 0.0, "first moments");
+    assert_eq!(max_diff(&read(dir.path(), "v", &n), flat.v.as_tensor()), 0.0, "second moments");
+    let sum = read(dir.path(), "sum", &Shape::from(1)).to_vec1::<f32>().unwrap()[0] as f64;
+    assert!((sum - expected_sum).abs() < 1e-5 * expected_sum, "sum of squares {sum} vs {expected_sum}");
+}

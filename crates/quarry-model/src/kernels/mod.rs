@@ -10,6 +10,8 @@
 
 pub(crate) mod adamw_cpu;
 pub(crate) mod adamw_flat;
+#[cfg(feature = "cuda")]
+pub(crate) mod adamw_multi;
 pub(crate) mod attention;
 pub(crate) mod attention_blocks;
 #[cfg(feature = "cuda")]

@@ -188,3 +188,41 @@ extern "C" __global__ void adamw_f32(
         out[2 * n + i] = vi;
     }
 }
+
+// kernels/adamw_flat.rs (MultiTensorAdamW): the update of adamw_f32 over every parameter tensor
+// in one launch, in place, without gathering them into a flat buffer and scattering them back.
+// `slots` holds ADAMW_SLOT u64s per parameter with a gradient: its data's address, its
+// gradient's address, its offset in the flat moments `m` and `v`, its first element in this
+// launch's index space 0 .. n (slots in that order, found by binary search), its length, and
+// whether it decays. Each block writes the sum of its gradients' squares to partial[blockIdx.x].
+#define ADAMW_SLOT 6
+extern "C" __global__ void adamw_multi_f32(
+    const uint64_t* slots, const uint32_t n_slots, const size_t n, float* m, float* v, float* partial,
+    const float one_minus_beta1, const float beta2, const float one_minus_beta2, const float decay,
+    const float step_size, const float inv_bias2_sqrt, const float eps
+) {
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    float squares = 0.0f;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride) {
+        uint32_t lo = 0, hi = n_slots - 1;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi + 1) / 2;
+            if (slots[(size_t)mid * ADAMW_SLOT + 3] <= e) lo = mid; else hi = mid - 1;
+        }
+        const uint64_t* s = slots + (size_t)lo * ADAMW_SLOT;
+        float* theta = reinterpret_cast<float*>(s[0]);
+        const float* g = reinterpret_cast<const float*>(s[1]);
+        const size_t k = e - s[3], f = s[2] + k;
+        const float gi = g[k];
+        squares += gi * gi;
+        const float mi = __fadd_rn(m[f], __fmul_rn(__fsub_rn(gi, m[f]), one_minus_beta1));
+        const float vi = __fadd_rn(__fmul_rn(v[f], beta2), __fmul_rn(__fmul_rn(gi, one_minus_beta2), gi));
+        const float denom = __fadd_rn(__fmul_rn(sqrtf(vi), inv_bias2_sqrt), eps);
+        const float t = s[5] ? __fmul_rn(theta[k], decay) : theta[k];
+        theta[k] = __fadd_rn(t, __fdiv_rn(__fmul_rn(mi, -step_size), denom));
+        m[f] = mi;
+        v[f] = vi;
+    }
+    squares = block_sum(squares);
+    if (threadIdx.x == 0) partial[blockIdx.x] = squares;
+}

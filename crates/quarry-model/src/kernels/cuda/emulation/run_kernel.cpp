@@ -5,10 +5,15 @@
 //     reads qkv, bias, dctx; writes ctx, lse (forward) and dqkv (backward)
 //   run_kernel masked_softmax DIR ROWS COLS ROWS_PER_BATCH
 //     reads x, bias; writes y
+//   run_kernel adamw_multi DIR LENS HAS_GRAD DECAYS C1 .. C7
+//     LENS, HAS_GRAD, DECAYS: comma-separated, one per parameter; C1 .. C7 adamw_multi_f32's
+//     constants as the bits of their f32; reads theta, grad, m, v (flat, every parameter in
+//     order); writes theta, m, v updated and sum (the gradients' sum of squares)
 #include <cuda_bf16.h>
 
 #include "../quarry.cu"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <type_traits>
@@ -115,6 +120,69 @@ int masked_softmax(char** argv) {
     return 0;
 }
 
+std::vector<uint64_t> numbers(const std::string& list) {
+    std::vector<uint64_t> out;
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = list.find(',', start);
+        const size_t end = comma == std::string::npos ? list.size() : comma;
+        out.push_back(std::stoull(list.substr(start, end - start)));
+        start = end + 1;
+    }
+    return out;
+}
+
+int adamw_multi(char** argv) {
+    const std::string dir = argv[2];
+    const auto lens = numbers(argv[3]), has_grad = numbers(argv[4]), decays = numbers(argv[5]);
+    float c[7];
+    for (int i = 0; i < 7; ++i) {
+        const uint32_t bits = std::stoul(argv[6 + i]);
+        std::memcpy(&c[i], &bits, sizeof bits);
+    }
+    auto theta = read_floats(dir + "/theta");
+    const auto grad = read_floats(dir + "/grad");
+    auto m = read_floats(dir + "/m");
+    auto v = read_floats(dir + "/v");
+    // Each parameter and gradient in a buffer of its own, as separate tensors are.
+    std::vector<std::vector<float>> params, grads;
+    std::vector<uint64_t> table;
+    size_t offset = 0, n = 0;
+    for (size_t i = 0; i < lens.size(); ++i) {
+        params.emplace_back(theta.begin() + offset, theta.begin() + offset + lens[i]);
+        grads.emplace_back(grad.begin() + offset, grad.begin() + offset + lens[i]);
+        offset += lens[i];
+    }
+    offset = 0;
+    for (size_t i = 0; i < lens.size(); ++i) {
+        if (has_grad[i]) {
+            table.insert(table.end(), {reinterpret_cast<uint64_t>(params[i].data()),
+                                       reinterpret_cast<uint64_t>(grads[i].data()), offset, n, lens[i], decays[i]});
+            n += lens[i];
+        }
+        offset += lens[i];
+    }
+    const unsigned blocks = static_cast<unsigned>(std::min<size_t>(std::max<size_t>((n + 255) / 256, 1), 1024));
+    std::vector<float> partial(blocks);
+    if (n > 0) {
+        emulation::launch(adamw_multi_f32, dim3{blocks, 1, 1}, 256, table.data(),
+                          static_cast<uint32_t>(table.size() / ADAMW_SLOT), n, m.data(), v.data(), partial.data(), c[0],
+                          c[1], c[2], c[3], c[4], c[5], c[6]);
+    }
+    offset = 0;
+    for (const auto& p : params) {
+        std::copy(p.begin(), p.end(), theta.begin() + offset);
+        offset += p.size();
+    }
+    float sum = 0.0f;
+    for (float p : partial) sum += p;
+    write_floats(dir + "/theta", theta);
+    write_floats(dir + "/m", m);
+    write_floats(dir + "/v", v);
+    write_floats(dir + "/sum", {sum});
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +191,7 @@ int main(int argc, char** argv) {
         return std::string(argv[3]) == "bf16" ? attention<__nv_bfloat16>(argv) : attention<float>(argv);
     }
     if (kernel == "masked_softmax" && argc == 6) return masked_softmax(argv);
-    std::fprintf(stderr, "usage: run_kernel attention|masked_softmax DIR ... (see the file's header)\n");
+    if (kernel == "adamw_multi" && argc == 13) return adamw_multi(argv);
+    std::fprintf(stderr, "usage: run_kernel attention|masked_softmax|adamw_multi DIR ... (see the file's header)\n");
     return 2;
 }
