@@ -112,6 +112,27 @@ fn cuda_fused_attention_matches_the_cpu_with_and_without_dropout() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn cuda_linear_layer_through_cublaslt_matches_the_cpu() {
+    let x = Tensor::randn(0f32, 1., (4096, 384), &Device::Cpu).unwrap();
+    let w = Tensor::randn(0f32, 0.05, (1536, 384), &Device::Cpu).unwrap();
+    let b = Tensor::randn(0f32, 1., 1536, &Device::Cpu).unwrap();
+    let on_gpu = |t: &Tensor| t.to_device(&gpu()).unwrap();
+    let fused = crate::kernels::linear_lt::linear(&on_gpu(&x), &on_gpu(&w), &on_gpu(&b)).unwrap();
+    assert!(fused.is_some(), "cuBLASLt takes an aligned f32 layer");
+    let diffs =
+        compare(&[x.clone(), w.clone(), b.clone()], |t| crate::nn::layers::affine(&t[0], &t[1], &t[2]).unwrap());
+    // Sums of 384 products forward, of 4096 for the weight's and bias's gradients.
+    for (d, bound) in diffs.iter().zip([1e-4, 1e-4, 1e-2, 1e-2]) {
+        assert!(*d < bound, "{diffs:?}");
+    }
+    let bf16 = |t: &Tensor| on_gpu(t).to_dtype(DType::BF16).unwrap();
+    let ours = crate::kernels::linear_lt::linear(&bf16(&x), &bf16(&w), &bf16(&b)).unwrap().expect("bf16 applies");
+    let theirs = bf16(&x).matmul(&bf16(&w).t().unwrap()).unwrap().broadcast_add(&bf16(&b)).unwrap();
+    assert!(max_diff(&ours, &theirs) < 5e-2, "bf16: {}", max_diff(&ours, &theirs));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn cuda_bias_add_matches_the_cpu_in_f32_and_bf16() {
     let x = Tensor::randn(0f32, 1., (4096, 1536), &Device::Cpu).unwrap();
     let b = Tensor::randn(0f32, 1., 1536, &Device::Cpu).unwrap();

@@ -29,6 +29,8 @@ pub(crate) mod embedding;
 pub(crate) mod fast_math;
 pub(crate) mod fused_linear;
 pub(crate) mod layer_norm;
+#[cfg(feature = "cuda")]
+pub(crate) mod linear_lt;
 pub(crate) mod lstm_cell;
 pub(crate) mod masked_softmax;
 pub(crate) mod matrix_product;

@@ -112,8 +112,9 @@ pub(crate) fn autocast_affine(x: &Tensor, weight: &Tensor, bias: &Tensor, comput
 }
 
 /// `x W^T + b` over the last dimension of `x` `(..., in)`, for `weight` `(out, in)` and
-/// `bias` `(out,)`: one fused operation for f32 on the CPU, a product and quarry's bias kernel
-/// on CUDA, composed operations elsewhere.
+/// `bias` `(out,)`: one fused operation for f32 on the CPU, one cuBLASLt call on CUDA
+/// (`kernels::linear_lt`; where it does not apply, a product and quarry's bias kernel),
+/// composed operations elsewhere.
 pub(crate) fn affine(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
     let f32s = [x.dtype(), weight.dtype(), bias.dtype()].iter().all(|d| *d == DType::F32);
     if x.device().is_cpu() && f32s {
@@ -122,15 +123,19 @@ pub(crate) fn affine(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Tenso
     let dims = x.dims().to_vec();
     let in_dim = dims[dims.len() - 1];
     let rows = x.elem_count() / in_dim;
+    let mut out_dims = dims;
+    let last = out_dims.len() - 1;
+    out_dims[last] = weight.dim(0)?;
+    #[cfg(feature = "cuda")]
+    if let Some(y) = crate::kernels::linear_lt::linear(&x.reshape((rows, in_dim))?, weight, bias)? {
+        return y.reshape(out_dims);
+    }
     let product = x.reshape((rows, in_dim))?.matmul(&weight.t()?)?;
     let y = if crate::kernels::bias_add::applies(&product, bias) {
         crate::kernels::bias_add::bias_add(&product, bias)?
     } else {
         product.broadcast_add(bias)?
     };
-    let mut out_dims = dims;
-    let last = out_dims.len() - 1;
-    out_dims[last] = weight.dim(0)?;
     y.reshape(out_dims)
 }
 
