@@ -239,25 +239,48 @@ def quarry_speed(quarry, model_dir, batch_size, seq_len, dtype, env=None):
     return {k: report[k] for k in keys if k in report}
 
 
+def with_dropout(model_dir, p=0.1):
+    """A copy of `model_dir` (its other files linked) whose configuration has BERT's dropout,
+    as real fine-tuning runs it."""
+    out = model_dir.rstrip("/") + "-dropout"
+    os.makedirs(out, exist_ok=True)
+    for name in os.listdir(model_dir):
+        src, dst = os.path.join(model_dir, name), os.path.join(out, name)
+        if name == "config.json":
+            with open(src) as f:
+                config = json.load(f)
+            config.update(hidden_dropout_prob=p, attention_probs_dropout_prob=p, classifier_dropout=p)
+            with open(dst, "w") as f:
+                json.dump(config, f)
+        elif not os.path.exists(dst):
+            os.symlink(os.path.abspath(src), dst)
+    return out
+
+
 def speed(quarry, model_dir, out_json):
-    """(b) the same shapes through quarry and PyTorch, f32 and bf16, and their ratios; quarry
-    also with its fused attention kernel turned off (`QUARRY_FUSED_ATTENTION=0`), the kernel's
-    own before and after on the same machine."""
+    """(b) the same shapes through quarry and PyTorch, f32 and bf16, and their ratios, with
+    dropout off (both sides compute the same function); quarry also with its fused attention
+    kernel turned off (`QUARRY_FUSED_ATTENTION=0`), the kernel's own before and after on the
+    same machine; and the smaller shape again with dropout 0.1 on both sides, as fine-tuning
+    runs (different masks, the same work)."""
     rows = []
     composed = {"QUARRY_FUSED_ATTENTION": "0"}
-    for batch_size, seq_len in SHAPES:
-        for dtype in ("f32", "bf16"):
-            row = {"batch_size": batch_size, "seq_len": seq_len, "dtype": dtype}
-            attempt(row, "torch", lambda: torch_speed(model_dir, batch_size, seq_len, dtype))
-            attempt(row, "quarry", lambda: quarry_speed(quarry, model_dir, batch_size, seq_len, dtype))
+    runs = [(model_dir, b, s, dtype, 0.0) for b, s in SHAPES for dtype in ("f32", "bf16")]
+    dropout_dir = with_dropout(model_dir)
+    runs += [(dropout_dir, *SHAPES[0], dtype, 0.1) for dtype in ("f32", "bf16")]
+    for directory, batch_size, seq_len, dtype, dropout in runs:
+        row = {"batch_size": batch_size, "seq_len": seq_len, "dtype": dtype, "dropout": dropout}
+        attempt(row, "torch", lambda: torch_speed(directory, batch_size, seq_len, dtype))
+        attempt(row, "quarry", lambda: quarry_speed(quarry, directory, batch_size, seq_len, dtype))
+        if dropout == 0.0:
             attempt(row, "quarry_composed_attention",
-                    lambda: quarry_speed(quarry, model_dir, batch_size, seq_len, dtype, composed))
-            q, t = row["quarry"], row["torch"]
-            if "step_ms" in q and "step_ms" in t:
-                row["forward_throughput_ratio"] = q["forward_tokens_per_s"] / t["forward_tokens_per_s"]
-                row["step_time_ratio"] = q["step_ms"] / t["step_ms"]
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+                    lambda: quarry_speed(quarry, directory, batch_size, seq_len, dtype, composed))
+        q, t = row["quarry"], row["torch"]
+        if "step_ms" in q and "step_ms" in t:
+            row["forward_throughput_ratio"] = q["forward_tokens_per_s"] / t["forward_tokens_per_s"]
+            row["step_time_ratio"] = q["step_ms"] / t["step_ms"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     write(out_json, {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "rows": rows})
 
 

@@ -243,3 +243,28 @@ fn emulated_multi_tensor_adamw_matches_the_flat_update_exactly() {
     let sum = read(dir.path(), "sum", &Shape::from(1)).to_vec1::<f32>().unwrap()[0] as f64;
     assert!((sum - expected_sum).abs() < 1e-5 * expected_sum, "sum of squares {sum} vs {expected_sum}");
 }
+
+/// The emulated dropout kernel against the CPU's (grid-strided over several blocks, an odd
+/// length, so that both halves of the generator's numbers are drawn): the same mask exactly.
+#[test]
+fn emulated_dropout_draws_the_cpu_mask() {
+    let Some(runner) = runner_or_skip("emulated_dropout_draws_the_cpu_mask") else { return };
+    let x = SeededRng::new(15).normal(&Shape::from(1001), 1.0, &Device::Cpu).unwrap();
+    let key = DropoutKey::new(0x5eed_0fd2_0f00, 0.3);
+    let expected = crate::kernels::dropout::dropout(&x, key).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "x", &x);
+    let (k, threshold, scale) = key.parts();
+    let args = [
+        "dropout".to_string(),
+        dir.path().display().to_string(),
+        k.to_string(),
+        threshold.to_string(),
+        scale.to_bits().to_string(),
+    ];
+    run(runner, &args);
+    let y = read(dir.path(), "y", x.shape());
+    assert_eq!(max_diff(&expected, &y), 0.0);
+    let dropped = y.flatten_all().unwrap().to_vec1::<f32>().unwrap().iter().filter(|v| **v == 0.0).count();
+    assert!((250..350).contains(&dropped), "{dropped} of 1001 dropped at p = 0.3");
+}

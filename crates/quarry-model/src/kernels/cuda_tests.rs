@@ -5,7 +5,7 @@
 
 use candle_core::{DType, Device, Tensor, Var};
 
-use crate::kernels::{attention, bias_add, embedding, layer_norm, masked_softmax};
+use crate::kernels::{attention, bias_add, dropout, embedding, layer_norm, masked_softmax};
 
 fn gpu() -> Device {
     Device::new_cuda(0).expect("a CUDA device")
@@ -129,6 +129,15 @@ fn cuda_linear_layer_through_cublaslt_matches_the_cpu() {
     let ours = crate::kernels::linear_lt::linear(&bf16(&x), &bf16(&w), &bf16(&b)).unwrap().expect("bf16 applies");
     let theirs = bf16(&x).matmul(&bf16(&w).t().unwrap()).unwrap().broadcast_add(&bf16(&b)).unwrap();
     assert!(max_diff(&ours, &theirs) < 5e-2, "bf16: {}", max_diff(&ours, &theirs));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_dropout_draws_the_cpu_mask() {
+    let x = Tensor::randn(0f32, 1., (4096, 384), &Device::Cpu).unwrap();
+    let key = crate::nn::rng::SeededRng::new(4).dropout_key(0.1);
+    let diffs = compare(std::slice::from_ref(&x), |t| dropout::dropout(&t[0], key).unwrap());
+    assert_eq!(diffs, [0.0, 0.0], "the same mask forward and backward");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! Dropout masks from a counter-based generator, and dropout as one CPU operation.
+//! Dropout masks from a counter-based generator, and dropout as one operation on the CPU and
+//! on CUDA (`cuda/dropout.cuh`, the same masks).
 //!
 //! A mask is a [`DropoutKey`]: one 64-bit key drawn from the model's shared generator per
 //! application, and the keep decision of element `i` (row-major) a pure function of the key
@@ -6,8 +7,9 @@
 //! any thread: the fused attention draws each (sequence, head) block of its probability
 //! mask inside its task and again in its backward pass, and the fused residual layer norm
 //! draws its rows the same way, so no mask tensor is stored, and drawing runs in parallel
-//! instead of through the shared generator's lock. On other devices the same mask is built
-//! as a tensor ([`DropoutKey::tensor`]), so a seed gives the same masks everywhere.
+//! instead of through the shared generator's lock. CUDA's kernels draw the same elements
+//! (the attention's and dropout's); on other devices the same mask is built as a tensor
+//! ([`DropoutKey::tensor`]), so a seed gives the same masks everywhere.
 
 use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Tensor};
 use rayon::prelude::*;
@@ -75,7 +77,7 @@ impl DropoutKey {
     }
 
     /// The stream key, the drop threshold and the scale of kept elements, for a kernel that
-    /// draws the mask itself (`cuda/attention.cuh`'s `dropout_mask`).
+    /// draws the mask itself (`cuda/dropout.cuh`'s `dropout_mask`).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn parts(&self) -> (u64, u64, f32) {
         (self.key, self.threshold, self.scale)
@@ -124,17 +126,63 @@ impl CustomOp1 for Dropout {
         Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
 
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(&self, x: &candle_core::CudaStorage, layout: &Layout) -> Result<(candle_core::CudaStorage, Shape)> {
+        use super::cuda_kernels::{elementwise, view, MODULE, PTX};
+        use candle_core::backend::BackendStorage;
+        use candle_core::cuda_backend::cudarc::driver::{DeviceRepr, PushKernelArg};
+        use candle_core::cuda_backend::{CudaDType, WrapErr};
+
+        fn run<T: CudaDType + DeviceRepr>(
+            x: &candle_core::CudaStorage,
+            layout: &Layout,
+            key: DropoutKey,
+            kernel: &str,
+        ) -> Result<candle_core::CudaStorage> {
+            let n = layout.shape().elem_count();
+            let device = x.device.clone();
+            // SAFETY: the kernel writes every element.
+            let y = unsafe { device.alloc::<T>(n)? };
+            if n > 0 {
+                let x = view::<T>(x, layout, "dropout")?;
+                let func = device.get_or_load_custom_func(kernel, MODULE, PTX)?;
+                let mut builder = func.builder();
+                builder.arg(&x);
+                builder.arg(&y);
+                builder.arg(&n);
+                let (k, threshold, scale) = key.parts();
+                candle_core::builder_arg!(builder, k, threshold, scale);
+                // SAFETY: `x` and `y` hold `n` elements; the parameters are the kernel's.
+                unsafe { builder.launch(elementwise(n)) }.w()?;
+            }
+            Ok(candle_core::CudaStorage::wrap_cuda_slice(y, device))
+        }
+
+        let y = match x.dtype() {
+            DType::F32 => run::<f32>(x, layout, self.key, "dropout_f32")?,
+            DType::BF16 => run::<half::bf16>(x, layout, self.key, "dropout_bf16")?,
+            other => candle_core::bail!("dropout: {other:?} on CUDA (f32 or bf16 only)"),
+        };
+        Ok((y, layout.shape().clone()))
+    }
+
     fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
         Ok(Some(dropout_no_grad(grad, self.key)?))
     }
 }
 
-fn cpu_f32(x: &Tensor) -> bool {
-    x.device().is_cpu() && x.dtype() == DType::F32
+/// Whether the [`Dropout`] op runs on `x`: f32 on the CPU; f32 or bf16 on CUDA (`cuda/dropout.cuh`),
+/// where the mask was otherwise drawn on the host and copied over for every application.
+fn fused(x: &Tensor) -> bool {
+    match x.dtype() {
+        DType::F32 => x.device().is_cpu() || x.device().is_cuda(),
+        DType::BF16 => x.device().is_cuda(),
+        _ => false,
+    }
 }
 
 fn dropout_no_grad(x: &Tensor, key: DropoutKey) -> Result<Tensor> {
-    if cpu_f32(x) {
+    if fused(x) {
         x.contiguous()?.apply_op1_no_bwd(&Dropout { key })
     } else {
         x.mul(&key.tensor(x.shape(), x.device())?.to_dtype(x.dtype())?)
@@ -142,9 +190,10 @@ fn dropout_no_grad(x: &Tensor, key: DropoutKey) -> Result<Tensor> {
 }
 
 /// `x` times the mask of `key` (element `i` of `x` in row-major order takes mask element
-/// `i`); gradients reach `x`. One pass with the mask computed on the fly for f32 on the CPU.
+/// `i`); gradients reach `x`. One pass with the mask computed on the fly for f32 on the CPU and
+/// f32 or bf16 on CUDA.
 pub(crate) fn dropout(x: &Tensor, key: DropoutKey) -> Result<Tensor> {
-    if cpu_f32(x) {
+    if fused(x) {
         x.contiguous()?.apply_op1(Dropout { key })
     } else {
         x.mul(&key.tensor(x.shape(), x.device())?.to_dtype(x.dtype())?)

@@ -15,11 +15,6 @@
 #define ATTN_TILE 32                                 // keys (or queries) per tile, one per lane
 #define ATTN_THREADS (ATTN_WARPS * 32)
 
-__device__ __forceinline__ float load_float(const float* p) { return *p; }
-__device__ __forceinline__ float load_float(const __nv_bfloat16* p) { return __bfloat162float(*p); }
-__device__ __forceinline__ void store_float(float* p, float v) { *p = v; }
-__device__ __forceinline__ void store_float(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
-
 __device__ __forceinline__ float warp_max(float v) {
     for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
@@ -28,22 +23,6 @@ __device__ __forceinline__ float warp_max(float v) {
 __device__ __forceinline__ float warp_sum(float v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
-}
-
-// kernels/dropout.rs: SplitMix64's output at counter `pair` of stream `key`.
-__device__ __forceinline__ uint64_t splitmix_bits(uint64_t key, uint64_t pair) {
-    uint64_t z = key + (pair + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-// The dropout mask's element `i`: 0 when its 32 bits (the low half of pair i / 2 for even i,
-// the high half for odd) are below `threshold`, else `keep_scale`.
-__device__ __forceinline__ float dropout_mask(uint64_t key, uint64_t threshold, float keep_scale, uint64_t i) {
-    const uint64_t bits = splitmix_bits(key, i >> 1);
-    const uint64_t half = (i & 1) ? (bits >> 32) : (bits & 0xFFFFFFFFull);
-    return half < threshold ? 0.0f : keep_scale;
 }
 
 // The geometry of one (sequence, head) pair of a launch: blockIdx.x is b * heads + h (x, whose

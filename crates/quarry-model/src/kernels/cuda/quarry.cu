@@ -64,6 +64,7 @@ __device__ float block_reduce(float v, Op op, float identity) {
 __device__ float block_sum(float v) { return block_reduce(v, Sum(), 0.0f); }
 __device__ float block_max(float v) { return block_reduce(v, Max(), -INFINITY); }
 
+#include "dropout.cuh"
 #include "attention.cuh"
 
 // The mean and 1 / sqrt(variance + eps) of one row, the variance taken about the mean.

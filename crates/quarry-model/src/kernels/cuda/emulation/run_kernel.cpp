@@ -5,6 +5,8 @@
 //     reads qkv, bias, dctx; writes ctx, lse (forward) and dqkv (backward)
 //   run_kernel masked_softmax DIR ROWS COLS ROWS_PER_BATCH
 //     reads x, bias; writes y
+//   run_kernel dropout DIR KEY THRESHOLD KEEP_SCALE_BITS
+//     reads x; writes y
 //   run_kernel adamw_multi DIR LENS HAS_GRAD DECAYS C1 .. C7
 //     LENS, HAS_GRAD, DECAYS: comma-separated, one per parameter; C1 .. C7 adamw_multi_f32's
 //     constants as the bits of their f32; reads theta, grad, m, v (flat, every parameter in
@@ -120,6 +122,23 @@ int masked_softmax(char** argv) {
     return 0;
 }
 
+float float_of_bits(const char* text) {
+    const uint32_t bits = std::stoul(text);
+    float f;
+    std::memcpy(&f, &bits, sizeof bits);
+    return f;
+}
+
+int dropout(char** argv) {
+    const std::string dir = argv[2];
+    const auto x = read_floats(dir + "/x");
+    std::vector<float> y(x.size());
+    emulation::launch(dropout_f32, dim3{3, 1, 1}, 64, x.data(), y.data(), x.size(), std::stoull(argv[3]),
+                      std::stoull(argv[4]), float_of_bits(argv[5]));
+    write_floats(dir + "/y", y);
+    return 0;
+}
+
 std::vector<uint64_t> numbers(const std::string& list) {
     std::vector<uint64_t> out;
     size_t start = 0;
@@ -136,10 +155,7 @@ int adamw_multi(char** argv) {
     const std::string dir = argv[2];
     const auto lens = numbers(argv[3]), has_grad = numbers(argv[4]), decays = numbers(argv[5]);
     float c[7];
-    for (int i = 0; i < 7; ++i) {
-        const uint32_t bits = std::stoul(argv[6 + i]);
-        std::memcpy(&c[i], &bits, sizeof bits);
-    }
+    for (int i = 0; i < 7; ++i) c[i] = float_of_bits(argv[6 + i]);
     auto theta = read_floats(dir + "/theta");
     const auto grad = read_floats(dir + "/grad");
     auto m = read_floats(dir + "/m");
@@ -192,6 +208,7 @@ int main(int argc, char** argv) {
     }
     if (kernel == "masked_softmax" && argc == 6) return masked_softmax(argv);
     if (kernel == "adamw_multi" && argc == 13) return adamw_multi(argv);
-    std::fprintf(stderr, "usage: run_kernel attention|masked_softmax|adamw_multi DIR ... (see the file's header)\n");
+    if (kernel == "dropout" && argc == 6) return dropout(argv);
+    std::fprintf(stderr, "usage: run_kernel attention|masked_softmax|adamw_multi|dropout DIR ... (see the file's header)\n");
     return 2;
 }
