@@ -9,9 +9,12 @@
 use candle_core::{backend::BackendStorage, CpuStorage, CustomOp1, CustomOp2, DType, Layout, Result, Shape, Tensor};
 
 /// `table.index_select(ids, 0)` (`ids` flat u32) as one graph node whose backward pass is
-/// [`GroupedRowSum`] for f32 tables, candle's own `index_add` for the others.
+/// [`GroupedRowSum`] for f32 tables, candle's own `index_add` for the others. The ids are
+/// grouped only for a table that records gradients: grouping reads them back to the host,
+/// which on a GPU waits for all the work queued before it, so an inference pass never does.
 pub(crate) fn lookup(table: &Tensor, ids: &Tensor) -> Result<Tensor> {
-    let groups = if table.dtype() == DType::F32 && ids.elem_count() > 0 { Some(Groups::of(ids)?) } else { None };
+    let trains = table.track_op() && table.dtype() == DType::F32 && ids.elem_count() > 0;
+    let groups = if trains { Some(Groups::of(ids)?) } else { None };
     table.apply_op2(ids, Lookup { groups })
 }
 
