@@ -88,12 +88,13 @@ fn aligned(t: &Tensor) -> bool {
 
 /// `x W^T + b` for `x` `(rows, in)`, `weight` `(out, in)` and `bias` `(out,)`, one cuBLASLt
 /// call on CUDA in f32 or bf16; `None` where it does not apply (another device or dtype,
-/// mixed dtypes, an operand off cuBLASLt's alignment) or where cuBLASLt fails (said once on
+/// mixed dtypes, no rows or columns, an operand off cuBLASLt's alignment) or where cuBLASLt fails (said once on
 /// standard error), so that the caller composes the layer instead.
 pub(crate) fn linear(x: &Tensor, weight: &Tensor, bias: &Tensor) -> Result<Option<Tensor>> {
     let dtype = x.dtype();
     let same = [weight.dtype(), bias.dtype()].iter().all(|d| *d == dtype);
-    if !x.device().is_cuda() || !matches!(dtype, DType::F32 | DType::BF16) || !same {
+    let empty = x.elem_count() == 0 || weight.elem_count() == 0;
+    if !x.device().is_cuda() || !matches!(dtype, DType::F32 | DType::BF16) || !same || empty {
         return Ok(None);
     }
     let (x, weight, bias) = (x.contiguous()?, weight.contiguous()?, bias.contiguous()?);
