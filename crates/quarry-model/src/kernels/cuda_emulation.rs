@@ -161,26 +161,32 @@ fn emulated_attention_kernels_match_the_cpu_kernel_in_bf16() {
     assert!(forward > 0.0, "the bf16 kernels round their outputs");
 }
 
-/// The emulator against a kernel the GPU itself has checked (`cuda_tests`): masked softmax,
-/// whose block reductions use shared memory, barriers and warp shuffles.
+/// The emulator against kernels the GPU itself has checked (`cuda_tests`): masked softmax,
+/// whose block reductions use shared memory, barriers and warp shuffles, and its backward pass.
 #[test]
 fn emulated_masked_softmax_matches_its_cpu_loop() {
     let Some(runner) = runner_or_skip("emulated_masked_softmax_matches_its_cpu_loop") else { return };
     let dev = Device::Cpu;
     let rng = SeededRng::new(13);
     let (b, rows_per_batch, cols) = (2, 6, 300);
-    let x = rng.normal(&Shape::from((b, rows_per_batch, cols)), 2.0, &dev).unwrap();
+    let x = Var::from_tensor(&rng.normal(&Shape::from((b, rows_per_batch, cols)), 2.0, &dev).unwrap()).unwrap();
     let bias = rng.normal(&Shape::from((b, cols)), 1.0, &dev).unwrap();
-    let expected = crate::kernels::masked_softmax::gpu_masked_softmax(&x, &bias).unwrap();
+    let dy = rng.normal(x.shape(), 1.0, &dev).unwrap();
+    let expected = crate::kernels::masked_softmax::gpu_masked_softmax(x.as_tensor(), &bias).unwrap();
+    let grads = (&expected * &dy).unwrap().sum_all().unwrap().backward().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "x", &x);
+    write(dir.path(), "x", x.as_tensor());
     write(dir.path(), "bias", &bias);
+    write(dir.path(), "dy", &dy);
     let numbers = [b * rows_per_batch, cols, rows_per_batch].map(|n| n.to_string());
     let mut args = vec!["masked_softmax".to_string(), dir.path().display().to_string()];
     args.extend(numbers);
     run(runner, &args);
     let y = read(dir.path(), "y", x.shape());
     assert!(max_diff(&expected, &y) < 1e-6, "softmax differs by {}", max_diff(&expected, &y));
+    let dx = read(dir.path(), "dx", x.shape());
+    let d = max_diff(grads.get(x.as_tensor()).unwrap(), &dx);
+    assert!(d < 1e-6, "softmax gradient differs by {d}");
 }
 
 /// The emulated multi-tensor AdamW (the CUDA training step's update) against the flat
@@ -267,4 +273,62 @@ fn emulated_dropout_draws_the_cpu_mask() {
     assert_eq!(max_diff(&expected, &y), 0.0);
     let dropped = y.flatten_all().unwrap().to_vec1::<f32>().unwrap().iter().filter(|v| **v == 0.0).count();
     assert!((250..350).contains(&dropped), "{dropped} of 1001 dropped at p = 0.3");
+}
+
+/// The emulated training layer norm, forward and backward, against its CPU loops (the
+/// `LayerNormOp` node): output, input gradient, and the scale's gradient summed from the
+/// kernel's per-element `dy * xhat`.
+#[test]
+fn emulated_layer_norm_kernels_match_their_cpu_loops() {
+    let Some(runner) = runner_or_skip("emulated_layer_norm_kernels_match_their_cpu_loops") else { return };
+    let (dev, rng) = (Device::Cpu, SeededRng::new(16));
+    let (rows, cols, eps) = (7, 300, 1e-12f32);
+    let x = (rng.normal(&Shape::from((rows, cols)), 2.0, &dev).unwrap() + 1.0).unwrap();
+    let w = (rng.normal(&Shape::from(cols), 0.1, &dev).unwrap() + 1.0).unwrap();
+    let b = rng.normal(&Shape::from(cols), 0.1, &dev).unwrap();
+    let dy = rng.normal(&Shape::from((rows, cols)), 1.0, &dev).unwrap();
+    let (xv, wv, bv) = (Var::from_tensor(&x).unwrap(), Var::from_tensor(&w).unwrap(), Var::from_tensor(&b).unwrap());
+    let y = crate::kernels::layer_norm::layer_norm(xv.as_tensor(), wv.as_tensor(), bv.as_tensor(), eps as f64).unwrap();
+    let grads = (&y * &dy).unwrap().sum_all().unwrap().backward().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, t) in [("x", &x), ("w", &w), ("b", &b), ("dy", &dy)] {
+        write(dir.path(), name, t);
+    }
+    let numbers = [rows, cols].map(|n| n.to_string());
+    let mut args = vec!["layer_norm".to_string(), dir.path().display().to_string()];
+    args.extend(numbers);
+    args.push(eps.to_bits().to_string());
+    run(runner, &args);
+    let shape = x.shape();
+    assert!(max_diff(&read(dir.path(), "y", shape), &y) < 1e-5, "forward");
+    assert!(max_diff(&read(dir.path(), "dx", shape), grads.get(xv.as_tensor()).unwrap()) < 1e-4, "input gradient");
+    let dw = read(dir.path(), "dy_xh", shape).sum(0).unwrap();
+    assert!(max_diff(&dw, grads.get(wv.as_tensor()).unwrap()) < 1e-4, "scale gradient");
+}
+
+/// The emulated embedding gradient against the lookup's CPU loop, which sums each table row's
+/// looked-up rows in the same order: equal bit for bit.
+#[test]
+fn emulated_embedding_gradient_equals_the_cpu_loop() {
+    let Some(runner) = runner_or_skip("emulated_embedding_gradient_equals_the_cpu_loop") else { return };
+    let (dev, rng) = (Device::Cpu, SeededRng::new(17));
+    let (table_rows, cols) = (50, 24);
+    let ids: Vec<u32> = (0..200u32).map(|i| (i * 37 + i / 7) % 45).collect();
+    let table = Var::from_tensor(&rng.normal(&Shape::from((table_rows, cols)), 1.0, &dev).unwrap()).unwrap();
+    let looked_up =
+        crate::kernels::embedding::lookup(table.as_tensor(), &Tensor::new(ids.as_slice(), &dev).unwrap()).unwrap();
+    let grad = rng.normal(looked_up.shape(), 1.0, &dev).unwrap();
+    let grads = (&looked_up * &grad).unwrap().sum_all().unwrap().backward().unwrap();
+    let (unique_ids, offsets, order) = crate::kernels::embedding::group_rows(&ids);
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "grad", &grad);
+    for (name, values) in [("unique_ids", unique_ids), ("offsets", offsets), ("order", order)] {
+        let as_f32: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+        write(dir.path(), name, &Tensor::new(as_f32.as_slice(), &dev).unwrap());
+    }
+    let args =
+        ["grouped_row_sum".to_string(), dir.path().display().to_string(), table_rows.to_string(), cols.to_string()];
+    run(runner, &args);
+    let out = read(dir.path(), "out", &Shape::from((table_rows, cols)));
+    assert_eq!(max_diff(&out, grads.get(table.as_tensor()).unwrap()), 0.0);
 }

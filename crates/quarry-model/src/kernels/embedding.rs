@@ -47,7 +47,7 @@ impl Groups {
 }
 
 /// `(unique ids ascending, offsets, rows ordered by id and then by position)` of `ids`.
-fn group_rows(ids: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+pub(crate) fn group_rows(ids: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let mut order: Vec<u32> = (0..ids.len() as u32).collect();
     order.sort_by_key(|&row| ids[row as usize]); // stable: positions stay ascending
     let mut unique_ids = Vec::new();

@@ -4,7 +4,11 @@
 //   run_kernel attention DIR f32|bf16 BATCH SEQ HEADS HEAD_DIM DROPPING KEY THRESHOLD KEEP_SCALE
 //     reads qkv, bias, dctx; writes ctx, lse (forward) and dqkv (backward)
 //   run_kernel masked_softmax DIR ROWS COLS ROWS_PER_BATCH
-//     reads x, bias; writes y
+//     reads x, bias, dy; writes y (forward) and dx (backward)
+//   run_kernel layer_norm DIR ROWS COLS EPS_BITS
+//     reads x, w, b, dy; writes y (forward), dx and dy_xh (backward)
+//   run_kernel grouped_row_sum DIR TABLE_ROWS COLS
+//     reads grad, unique_ids, offsets, order (the ids as f32); writes out
 //   run_kernel dropout DIR KEY THRESHOLD KEEP_SCALE_BITS
 //     reads x; writes y
 //   run_kernel adamw_multi DIR LENS HAS_GRAD DECAYS C1 .. C7
@@ -116,9 +120,12 @@ int masked_softmax(char** argv) {
     const uint32_t rows = std::stoul(argv[3]), cols = std::stoul(argv[4]), rows_per_batch = std::stoul(argv[5]);
     const auto x = read_floats(dir + "/x");
     const auto bias = read_floats(dir + "/bias");
-    std::vector<float> y(static_cast<size_t>(rows) * cols);
+    const auto dy = read_floats(dir + "/dy");
+    std::vector<float> y(static_cast<size_t>(rows) * cols), dx(y.size());
     emulation::launch(masked_softmax_f32, dim3{rows, 1, 1}, 128, x.data(), bias.data(), y.data(), cols, rows_per_batch);
+    emulation::launch(softmax_backward_f32, dim3{rows, 1, 1}, 128, y.data(), dy.data(), dx.data(), cols);
     write_floats(dir + "/y", y);
+    write_floats(dir + "/dx", dx);
     return 0;
 }
 
@@ -136,6 +143,42 @@ int dropout(char** argv) {
     emulation::launch(dropout_f32, dim3{3, 1, 1}, 64, x.data(), y.data(), x.size(), std::stoull(argv[3]),
                       std::stoull(argv[4]), float_of_bits(argv[5]));
     write_floats(dir + "/y", y);
+    return 0;
+}
+
+int layer_norm(char** argv) {
+    const std::string dir = argv[2];
+    const uint32_t rows = std::stoul(argv[3]), cols = std::stoul(argv[4]);
+    const float eps = float_of_bits(argv[5]);
+    const auto x = read_floats(dir + "/x"), w = read_floats(dir + "/w"), b = read_floats(dir + "/b");
+    const auto dy = read_floats(dir + "/dy");
+    std::vector<float> y(x.size()), dx(x.size()), dy_xh(x.size());
+    emulation::launch(layer_norm_f32, dim3{rows, 1, 1}, 128, x.data(), w.data(), b.data(), y.data(), cols, eps);
+    emulation::launch(layer_norm_backward_f32, dim3{rows, 1, 1}, 128, x.data(), w.data(), dy.data(), dx.data(),
+                      dy_xh.data(), cols, eps);
+    write_floats(dir + "/y", y);
+    write_floats(dir + "/dx", dx);
+    write_floats(dir + "/dy_xh", dy_xh);
+    return 0;
+}
+
+std::vector<uint32_t> read_ids(const std::string& path) {
+    std::vector<uint32_t> out;
+    for (float v : read_floats(path)) out.push_back(static_cast<uint32_t>(v));
+    return out;
+}
+
+int grouped_row_sum(char** argv) {
+    const std::string dir = argv[2];
+    const uint32_t table_rows = std::stoul(argv[3]), cols = std::stoul(argv[4]);
+    const auto grad = read_floats(dir + "/grad");
+    const auto unique_ids = read_ids(dir + "/unique_ids"), offsets = read_ids(dir + "/offsets");
+    const auto order = read_ids(dir + "/order");
+    std::vector<float> out(static_cast<size_t>(table_rows) * cols);
+    const auto groups = static_cast<uint32_t>(unique_ids.size());
+    emulation::launch(grouped_row_sum_f32, dim3{(groups * cols + 255) / 256, 1, 1}, 256, grad.data(),
+                      unique_ids.data(), offsets.data(), order.data(), out.data(), groups, cols);
+    write_floats(dir + "/out", out);
     return 0;
 }
 
@@ -209,6 +252,8 @@ int main(int argc, char** argv) {
     if (kernel == "masked_softmax" && argc == 6) return masked_softmax(argv);
     if (kernel == "adamw_multi" && argc == 13) return adamw_multi(argv);
     if (kernel == "dropout" && argc == 6) return dropout(argv);
-    std::fprintf(stderr, "usage: run_kernel attention|masked_softmax|adamw_multi|dropout DIR ... (see the file's header)\n");
+    if (kernel == "layer_norm" && argc == 6) return layer_norm(argv);
+    if (kernel == "grouped_row_sum" && argc == 5) return grouped_row_sum(argv);
+    std::fprintf(stderr, "usage: run_kernel KERNEL DIR ... (see the file's header)\n");
     return 2;
 }
