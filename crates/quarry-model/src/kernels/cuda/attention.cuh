@@ -14,6 +14,8 @@
 #define ATTN_ROWS (ATTN_WARPS * ATTN_ROWS_PER_WARP)  // queries (or keys) one block owns
 #define ATTN_TILE 32                                 // keys (or queries) per tile, one per lane
 #define ATTN_THREADS (ATTN_WARPS * 32)
+#define ATTN_LOG2E 1.4426950408889634f  // exp(x) = exp2(x * log2 e), one instruction on the GPU
+#define ATTN_LN2 0.6931471805599453f
 
 __device__ __forceinline__ float warp_max(float v) {
     for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -139,22 +141,24 @@ __device__ void attention_forward(
         for (int t = 0; t < PER_LANE; ++t) acc[r][t] = 0.0f;
     }
     const float* key_bias = bias + (size_t)g.b * seq;
+    const float scale2 = scale * ATTN_LOG2E;
     for (uint32_t k0 = 0; k0 < seq; k0 += ATTN_TILE) {
         __syncthreads();  // the previous tile is no longer read
         load_rows<T, DMAX>(&ks[0][0], KS, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_TILE, seq, d);
         load_rows<T, DMAX>(&vs[0][0], DMAX, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_TILE, seq, d);
         __syncthreads();
         const uint32_t j = k0 + lane;
-        const float kb = j < seq ? key_bias[j] : 0.0f;
+        // Scores in base 2 (times log2 e), so that each exponential is one exp2f.
+        const float kb = j < seq ? key_bias[j] * ATTN_LOG2E : 0.0f;
         float s[R];
         dot_rows<DMAX, R>(ks[lane], qs[warp * R], s);
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            const float sr = j < seq ? s[r] * scale + kb : -INFINITY;
+            const float sr = j < seq ? s[r] * scale2 + kb : -INFINITY;
             const float m_new = fmaxf(m[r], warp_max(sr));
             const float m_use = m_new == -INFINITY ? 0.0f : m_new;
-            const float alpha = expf(m[r] - m_use);
-            float p = expf(sr - m_use);
+            const float alpha = exp2f(m[r] - m_use);
+            float p = exp2f(sr - m_use);
             l[r] = l[r] * alpha + p;
 #pragma unroll
             for (int t = 0; t < PER_LANE; ++t) acc[r][t] *= alpha;
@@ -177,7 +181,7 @@ __device__ void attention_forward(
             const uint32_t c = lane + 32 * t;
             if (c < d) store_float(ctx + g.ctx_base + (size_t)i * g.hidden + c, acc[r][t] * inv);
         }
-        if (lane == 0) lse[g.stat_base + i] = m[r] + logf(total);
+        if (lane == 0) lse[g.stat_base + i] = (m[r] + log2f(total)) * ATTN_LN2;
     }
 }
 
@@ -241,7 +245,7 @@ __device__ void attention_backward_kv(
         dot_rows<DMAX, R>(dos[lane], vs[warp * R], dp);
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            float p = inside ? expf(s[r] * scale + kb[r] - row_lse) : 0.0f;
+            float p = inside ? exp2f((s[r] * scale + kb[r] - row_lse) * ATTN_LOG2E) : 0.0f;
             const float mask =
                 dropping && inside ? dropout_mask(key, threshold, keep_scale, (g.stat_base + i) * seq + mine + r) : 1.0f;
             ds[warp][lane][r] = p * (dp[r] * mask - row_delta);
@@ -310,7 +314,7 @@ __device__ void attention_backward_q(
         for (int r = 0; r < R; ++r) {
             float dsv = 0.0f;
             if (inside) {
-                const float p = expf(s[r] * scale + kb - row_lse[r]);
+                const float p = exp2f((s[r] * scale + kb - row_lse[r]) * ATTN_LOG2E);
                 const float mask =
                     dropping ? dropout_mask(key, threshold, keep_scale, (g.stat_base + mine + r) * seq + j) : 1.0f;
                 dsv = p * (dp[r] * mask - row_delta[r]);
