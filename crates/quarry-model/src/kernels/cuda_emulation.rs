@@ -332,3 +332,18 @@ fn emulated_embedding_gradient_equals_the_cpu_loop() {
     let out = read(dir.path(), "out", &Shape::from((table_rows, cols)));
     assert_eq!(max_diff(&out, grads.get(table.as_tensor()).unwrap()), 0.0);
 }
+
+/// The emulated three-part concatenation (grid-strided over two blocks) against candle's.
+#[test]
+fn emulated_concatenation_equals_cat() {
+    let Some(runner) = runner_or_skip("emulated_concatenation_equals_cat") else { return };
+    let rng = SeededRng::new(18);
+    let parts = [37usize, 1, 300].map(|n| rng.normal(&Shape::from(n), 1.0, &Device::Cpu).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    for (name, t) in ["a", "b", "c"].iter().zip(&parts) {
+        write(dir.path(), name, t);
+    }
+    run(runner, &["concat3".to_string(), dir.path().display().to_string()]);
+    let expected = Tensor::cat(&parts, 0).unwrap();
+    assert_eq!(max_diff(&read(dir.path(), "out", expected.shape()), &expected), 0.0);
+}

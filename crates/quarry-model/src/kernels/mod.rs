@@ -17,6 +17,7 @@ pub(crate) mod attention_blocks;
 #[cfg(feature = "cuda")]
 pub(crate) mod attention_cuda;
 pub(crate) mod bias_add;
+pub(crate) mod concat;
 #[cfg(test)]
 mod cuda_emulation;
 #[cfg(feature = "cuda")]

@@ -9,6 +9,7 @@ use candle_core::{DType, Device, IndexOp, Tensor};
 
 use crate::config::{EncoderConfig, Family, HiddenAct};
 use crate::error::{ModelError, Result};
+use crate::kernels::concat::concat3;
 use crate::nn::layer_norm::LayerNorm;
 use crate::nn::layers::{autocast_affine, Dropout, Embedding, Linear};
 use crate::nn::params::{Init, ParamStore};
@@ -234,8 +235,9 @@ impl Layer {
         let compute = self.query.compute_dtype();
         if crate::kernels::attention::fuses(x, compute, self.head_dim) {
             // One product for queries, keys and values, and the fused attention kernel.
-            let w = Tensor::cat(&[self.query.weight(train), self.key.weight(train), self.value.weight(train)], 0)?;
-            let bias = Tensor::cat(&[self.query.bias(train), &key_bias, self.value.bias(train)], 0)?;
+            let (query, key, value) = (&self.query, &self.key, &self.value);
+            let w = concat3(query.weight(train), key.weight(train), value.weight(train))?;
+            let bias = concat3(query.bias(train), &key_bias, value.bias(train))?;
             let qkv = autocast_affine(x, &w, &bias, compute)?;
             return crate::kernels::attention::self_attention(
                 &qkv,

@@ -227,3 +227,16 @@ extern "C" __global__ void adamw_multi_f32(
     squares = block_sum(squares);
     if (threadIdx.x == 0) partial[blockIdx.x] = squares;
 }
+
+// kernels/concat.rs (Concat3): three contiguous f32 buffers of na, nb and nc elements one after
+// another in `out`, one launch where candle's concatenation copies each part in a launch of its
+// own (the attention's query, key and value weights and biases, every pass).
+extern "C" __global__ void concat3_f32(
+    const float* a, const float* b, const float* c, float* out, const size_t na, const size_t nb, const size_t nc
+) {
+    const size_t n = na + nb + nc;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        out[i] = i < na ? a[i] : i < na + nb ? b[i - na] : c[i - na - nb];
+    }
+}

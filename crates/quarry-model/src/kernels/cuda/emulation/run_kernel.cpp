@@ -9,6 +9,8 @@
 //     reads x, w, b, dy; writes y (forward), dx and dy_xh (backward)
 //   run_kernel grouped_row_sum DIR TABLE_ROWS COLS
 //     reads grad, unique_ids, offsets, order (the ids as f32); writes out
+//   run_kernel concat3 DIR
+//     reads a, b, c; writes out
 //   run_kernel dropout DIR KEY THRESHOLD KEEP_SCALE_BITS
 //     reads x; writes y
 //   run_kernel adamw_multi DIR LENS HAS_GRAD DECAYS C1 .. C7
@@ -182,6 +184,16 @@ int grouped_row_sum(char** argv) {
     return 0;
 }
 
+int concat3(char** argv) {
+    const std::string dir = argv[2];
+    const auto a = read_floats(dir + "/a"), b = read_floats(dir + "/b"), c = read_floats(dir + "/c");
+    std::vector<float> out(a.size() + b.size() + c.size());
+    emulation::launch(concat3_f32, dim3{2, 1, 1}, 64, a.data(), b.data(), c.data(), out.data(), a.size(), b.size(),
+                      c.size());
+    write_floats(dir + "/out", out);
+    return 0;
+}
+
 std::vector<uint64_t> numbers(const std::string& list) {
     std::vector<uint64_t> out;
     size_t start = 0;
@@ -254,6 +266,7 @@ int main(int argc, char** argv) {
     if (kernel == "dropout" && argc == 6) return dropout(argv);
     if (kernel == "layer_norm" && argc == 6) return layer_norm(argv);
     if (kernel == "grouped_row_sum" && argc == 5) return grouped_row_sum(argv);
+    if (kernel == "concat3" && argc == 3) return concat3(argv);
     std::fprintf(stderr, "usage: run_kernel KERNEL DIR ... (see the file's header)\n");
     return 2;
 }
