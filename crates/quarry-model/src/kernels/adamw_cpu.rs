@@ -169,6 +169,22 @@ impl Step {
     }
 }
 
+#[cfg(test)]
+impl Step {
+    /// The constants of step `t` of AdamW at learning rate 1e-3, weight decay 0.01 and
+    /// PyTorch's betas and epsilon: the update the kernels' tests run.
+    pub(crate) fn for_tests(t: i32) -> Self {
+        Step {
+            one_minus_beta1: 0.1,
+            beta2: 0.999,
+            decay: 1.0 - 1e-3 * 0.01,
+            step_size: 1e-3 / (1.0 - 0.9f64.powi(t)),
+            bias2_sqrt: (1.0 - 0.999f64.powi(t)).sqrt(),
+            eps: 1e-8,
+        }
+    }
+}
+
 /// Updates `theta`, `m` and `v` in place from gradient `g`; returns the sum of `g * g`.
 pub(crate) fn update(theta: &Tensor, m: &Tensor, v: &Tensor, g: &Tensor, s: Step) -> Result<f64> {
     m.inplace_op2(g, &FirstMoment { weight: s.one_minus_beta1 as f32 })?;

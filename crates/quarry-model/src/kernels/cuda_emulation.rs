@@ -212,14 +212,7 @@ fn emulated_multi_tensor_adamw_matches_the_flat_update_exactly() {
     let gradients = |present: [bool; 4]| -> Vec<Option<Tensor>> {
         lens.iter().zip(present).map(|(&n, p)| p.then(|| rng.normal(&Shape::from(n), 0.5, &dev).unwrap())).collect()
     };
-    let step = |t: i32| Step {
-        one_minus_beta1: 0.1,
-        beta2: 0.999,
-        decay: 1.0 - 1e-3 * 0.01,
-        step_size: 1e-3 / (1.0 - 0.9f64.powi(t)),
-        bias2_sqrt: (1.0 - 0.999f64.powi(t)).sqrt(),
-        eps: 1e-8,
-    };
+    let step = Step::for_tests;
     flat.update(&params, &gradients([true; 4]), step(1)).unwrap();
     let grads = gradients(has_grad);
     let flat_params = || Tensor::cat(&params.iter().map(|p| p.as_tensor().clone()).collect::<Vec<_>>(), 0).unwrap();

@@ -177,15 +177,7 @@ fn cuda_flat_adamw_matches_the_cpu() {
                 .enumerate()
                 .map(|(i, v)| (step != 2 || i != 1).then(|| (v.as_tensor().sqr().unwrap() * 0.1).unwrap()))
                 .collect();
-            let s = Step {
-                one_minus_beta1: 0.1,
-                beta2: 0.999,
-                decay: 1.0 - 1e-3 * 0.01,
-                step_size: 1e-3 / (1.0 - 0.9f64.powi(step)),
-                bias2_sqrt: (1.0 - 0.999f64.powi(step)).sqrt(),
-                eps: 1e-8,
-            };
-            sums.push(flat.update(&params, &grads, s).unwrap());
+            sums.push(flat.update(&params, &grads, Step::for_tests(step)).unwrap());
         }
         (vars, sums)
     };
