@@ -154,7 +154,7 @@ pub(crate) struct Step {
 }
 
 impl Step {
-    /// The constants in f32, as quarry's CUDA kernels (`adamw_f32`, `adamw_multi_f32`) take
+    /// The constants in f32, as the flat update and quarry's CUDA kernel (`adamw_multi_f32`) take
     /// them: `(1 - beta1, beta2, 1 - beta2, decay, step size, 1 / sqrt(1 - beta2^t), eps)`.
     pub(crate) fn kernel_constants(&self) -> [f32; 7] {
         [

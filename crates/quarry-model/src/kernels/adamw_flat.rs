@@ -128,9 +128,10 @@ impl FlatMoments {
 }
 
 /// One AdamW update of flat parameters, `(theta, m, v) -> [theta', m', v']` (stacked), with
-/// the flat gradient, which elements decay and which are active (`None`: all) beside it. One
-/// kernel on CUDA (`cuda/quarry.cu`'s `adamw_f32`) where composed tensor operations took about
-/// twenty over the whole model; the CPU loop is the same arithmetic.
+/// the flat gradient, which elements decay and which are active (`None`: all) beside it: one
+/// pass where composed tensor operations took about twenty over the whole model. CUDA updates
+/// the parameters in place instead ([`super::adamw_multi`], the same arithmetic); this loop is
+/// the update on other devices and the reference its tests check.
 struct AdamWStep {
     g: Tensor,
     decays: Tensor,
@@ -172,68 +173,6 @@ impl candle_core::CustomOp3 for AdamWStep {
             (out[i], out[n + i], out[2 * n + i]) = (t + (mi * -step_size) / denom, mi, vi);
         }
         Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from(3 * n)))
-    }
-
-    #[cfg(feature = "cuda")]
-    fn cuda_fwd(
-        &self,
-        theta: &candle_core::CudaStorage,
-        tl: &candle_core::Layout,
-        m: &candle_core::CudaStorage,
-        ml: &candle_core::Layout,
-        v: &candle_core::CudaStorage,
-        vl: &candle_core::Layout,
-    ) -> candle_core::Result<(candle_core::CudaStorage, candle_core::Shape)> {
-        use super::cuda_kernels::{elementwise, view, MODULE, PTX};
-        use candle_core::cuda_backend::cudarc::driver::PushKernelArg;
-        use candle_core::cuda_backend::WrapErr;
-        use candle_core::{bail, Storage};
-
-        let name = self.name();
-        let n = tl.shape().elem_count();
-        let device = theta.device.clone();
-        // SAFETY: the kernel writes all 3n elements.
-        let out = unsafe { device.alloc::<f32>(3 * n)? };
-        let (g, gl) = self.g.storage_and_layout();
-        let (decays, dl) = self.decays.storage_and_layout();
-        let active = self.active.as_ref().map(|a| a.storage_and_layout());
-        let (Storage::Cuda(g), Storage::Cuda(decays)) = (&*g, &*decays) else {
-            bail!("{name}: the gradient and the decay mask must be on the parameters' device")
-        };
-        let (g, decays) = (view::<f32>(g, gl, name)?, view::<u8>(decays, dl, name)?);
-        let active = match &active {
-            Some((storage, layout)) => match &**storage {
-                Storage::Cuda(a) => Some(view::<u8>(a, layout, name)?),
-                _ => bail!("{name}: the active mask must be on the parameters' device"),
-            },
-            None => None,
-        };
-        let (theta, m, v) = (view::<f32>(theta, tl, name)?, view::<f32>(m, ml, name)?, view::<f32>(v, vl, name)?);
-        if [g.len(), decays.len(), m.len(), v.len()] != [n; 4] || active.as_ref().is_some_and(|a| a.len() != n) {
-            bail!("{name}: the flat tensors differ in length")
-        }
-        let func = device.get_or_load_custom_func("adamw_f32", MODULE, PTX)?;
-        let mut builder = func.builder();
-        builder.arg(&theta);
-        builder.arg(&m);
-        builder.arg(&v);
-        builder.arg(&g);
-        builder.arg(&decays);
-        let null: u64 = 0;
-        match &active {
-            Some(a) => builder.arg(a),
-            None => builder.arg(&null),
-        };
-        builder.arg(&out);
-        builder.arg(&n);
-        let constants = self.step.kernel_constants();
-        for c in &constants {
-            builder.arg(c);
-        }
-        // SAFETY: every buffer holds n elements (checked above), `out` 3n; a null `active`
-        // means every element is active.
-        unsafe { builder.launch(elementwise(n)) }.w()?;
-        Ok((candle_core::CudaStorage::wrap_cuda_slice(out, device), candle_core::Shape::from(3 * n)))
     }
 }
 

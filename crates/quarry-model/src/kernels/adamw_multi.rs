@@ -4,7 +4,7 @@
 //! buffer and the parameters scattered back: about two hundred copies for MiniLM's 101
 //! tensors (0.75 ms of an H100's step, and a launch each for the host). Here the kernel gets a
 //! table of their addresses instead, as PyTorch's multi-tensor (`foreach`) optimizers do.
-//! The arithmetic is `adamw_f32`'s, element by element, so the two agree exactly.
+//! The arithmetic is the flat update's CPU loop's, element by element, so the two agree exactly.
 
 use candle_core::backend::BackendStorage;
 use candle_core::cuda_backend::cudarc::driver::{DevicePtr, PushKernelArg};

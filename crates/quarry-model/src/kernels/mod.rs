@@ -3,9 +3,10 @@
 //! residual sub-layer end, self- and cross-attention, dropout, the tied output loss), with the
 //! matrix product and vector arithmetic they share. On CUDA, quarry's own kernels
 //! (`cuda/quarry.cu`, with the `cuda` feature) run the embedding gradient, training layer norm,
-//! masked softmax, bias addition and fused self-attention, each op with a CPU loop the tests
-//! check (and the kernels' source run on the CPU by `cuda/emulation/`); and AdamW's update
-//! runs on the CPU and on flat tensors elsewhere. Every kernel gives the composed candle path's
+//! masked softmax, bias addition, dropout, concatenation, fused self-attention and AdamW (in
+//! place), each op with a CPU loop the tests check (and the kernels' source run on the CPU by
+//! `cuda/emulation/`), and cuBLASLt the linear layers; AdamW's update runs per tensor on the
+//! CPU and on flat tensors elsewhere. Every kernel gives the composed candle path's
 //! results; the layers in [`crate::nn`] choose between them.
 
 pub(crate) mod adamw_cpu;

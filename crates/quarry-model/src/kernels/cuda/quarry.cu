@@ -160,38 +160,9 @@ extern "C" __global__ void bias_add_bf16(
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = __hadd(x[i], b[i % cols]);
 }
 
-// kernels/adamw_flat.rs (AdamWStep): AdamW over flat f32 parameters `theta`, moments `m`, `v`
-// and gradient `g`, writing the new parameters, first and second moments to out[0..n],
-// out[n..2n] and out[2n..3n]. Elements whose `active` byte is 0 are copied unchanged (every
-// element is active when `active` is null); `decays[i]` says whether element i decays. The
-// arithmetic is the composed update's, operation for operation, rounded the same way.
-extern "C" __global__ void adamw_f32(
-    const float* theta, const float* m, const float* v, const float* g, const uint8_t* decays,
-    const uint8_t* active, float* out, const size_t n, const float one_minus_beta1, const float beta2,
-    const float one_minus_beta2, const float decay, const float step_size, const float inv_bias2_sqrt,
-    const float eps
-) {
-    const size_t stride = (size_t)blockDim.x * gridDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        if (active != nullptr && active[i] == 0) {
-            out[i] = theta[i];
-            out[n + i] = m[i];
-            out[2 * n + i] = v[i];
-            continue;
-        }
-        const float gi = g[i];
-        const float mi = __fadd_rn(m[i], __fmul_rn(__fsub_rn(gi, m[i]), one_minus_beta1));
-        const float vi = __fadd_rn(__fmul_rn(v[i], beta2), __fmul_rn(__fmul_rn(gi, one_minus_beta2), gi));
-        const float denom = __fadd_rn(__fmul_rn(sqrtf(vi), inv_bias2_sqrt), eps);
-        const float t = decays[i] ? __fmul_rn(theta[i], decay) : theta[i];
-        out[i] = __fadd_rn(t, __fdiv_rn(__fmul_rn(mi, -step_size), denom));
-        out[n + i] = mi;
-        out[2 * n + i] = vi;
-    }
-}
-
-// kernels/adamw_flat.rs (MultiTensorAdamW): the update of adamw_f32 over every parameter tensor
-// in one launch, in place, without gathering them into a flat buffer and scattering them back.
+// kernels/adamw_multi.rs (MultiTensorAdamW): AdamW over every parameter tensor in one launch,
+// in place, with the arithmetic of kernels/adamw_flat.rs's AdamWStep operation for operation,
+// rounded the same way (the __f*_rn intrinsics keep the compiler from fusing them).
 // `slots` holds ADAMW_SLOT u64s per parameter with a gradient: its data's address, its
 // gradient's address, its offset in the flat moments `m` and `v`, its first element in this
 // launch's index space 0 .. n (slots in that order, found by binary search), its length, and
