@@ -86,27 +86,35 @@ def parity(quarry, model_dir, corpus, out_json):
     texts = code_snippets(corpus)
     result = {"texts": len(texts)}
     for dtype in ("f32", "bf16"):
-        attempt(result, f"encode_{dtype}", lambda: encode_parity(quarry, model_dir, model, tok, texts, dtype))
-    if "max_abs_diff" in result["encode_f32"]:
-        result["encode_f32"]["within_1e-4"] = result["encode_f32"]["max_abs_diff"] <= 1e-4
-    attempt(result, "train_step", lambda: train_step_parity(quarry, model_dir, out_json))
+        attempt(result, f"encode_{dtype}", encode_parity, quarry, model_dir, model, tok, texts, dtype)
+    # The composed attention too, so that one run tells a fused kernel's error from the rest's.
+    composed = {"QUARRY_FUSED_ATTENTION": "0"}
+    attempt(result, "encode_f32_composed_attention", encode_parity, quarry, model_dir, model, tok, texts, "f32",
+            composed)
+    for key in ("encode_f32", "encode_f32_composed_attention"):
+        if "max_abs_diff" in result[key]:
+            result[key]["within_1e-4"] = result[key]["max_abs_diff"] <= 1e-4
+    attempt(result, "train_step", train_step_parity, quarry, model_dir, out_json)
+    attempt(result, "train_step_composed_attention", train_step_parity, quarry, model_dir, out_json, composed)
     write(out_json, result)
 
 
-def attempt(result, key, f):
-    """`result[key] = f()`, or the error it raised: one failing part does not hide the others."""
+def attempt(result, key, f, *args):
+    """`result[key] = f(*args)`, or the error it raised: one failing part does not hide the others."""
     try:
-        result[key] = f()
+        result[key] = f(*args)
     except Exception as e:  # noqa: BLE001 - reported, not handled
         detail = getattr(e, "stderr", None)
         result[key] = {"error": f"{type(e).__name__}: {e}", "stderr": detail[-4000:] if detail else None}
         print(f"{key}: {result[key]}", file=sys.stderr, flush=True)
 
 
-def encode_parity(quarry, model_dir, model, tok, texts, dtype):
-    """Max abs difference of every hidden state's summary-token vector; token ids compared too."""
+def encode_parity(quarry, model_dir, model, tok, texts, dtype, env=None):
+    """Max abs difference of every hidden state's summary-token vector; token ids compared too.
+    `env` is added to quarry's environment."""
     dev = torch.device("cuda")
-    rows = run_json([quarry, "encode", "--model", model_dir, "--all-layers", "--device", "cuda", "--dtype", dtype, *texts])
+    cmd = [quarry, "encode", "--model", model_dir, "--all-layers", "--device", "cuda", "--dtype", dtype, *texts]
+    rows = run_json(cmd, env)
     worst, id_mismatches = 0.0, 0
     per_layer = None
     for row in rows:
@@ -128,8 +136,9 @@ def encode_parity(quarry, model_dir, model, tok, texts, dtype):
     }
 
 
-def train_step_parity(quarry, model_dir, out_json):
-    """One training step: quarry's synthetic batch through PyTorch with the same weights."""
+def train_step_parity(quarry, model_dir, out_json, env=None):
+    """One training step: quarry's synthetic batch through PyTorch with the same weights. `env`
+    is added to quarry's environment."""
     from transformers import BertForTokenClassification
 
     dev = torch.device("cuda")
@@ -137,7 +146,7 @@ def train_step_parity(quarry, model_dir, out_json):
     bench = run_json([
         quarry, "bench", "encoder", "--model", model_dir, "--device", "cuda", "--batch-size", "8", "--seq-len", "128",
         "--warmup", "0", "--steps", "2", "--lr", "5e-5", "--batch-out", batch_path,
-    ])[0]["report"]
+    ], env)[0]["report"]
     with open(batch_path) as f:
         batch = json.load(f)
     torch_model = BertForTokenClassification.from_pretrained(model_dir).to(dev).train()
@@ -270,15 +279,17 @@ def speed(quarry, model_dir, out_json):
     runs += [(dropout_dir, *SHAPES[0], dtype, 0.1) for dtype in ("f32", "bf16")]
     for directory, batch_size, seq_len, dtype, dropout in runs:
         row = {"batch_size": batch_size, "seq_len": seq_len, "dtype": dtype, "dropout": dropout}
-        attempt(row, "torch", lambda: torch_speed(directory, batch_size, seq_len, dtype))
-        attempt(row, "quarry", lambda: quarry_speed(quarry, directory, batch_size, seq_len, dtype))
+        attempt(row, "torch", torch_speed, directory, batch_size, seq_len, dtype)
+        attempt(row, "quarry", quarry_speed, quarry, directory, batch_size, seq_len, dtype)
         if dropout == 0.0:
-            attempt(row, "quarry_composed_attention",
-                    lambda: quarry_speed(quarry, directory, batch_size, seq_len, dtype, composed))
-        q, t = row["quarry"], row["torch"]
-        if "step_ms" in q and "step_ms" in t:
-            row["forward_throughput_ratio"] = q["forward_tokens_per_s"] / t["forward_tokens_per_s"]
-            row["step_time_ratio"] = q["step_ms"] / t["step_ms"]
+            attempt(row, "quarry_composed_attention", quarry_speed, quarry, directory, batch_size, seq_len, dtype,
+                    composed)
+        t = row["torch"]
+        for side, prefix in (("quarry", ""), ("quarry_composed_attention", "composed_attention_")):
+            q = row.get(side, {})
+            if "step_ms" in q and "step_ms" in t:
+                row[f"{prefix}forward_throughput_ratio"] = q["forward_tokens_per_s"] / t["forward_tokens_per_s"]
+                row[f"{prefix}step_time_ratio"] = q["step_ms"] / t["step_ms"]
         rows.append(row)
         print(json.dumps(row), flush=True)
     write(out_json, {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "rows": rows})
