@@ -16,7 +16,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _native, codeqa, errors, metrics, nlp
-from .errors import QuarryError, QuarryOSError, QuarryValueError
+from .errors import QuarryError, QuarryOSError, QuarryValueError, QuarryWarning
 
 __version__: str = _native.__version__
 
@@ -29,6 +29,8 @@ def query(
     negative: bool = False,
     config: Optional[PathLike] = None,
     cache: bool = False,
+    time_budget: Optional[float] = 5.0,
+    on_error: str = "raise",
 ) -> List[Dict[str, Any]]:
     """Runs CodeQueries queries over Python files and directories.
 
@@ -51,12 +53,22 @@ def query(
             ``QUARRY_CACHE_DIR``): unchanged files are read from it, and the
             findings are the same. Off by default, so that a call writes
             nothing into the project; a cache that cannot be opened is not
-            used, with a ``UserWarning``.
+            used, with a :class:`~quarry_code.errors.QuarryWarning`.
+        time_budget: seconds each file may take before it is skipped as one
+            that cannot be analysed (``--time-budget``); 0 or ``None``: no limit.
+        on_error: what a path or file that cannot be analysed does:
+            ``"raise"`` (the first one raises, naming how many more there
+            are), ``"warn"`` (a :class:`~quarry_code.errors.QuarryWarning`
+            naming each file and its problem, and the findings of the rest are
+            returned, as ``quarry query`` prints them and reports the rest) or
+            ``"ignore"`` (left out silently).
 
     Raises:
-        QuarryValueError: an invalid configuration or unknown query, or a
-            file that cannot be analysed (binary, bad encoding, too deep).
-        QuarryOSError: a path that does not exist or cannot be read.
+        QuarryValueError: an invalid configuration, unknown query or option,
+            or (``on_error="raise"``) a file that cannot be analysed (binary,
+            bad encoding, too deep, over its time budget).
+        QuarryOSError: (``on_error="raise"``) a path that does not exist or
+            cannot be read.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -68,6 +80,8 @@ def query(
         negative=negative,
         config=None if config is None else os.fspath(config),
         cache=cache,
+        time_budget=time_budget,
+        on_error=on_error,
     )
     return [json.loads(line) for line in lines]
 
@@ -81,5 +95,6 @@ __all__ = [
     "QuarryError",
     "QuarryValueError",
     "QuarryOSError",
+    "QuarryWarning",
     "__version__",
 ]

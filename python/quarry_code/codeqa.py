@@ -27,6 +27,11 @@ def pairs(comment: str, nlp: Language, max_pairs: int = DEFAULT_MAX_PAIRS) -> Li
     ``"yesno"`` and ``rule`` names the rule that made the pair.
 
     Raises:
+        TypeError: ``nlp`` is not a :class:`~quarry_code.nlp.Language` (from
+            :func:`quarry_code.nlp.load`).
         QuarryValueError: the parser failed on the comment's text.
     """
+    if not isinstance(nlp, Language):
+        kind = type(nlp).__name__
+        raise TypeError(f"nlp must be a quarry_code.nlp.Language (from quarry_code.nlp.load), not {kind}")
     return [json.loads(p) for p in _native.codeqa_pairs(comment, nlp._pipeline, max_pairs)]

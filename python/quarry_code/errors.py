@@ -4,7 +4,8 @@ Every failure is a :class:`QuarryError`; bad input or options are also a
 :class:`ValueError` (:class:`QuarryValueError`) and files or directories that
 cannot be read an :class:`OSError` (:class:`QuarryOSError`). Messages name the
 file and the problem. A bug inside quarry (a Rust panic) is a bare
-:class:`QuarryError` and never crashes the interpreter.
+:class:`QuarryError` and never crashes the interpreter. Problems that do not
+stop a call are :class:`QuarryWarning` warnings.
 """
 
 
@@ -22,4 +23,10 @@ class QuarryOSError(QuarryError, OSError):
     directory without its files)."""
 
 
-__all__ = ["QuarryError", "QuarryValueError", "QuarryOSError"]
+class QuarryWarning(UserWarning):
+    """A problem that did not stop the call: a file :func:`quarry_code.query`
+    could not analyse (with ``on_error="warn"``), an analysis cache that could
+    not be opened. The message names the file and the problem."""
+
+
+__all__ = ["QuarryError", "QuarryValueError", "QuarryOSError", "QuarryWarning"]

@@ -30,5 +30,5 @@ def test_pairs_equal_the_cli(nlp, model_dir, run_cli, tmp_path):
 
 
 def test_pairs_need_a_pipeline():
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError, match="quarry_code.nlp.Language"):
         quarry_code.codeqa.pairs("Returns x.", None)

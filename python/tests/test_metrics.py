@@ -85,5 +85,8 @@ def test_bad_input_is_a_value_error():
         metrics.span_em(["1-2"], ["not a span"])
     with pytest.raises(quarry_code.QuarryValueError, match="method9"):
         metrics.sentence_bleu(HYPS, REFS, smoothing="method9")
+    for weights in ([float("nan"), 0, 0, 0], [float("inf")], [-1, 1], [0, 0, 0, 0]):
+        with pytest.raises(quarry_code.QuarryValueError, match="weights"):
+            metrics.sentence_bleu(["a b"], ["a b"], weights=weights)
     with pytest.raises(quarry_code.QuarryOSError, match="WordNet"):
         metrics.meteor(HYPS, REFS, wordnet="/nonexistent/wordnet")

@@ -119,3 +119,27 @@ def test_a_bad_configuration_and_an_unknown_query_are_value_errors(tmp_path):
     empty.write_text("")
     with pytest.raises(quarry_code.QuarryValueError, match="no-such-query"):
         quarry_code.query(tmp_path / "a.py", select=["no-such-query"], config=empty)
+
+
+def test_on_error_warn_returns_the_other_files_findings_as_the_cli_prints_them(tmp_path, run_cli):
+    (tmp_path / "quarry.toml").write_text('select = ["unused-import"]\n')
+    (tmp_path / "a.py").write_text("import os\n")
+    (tmp_path / "deep.py").write_text("x = " + "(" * 2000 + "1" + ")" * 2000 + "\n")
+    with pytest.raises(quarry_code.QuarryValueError, match=r"deep\.py"):
+        quarry_code.query(tmp_path)
+    with pytest.warns(quarry_code.QuarryWarning, match=r"deep\.py") as warned:
+        findings = quarry_code.query(tmp_path, on_error="warn")
+    assert len(warned) == 1
+    cli = jsonl(run_cli("query", "--format", "jsonl", "--quiet", str(tmp_path), ok_codes=(2,)))
+    assert findings == cli and [f["file"].endswith("a.py") for f in findings] == [True]
+    assert quarry_code.query(tmp_path, on_error="ignore") == cli
+
+
+def test_time_budget_and_on_error_are_checked(tmp_path):
+    (tmp_path / "a.py").write_text("import os\n")
+    assert quarry_code.query(tmp_path / "a.py", time_budget=None) == quarry_code.query(tmp_path / "a.py")
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(quarry_code.QuarryValueError, match="time_budget"):
+            quarry_code.query(tmp_path / "a.py", time_budget=bad)
+    with pytest.raises(quarry_code.QuarryValueError, match="on_error"):
+        quarry_code.query(tmp_path / "a.py", on_error="skip")

@@ -29,6 +29,11 @@ fn builds_gzip_dataset_prints_tables_and_perturbs() {
         "Q17,Q20",
     ]);
     assert_eq!(result.status.code(), Some(0), "{}", String::from_utf8_lossy(&result.stderr));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    for split in ["valid", "test"] {
+        assert!(stderr.contains(&format!("warning: the {split} split is empty")), "{stderr}");
+    }
+    assert!(!stderr.contains("the train split is empty"), "{stderr}");
     let table = String::from_utf8(result.stdout).unwrap();
     assert!(table.contains("Table 1") && table.contains("Testing equality to None"), "{table}");
     for setting in ["ideal", "file_ideal", "twostep"] {

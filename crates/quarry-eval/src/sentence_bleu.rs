@@ -163,10 +163,28 @@ pub fn sentence_bleu(refs: &[&[&str]], hyp: &[&str], opts: &NltkBleuOptions) -> 
     corpus_bleu(&[refs.to_vec()], &[hyp], opts)
 }
 
-fn check_options(opts: &NltkBleuOptions) -> Result<(), EvalError> {
-    if opts.weights.is_empty() {
-        return Err(EvalError::InvalidParameter("weights must not be empty".into()));
+/// The highest n-gram order the weights may ask for.
+pub const MAX_NGRAM_ORDER: usize = 16;
+
+/// Checks n-gram weights: one to [`MAX_NGRAM_ORDER`] finite numbers of zero or more, not all
+/// zero. nltk scores NaN, infinite or negative weights as NaN or as a perfect match, and all
+/// zeros as 1.0; quarry refuses them instead, for every caller.
+pub fn check_weights(weights: &[f64]) -> Result<(), EvalError> {
+    let bad = |message: String| Err(EvalError::InvalidParameter(format!("weights: {message}")));
+    if weights.is_empty() || weights.len() > MAX_NGRAM_ORDER {
+        return bad(format!("{} given, expected 1 to {MAX_NGRAM_ORDER}", weights.len()));
     }
+    if let Some(w) = weights.iter().find(|w| !w.is_finite() || **w < 0.0) {
+        return bad(format!("{w} is not a finite number of zero or more"));
+    }
+    if weights.iter().all(|&w| w == 0.0) {
+        return bad("at least one weight must be above zero".into());
+    }
+    Ok(())
+}
+
+fn check_options(opts: &NltkBleuOptions) -> Result<(), EvalError> {
+    check_weights(&opts.weights)?;
     if opts.smoothing == Smoothing::Method6 && opts.weights.len() < 3 {
         return Err(EvalError::InvalidParameter("smoothing method6 needs at least three weights".into()));
     }
@@ -383,6 +401,18 @@ mod tests {
         let refs: Vec<&[&str]> = vec![&r1, &r2, &r3];
         let s = sentence_bleu(&refs, &hyp, &NltkBleuOptions::default()).unwrap();
         assert!((s - 0.5045666840058485).abs() < 1e-15, "{s}");
+    }
+
+    #[test]
+    fn weights_that_are_not_a_distribution_of_orders_are_refused() {
+        let score = |weights: Vec<f64>| {
+            sentence_bleu(&[&["a", "b"]], &["a", "b"], &NltkBleuOptions { weights, ..Default::default() })
+        };
+        assert!(score(vec![1.0, 0.0]).is_ok());
+        for bad in [vec![f64::NAN, 0.0], vec![f64::INFINITY], vec![-1.0, 0.0], vec![0.0; 4], vec![], vec![0.1; 17]] {
+            let error = score(bad.clone()).unwrap_err().to_string();
+            assert!(error.contains("weights"), "{bad:?}: {error}");
+        }
     }
 
     #[test]

@@ -1,24 +1,51 @@
 //! `quarry_code.query`: [`quarry_workspace::check`] over paths, findings as the
 //! JSON lines `quarry query --format jsonl` prints; with `cache=True`
 //! through the analysis cache `quarry query` uses for the same project
-//! ([`quarry_workspace::cache_dir`] says why it is off by default).
+//! ([`quarry_workspace::cache_dir`] says why it is off by default). A file
+//! that cannot be analysed raises, warns or is left out, as the caller asks.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use pyo3::prelude::*;
 use quarry_query::Polarity;
-use quarry_syntax::{SyntaxError, DEFAULT_TIME_BUDGET};
+use quarry_syntax::{time_budget_from_secs, SyntaxError, DEFAULT_TIME_BUDGET};
 use quarry_workspace::check::{reported_findings_cached, settings_for, ConfigChoice, Plan};
 use quarry_workspace::config::Settings;
 
-use crate::errors::{detached, Failure, Kind};
+use crate::errors::{detached, to_exception, Failure, Kind};
+
+/// What `on_error=` asks of files that cannot be analysed.
+#[derive(Clone, Copy, PartialEq)]
+enum OnError {
+    /// The first one is raised, naming how many more there are.
+    Raise,
+    /// Each one is a `QuarryWarning`, and the findings of the rest are returned.
+    Warn,
+    /// They are left out without a word.
+    Ignore,
+}
+
+impl OnError {
+    fn parse(name: &str) -> Result<OnError, Failure> {
+        match name {
+            "raise" => Ok(OnError::Raise),
+            "warn" => Ok(OnError::Warn),
+            "ignore" => Ok(OnError::Ignore),
+            other => Err((Kind::Value, format!("on_error must be \"raise\", \"warn\" or \"ignore\", not {other:?}"))),
+        }
+    }
+}
 
 /// The reported findings of the selected queries over `paths`, one JSON
 /// object per finding; configuration as `quarry query` finds it (`config`:
 /// this file instead); `cache`: through the project's analysis cache (one
-/// that cannot be opened is not used, with a warning).
+/// that cannot be opened is not used, with a warning); `time_budget`: seconds
+/// per file (0 or `None`: none); `on_error`: what a path or file that cannot be
+/// analysed does (`raise`, `warn` or `ignore`).
 #[pyfunction]
-#[pyo3(signature = (paths, select=None, negative=false, config=None, cache=false))]
+#[pyo3(signature = (paths, select=None, negative=false, config=None, cache=false, time_budget=Some(DEFAULT_TIME_BUDGET.as_secs_f64()), on_error="raise".to_string()))]
+#[allow(clippy::too_many_arguments)]
 pub fn query_jsonl(
     py: Python<'_>,
     paths: Vec<PathBuf>,
@@ -26,12 +53,19 @@ pub fn query_jsonl(
     negative: bool,
     config: Option<PathBuf>,
     cache: bool,
+    time_budget: Option<f64>,
+    on_error: String,
 ) -> PyResult<Vec<String>> {
+    let on_error = OnError::parse(&on_error).map_err(|failure| to_exception(py, failure))?;
+    let budget = time_budget_from_secs(time_budget.unwrap_or(0.0))
+        .map_err(|message| to_exception(py, (Kind::Value, format!("time_budget: {message}"))))?;
     // The module's own file is its build: the interpreter is not quarry.
     let build = if cache { Some(module_file(py)?) } else { None };
-    let (lines, warning) = detached(py, move || run(&paths, select, negative, config, build.as_deref()))?;
-    if let Some(message) = warning {
-        PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyUserWarning>(), &std::ffi::CString::new(message)?, 1)?;
+    let request = Request { select, negative, config, budget, on_error };
+    let (lines, warnings) = detached(py, move || run(&paths, request, build.as_deref()))?;
+    for (class, message) in warnings {
+        let category = py.import("quarry_code.errors")?.getattr(class)?;
+        PyErr::warn(py, &category, &std::ffi::CString::new(message)?, 1)?;
     }
     Ok(lines)
 }
@@ -41,41 +75,63 @@ fn module_file(py: Python<'_>) -> PyResult<PathBuf> {
     py.import("quarry_code._native")?.getattr("__file__")?.extract()
 }
 
-/// The findings as JSON lines, and a warning about the cache if any.
-fn run(
-    paths: &[PathBuf],
+/// The options of one call besides its paths.
+struct Request {
     select: Option<Vec<String>>,
     negative: bool,
     config: Option<PathBuf>,
-    build: Option<&Path>,
-) -> Result<(Vec<String>, Option<String>), Failure> {
+    budget: Option<Duration>,
+    on_error: OnError,
+}
+
+/// A warning to give: the class's name in `quarry_code.errors` and the message.
+type Warning = (&'static str, String);
+
+/// The findings as JSON lines, and the warnings to give (the cache's, the files'
+/// that could not be analysed).
+fn run(paths: &[PathBuf], request: Request, build: Option<&Path>) -> Result<(Vec<String>, Vec<Warning>), Failure> {
     let value = |message: String| (Kind::Value, message);
     let anchor = paths.first().map_or(Path::new("."), PathBuf::as_path);
-    let choice = config.map_or(ConfigChoice::Discover, ConfigChoice::File);
-    let overrides = Settings { select, ..Settings::default() };
+    let choice = request.config.map_or(ConfigChoice::Discover, ConfigChoice::File);
+    let overrides = Settings { select: request.select, ..Settings::default() };
     let (settings, root) = settings_for(&choice, anchor, overrides).map_err(value)?;
-    let polarity = if negative { Polarity::Negative } else { Polarity::Positive };
-    let plan = Plan::new(&settings, &root, &[polarity], Some(DEFAULT_TIME_BUDGET)).map_err(value)?;
-    let (cache, warning) = match build.map(|build| quarry_workspace::cache_dir::open_for_build(&root, build)) {
-        Some(Ok(cache)) => (Some(cache), None),
-        Some(Err(error)) => (None, Some(format!("quarry: no analysis cache: {error}"))),
-        None => (None, None),
+    let polarity = if request.negative { Polarity::Negative } else { Polarity::Positive };
+    let plan = Plan::new(&settings, &root, &[polarity], request.budget).map_err(value)?;
+    let mut warnings = Vec::new();
+    let cache = match build.map(|build| quarry_workspace::cache_dir::open_for_build(&root, build)) {
+        Some(Ok(cache)) => Some(cache),
+        Some(Err(error)) => {
+            warnings.push(("QuarryWarning", format!("quarry: no analysis cache: {error}")));
+            None
+        }
+        None => None,
     };
     let reported = reported_findings_cached(paths, &plan, true, cache.as_ref());
-    let count = reported.walk_errors.len() + reported.failed.len();
-    let more =
-        if count > 1 { format!(" (and {} more path(s) that could not be analysed)", count - 1) } else { String::new() };
-    if let Some(error) = reported.walk_errors.first() {
-        return Err((Kind::Os, format!("{error}{more}")));
-    }
-    if let Some(error) = reported.failed.first() {
-        let kind = if matches!(error, SyntaxError::Io(_)) { Kind::Os } else { Kind::Value };
-        return Err((kind, format!("{error}{more}")));
+    let problems = reported.walk_errors.iter().map(|error| (Kind::Os, error.to_string())).chain(
+        reported.failed.iter().map(|error| {
+            let kind = if matches!(error, SyntaxError::Io(_)) { Kind::Os } else { Kind::Value };
+            (kind, error.to_string())
+        }),
+    );
+    match request.on_error {
+        OnError::Raise => {
+            let count = reported.walk_errors.len() + reported.failed.len();
+            if let Some((kind, message)) = problems.into_iter().next() {
+                let more = if count > 1 {
+                    format!(" (and {} more path(s) that could not be analysed)", count - 1)
+                } else {
+                    String::new()
+                };
+                return Err((kind, format!("{message}{more}")));
+            }
+        }
+        OnError::Warn => warnings.extend(problems.map(|(_, message)| ("QuarryWarning", message))),
+        OnError::Ignore => {}
     }
     let lines = reported
         .findings
         .iter()
         .map(|f| serde_json::to_string(f).map_err(|e| (Kind::Internal, format!("cannot serialize a finding: {e}"))))
         .collect::<Result<_, _>>()?;
-    Ok((lines, warning))
+    Ok((lines, warnings))
 }

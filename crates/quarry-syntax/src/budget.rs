@@ -22,6 +22,16 @@ use quarry_stdx::io_error::IoError;
 /// Default time budget per file.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(5);
 
+/// A time budget of `seconds` (none for 0), or why it is not one (negative, NaN, too long).
+pub fn time_budget_from_secs(seconds: f64) -> Result<Option<Duration>, String> {
+    if seconds == 0.0 {
+        return Ok(None);
+    }
+    Duration::try_from_secs_f64(seconds)
+        .map(Some)
+        .map_err(|_| format!("the time budget must be a number of seconds of zero or more, not {seconds}"))
+}
+
 /// Default limit on the depth of a syntax tree handed to analyses. CPython
 /// itself refuses more than 200 nested brackets and 100 nested blocks, which
 /// is well under this; the limit keeps ancestor walks cheap.

@@ -26,7 +26,7 @@ pub mod tree_dump;
 pub mod walk;
 
 pub use blocks::{code_blocks, BlockKind, Blocks, CodeBlock, LineRun};
-pub use budget::{Deadline, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET};
+pub use budget::{time_budget_from_secs, Deadline, DEFAULT_MAX_DEPTH, DEFAULT_TIME_BUDGET};
 pub use error::SyntaxError;
 pub use language::Language;
 pub use lexer::tokenize;

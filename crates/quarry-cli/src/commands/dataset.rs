@@ -338,8 +338,8 @@ fn finalize_command(args: FinalizeArgs) -> i32 {
     }
 }
 
-/// Warnings a researcher must see: spans cut by the maximum length, and splits without
-/// positives (whose exact match would measure negatives only).
+/// Warnings a researcher must see: spans cut by the maximum length, empty splits, and
+/// splits without positives (whose exact match would measure negatives only).
 fn warn_about(summary: &BuildSummary, max_len: Option<usize>) {
     let stats = &summary.stats;
     let all_cut: usize = stats.cut.values().map(|c| c.positives_all_cut).sum();
@@ -356,7 +356,14 @@ fn warn_about(summary: &BuildSummary, max_len: Option<usize>) {
     let any: usize = stats.splits.values().map(|c| c.iter().sum::<usize>()).sum();
     for split in Split::ALL {
         let written: usize = stats.splits.get(split.name()).map_or(0, |c| c.iter().sum());
-        if (written > 0 || any == 0) && stats.positives(split) == 0 {
+        if written == 0 && any > 0 {
+            crate::commands::output::warning(&format!(
+                "the {} split is empty: no example of the corpus's {} file(s) fell into it (files are \
+                 split by a hash of their path, see --split); the dataset card leaves it out",
+                split.name(),
+                summary.files
+            ));
+        } else if stats.positives(split) == 0 {
             crate::commands::output::warning(&format!(
                 "the {} split has no positive example ({written} negatives): its exact match \
                  would measure negatives only",

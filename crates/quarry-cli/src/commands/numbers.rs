@@ -81,20 +81,10 @@ pub fn non_negative(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
-/// BLEU's n-gram weights: one to [`MAX_NGRAM_ORDER`] non-negative numbers, not all zero
-/// (their count is the n-gram order).
+/// BLEU's n-gram weights, as [`quarry_eval::sentence_bleu::check_weights`] takes them.
 pub fn ngram_weights(weights: &[f64]) -> Result<(), String> {
-    if weights.is_empty() || weights.len() > MAX_NGRAM_ORDER {
-        return Err(format!("--weights: {} weights given, expected 1 to {MAX_NGRAM_ORDER}", weights.len()));
-    }
-    if weights.iter().all(|&w| w == 0.0) {
-        return Err("--weights: at least one weight must be above zero".to_string());
-    }
-    Ok(())
+    quarry_eval::sentence_bleu::check_weights(weights).map_err(|e| format!("--weights: {e}"))
 }
-
-/// The highest n-gram order `--weights` may ask for.
-pub const MAX_NGRAM_ORDER: usize = 16;
 
 #[cfg(test)]
 mod tests {

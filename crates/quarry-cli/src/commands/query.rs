@@ -134,12 +134,7 @@ pub struct QueryArgs {
 
 /// A `--time-budget` in seconds as a budget (none for 0).
 pub(crate) fn time_budget(seconds: f64) -> Result<Option<std::time::Duration>, String> {
-    if seconds == 0.0 {
-        return Ok(None);
-    }
-    std::time::Duration::try_from_secs_f64(seconds)
-        .map(Some)
-        .map_err(|_| format!("--time-budget must be a number of seconds, not {seconds}"))
+    quarry_syntax::time_budget_from_secs(seconds).map_err(|e| format!("--time-budget: {e}"))
 }
 
 /// Rewrites `-q QUERY` (the old spelling of `--select`) to `--select QUERY`
