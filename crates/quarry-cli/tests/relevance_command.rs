@@ -101,6 +101,21 @@ fn trains_and_evaluates_a_relevance_classifier() {
     assert_eq!(counts, 12);
     assert_eq!(doc["examples"], 12);
 
+    // A relevance checkpoint is no span model, and a plain encoder neither: refused, not
+    // answered by a randomly initialised head.
+    let wrong = quarry(&["predict", "--model", &best, "--select", "Q17", &data_s]);
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_eq!(wrong.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("a checkpoint of a relevance head, not of a span head"), "{stderr}");
+    let head_config = out.join("best/head_config.json");
+    let kept = std::fs::read(&head_config).unwrap();
+    std::fs::remove_file(&head_config).unwrap();
+    let plain = quarry(&["evaluate", "relevance", "--model", &best, "--data", &data_s]);
+    let stderr = String::from_utf8_lossy(&plain.stderr);
+    assert_eq!(plain.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no head_config.json, so no trained relevance head"), "{stderr}");
+    std::fs::write(&head_config, kept).unwrap();
+
     // A bad label names the file and the line.
     std::fs::write(&data, rows(2) + "{\"relevance_label\":3,\"subtokenized_input_sequence\":[\"a\"]}\n").unwrap();
     let bad = quarry(&["evaluate", "relevance", "--model", &best, "--data", &data_s]);

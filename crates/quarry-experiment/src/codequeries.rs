@@ -293,12 +293,13 @@ impl Run<'_, '_> {
         let dir = model_dir.join("best");
         let data = data.to_path_buf();
         self.stage(name, |run| {
-            let model = SpanModel::new(run.checkpoint(&dir)?)?;
+            let model = SpanModel::trained(run.checkpoint(&dir)?)?;
             let examples = non_empty(read_span_jsonl(&data)?, &data)?;
             let examples = run.test_sample(examples, |e| (e.query.clone().unwrap_or_default(), is_positive(e)));
             let encoded = run.encode(&examples)?;
             let eval = model.evaluate(&encoded, run.config.batch_size)?;
-            let checks = EvalChecks::of_encoded(&encoded, &eval.predictions, &examples, &[], run.max_len);
+            let unk = model.model.tokenizer.unk_id();
+            let checks = EvalChecks::of_encoded(&encoded, &eval.predictions, &examples, &[], (run.max_len, unk));
             let by =
                 format!("model {}, data {} ({} examples), ideal setting", dir.display(), data.display(), encoded.len());
             Ok(Evaluated::new(&eval.exact_match, &checks, encoded.len(), by))
@@ -311,10 +312,10 @@ impl Run<'_, '_> {
         let relevance_best = relevance_dir.join("best");
         let data = self.data_file("file_ideal", "test");
         self.stage(&name, |run| {
-            let span = SpanModel::new(run.checkpoint(&span_best)?)?;
+            let span = SpanModel::trained(run.checkpoint(&span_best)?)?;
             let subtokenizer = Subtokenizer::load(&span_best)?;
             let selector = if setting == Setting::TwoStep {
-                Some(RelevanceModel::new(run.checkpoint(&relevance_best)?, None)?)
+                Some(RelevanceModel::trained(run.checkpoint(&relevance_best)?)?)
             } else {
                 None
             };
@@ -493,7 +494,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
         let path = run.data_file("twostep", "test");
         let rows = non_empty(read_relevance_jsonl(&path)?, &path)?;
         let rows = run.test_sample(rows, |e| (e.query.clone().unwrap_or_default(), e.relevant));
-        let model = RelevanceModel::new(run.checkpoint(&relevance_best)?, None)?;
+        let model = RelevanceModel::trained(run.checkpoint(&relevance_best)?)?;
         let encoded = encode_relevance(&rows, &run.tokenizer, run.max_len)?;
         let eval = model.evaluate(&encoded, run.config.batch_size)?;
         Ok(RelevanceRow {

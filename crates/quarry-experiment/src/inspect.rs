@@ -32,6 +32,9 @@ pub struct InspectConfig {
     pub out: PathBuf,
     /// The encoder's name in reports and the feature cache.
     pub model: String,
+    /// The encoder's identity in the feature cache (`ModelSource::fingerprint`), so that a
+    /// retrained or replaced model under the same name gets features of its own.
+    pub model_fingerprint: u64,
     /// The tasks, in report order.
     pub tasks: Vec<Task>,
     /// Which released size to read (`TASK_ORIG_{size}.txt`).
@@ -138,7 +141,8 @@ fn probe_task(
 ) -> Result<TaskResult> {
     let probe_error = |e: quarry_probe::ProbeError| ExperimentError::Invalid(format!("{}: {e}", path.display()));
     let (dataset, bytes) = quarry_probe::hub::read_keyed(path).map_err(probe_error)?;
-    let key = CacheKey::new(&config.out, &config.model, task, config.input, config.precision, path, &bytes);
+    let model = (config.model.as_str(), config.model_fingerprint);
+    let key = CacheKey::new(&config.out, model, task, config.input, config.precision, path, &bytes);
     let cache = FeatureCache::new(&key.dir);
     let cached = cache.layers().map(|layers| !layers.is_empty()).unwrap_or(false);
     let mut encoder = if cached { None } else { Some(encoder_for(task).map_err(ExperimentError::Invalid)?) };

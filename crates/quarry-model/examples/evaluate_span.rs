@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let setting: Setting = rest.first().map_or("ideal", String::as_str).parse()?;
     let loaded = load_model(&ModelSource::parse(model)?, None, &Device::Cpu, 0)?;
-    let span = SpanModel::new(loaded)?;
+    let span = SpanModel::trained(loaded)?;
     let options = SpanEvalOptions {
         setting,
         max_len: 512,

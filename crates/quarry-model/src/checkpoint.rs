@@ -87,3 +87,27 @@ pub fn read_head_config(dir: &Path) -> Result<Option<HeadConfig>> {
         .map_err(|e| ModelError::io(&path, e.source))?;
     serde_json::from_str(&text).map(Some).map_err(|e| ModelError::Json { path, message: e.to_string() })
 }
+
+/// Checks that `model` is a checkpoint trained for `task` (a `head_config.json` of that task),
+/// before its head is used to evaluate or predict: a plain encoder or another task's checkpoint
+/// would otherwise answer with a randomly initialised head. `trainer` names the command that
+/// makes one.
+pub fn expect_trained_head(model: &crate::LoadedModel, task: &str, trainer: &str) -> Result<()> {
+    let Some(dir) = &model.dir else {
+        return Err(ModelError::Data(format!(
+            "a model without a checkpoint directory has no trained {task} head; train one with `{trainer}`"
+        )));
+    };
+    match read_head_config(dir)? {
+        Some(head) if head.task() == task => Ok(()),
+        Some(head) => Err(ModelError::Data(format!(
+            "{}: a checkpoint of a {} head, not of a {task} head; train one with `{trainer}`",
+            dir.join(HEAD_CONFIG).display(),
+            head.task()
+        ))),
+        None => Err(ModelError::Data(format!(
+            "{}: no {HEAD_CONFIG}, so no trained {task} head (a plain encoder); train one with `{trainer}`",
+            dir.display()
+        ))),
+    }
+}

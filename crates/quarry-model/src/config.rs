@@ -189,6 +189,15 @@ impl EncoderConfig {
                 return Err(ModelError::Config(format!("{name} must be in [0, 1), got {p}")));
             }
         }
+        // BERT and RoBERTa's relative position embeddings (Shaw et al., Huang et al.) are not
+        // implemented: loading such a checkpoint as absolute would give other vectors silently.
+        if let Some(kind) = self.extra.get("position_embedding_type") {
+            if kind.as_str() != Some("absolute") {
+                return Err(ModelError::Config(format!(
+                    "position_embedding_type {kind} is not supported (only \"absolute\")"
+                )));
+            }
+        }
         if self.layer_norm_eps.is_nan() || self.layer_norm_eps <= 0.0 {
             return Err(ModelError::Config("layer_norm_eps must be positive".into()));
         }
@@ -236,6 +245,11 @@ pub struct ScratchSpec {
     pub heads: usize,
 }
 
+/// The most parameters (12 · layers · width², the transformer layers') a scratch model may
+/// have: 2e9, eight gigabytes in f32, so that a mistyped size is refused rather than allocated
+/// until memory runs out.
+pub const MAX_SCRATCH_PARAMETERS: f64 = 2e9;
+
 impl ScratchSpec {
     /// Parses the part after `scratch:`, e.g. `2x128` or `4x256x4`.
     pub fn parse(body: &str) -> Result<Self> {
@@ -251,6 +265,14 @@ impl ScratchSpec {
                 return Err(bad("every number must be positive".into()));
             }
             nums.push(n);
+        }
+        let params = 12.0 * nums[0] as f64 * (nums[1] as f64).powi(2);
+        if params > MAX_SCRATCH_PARAMETERS {
+            return Err(bad(format!(
+                "{} layers of width {} hold {:.3e} parameters, more than the {MAX_SCRATCH_PARAMETERS:.0e} a \
+                 scratch model may have (BERT-large has 3.0e8)",
+                nums[0], nums[1], params
+            )));
         }
         let heads = nums.get(2).copied().unwrap_or((nums[1] / 64).max(1));
         if !nums[1].is_multiple_of(heads) {
@@ -293,6 +315,11 @@ mod tests {
         assert!(ScratchSpec::parse("2x0").is_err());
         assert!(ScratchSpec::parse("2x100x3").is_err());
         assert!(ScratchSpec::parse("axb").is_err());
+        assert!(ScratchSpec::parse("24x1024").is_ok());
+        for huge in ["1x1000000000", "1000000000x64", "1x65536", "18446744073709551615x64"] {
+            let error = ScratchSpec::parse(huge).unwrap_err().to_string();
+            assert!(error.contains("parameters"), "{huge}: {error}");
+        }
     }
 
     #[test]
@@ -316,5 +343,10 @@ mod tests {
         let mut c = ScratchSpec::parse("1x32").unwrap().config(10, 0);
         c.num_attention_heads = 5;
         assert!(c.validate().is_err());
+        let mut c = ScratchSpec::parse("1x32").unwrap().config(10, 0);
+        c.extra.insert("position_embedding_type".into(), "absolute".into());
+        assert!(c.validate().is_ok());
+        c.extra.insert("position_embedding_type".into(), "relative_key".into());
+        assert!(c.validate().unwrap_err().to_string().contains("relative_key"));
     }
 }

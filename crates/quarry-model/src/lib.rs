@@ -27,6 +27,7 @@ mod error;
 pub mod evaluation;
 mod family_config;
 mod features;
+mod fingerprint;
 pub(crate) mod kernels;
 mod loading;
 pub mod models;
@@ -39,6 +40,7 @@ mod weights;
 
 pub use config::{EncoderConfig, Family, HiddenAct, ScratchSpec};
 pub use error::{ModelError, Result};
+pub use fingerprint::files_fingerprint;
 pub use loading::{load_model, load_model_in, LoadedModel, ModelSource};
 pub use models::answer::selection::{AnswerSelection, Candidate};
 pub use models::answer::{AnswerConfig, AnswerModel, DecodeOptions, EncodedAnswer};

@@ -82,10 +82,7 @@ impl ModelSource {
 /// `~/.cache/huggingface/hub`), downloading it there with hf-hub when it is missing (unless
 /// `HF_HUB_OFFLINE` is set). Without network access the error says how to proceed.
 pub(crate) fn resolve_hub(id: &str) -> Result<PathBuf> {
-    let hub = std::env::var_os("HF_HUB_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub")));
+    let hub = hub_cache();
     let not_found = |why: String| ModelError::ModelSpec { spec: id.to_string(), message: why };
     let hub = hub.ok_or_else(|| not_found("no Hugging Face cache directory (HOME unset)".into()))?;
     if let Some(dir) = cached_snapshot(&hub, id) {
@@ -105,6 +102,20 @@ pub(crate) fn resolve_hub(id: &str) -> Result<PathBuf> {
             repo.display()
         ))
     })
+}
+
+/// The local Hugging Face cache: `$HF_HUB_CACHE`, `$HF_HOME/hub` or
+/// `~/.cache/huggingface/hub`.
+fn hub_cache() -> Option<PathBuf> {
+    std::env::var_os("HF_HUB_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub")))
+}
+
+/// The snapshot of the hub model `id` in the local cache, if it is there.
+pub(crate) fn cached_hub_snapshot(id: &str) -> Option<PathBuf> {
+    cached_snapshot(&hub_cache()?, id)
 }
 
 /// The cached snapshot of `id` under `hub` that holds a `config.json`, if any.
@@ -235,6 +246,7 @@ pub fn load_model_in(
             let tokenizer = Tokenizer::from_path(tokenizer.unwrap_or(dir))?;
             let weights = find_weights(dir)?;
             let tensors = read_tensors(&weights)?;
+            check_layer_count(&config, &weights, tensors.keys())?;
             let mut store = ParamStore::pretrained(weights, tensors, rng, device).in_precision(precision);
             let encoder = Encoder::new(&config, &mut store)?;
             Ok(LoadedModel { config, tokenizer, encoder, store, dir: Some(dir.clone()) })
@@ -242,9 +254,53 @@ pub fn load_model_in(
     }
 }
 
+/// The number of encoder layers the weight `names` hold (`encoder.layer.N.`, `encoder.layers.N.`
+/// or `encoder.block.N.`, as BERT, BART and T5 name them, under any prefix).
+fn encoder_layers_in<'a>(names: impl Iterator<Item = &'a String>) -> usize {
+    names
+        .filter_map(|name| {
+            let (_, rest) = name.split_once("encoder.")?;
+            let rest = ["layer.", "layers.", "block."].iter().find_map(|kind| rest.strip_prefix(kind))?;
+            rest.split('.').next()?.parse::<usize>().ok()
+        })
+        .map(|index| index + 1)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Refuses a checkpoint whose weights hold more encoder layers than its configuration's
+/// `num_hidden_layers`: the rest would be left out without a word.
+fn check_layer_count<'a>(
+    config: &EncoderConfig,
+    weights: &Path,
+    names: impl Iterator<Item = &'a String>,
+) -> Result<()> {
+    let held = encoder_layers_in(names);
+    if held > config.num_hidden_layers {
+        return Err(ModelError::Config(format!(
+            "{} holds {held} encoder layers but config.json's num_hidden_layers is {}; quarry loads \
+             every layer of a checkpoint (set num_hidden_layers to {held})",
+            weights.display(),
+            config.num_hidden_layers
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_the_encoder_layers_of_every_family_s_names() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        let bert = names(&["bert.encoder.layer.5.output.dense.weight", "bert.embeddings.word_embeddings.weight"]);
+        assert_eq!(encoder_layers_in(bert.iter()), 6);
+        let bart = names(&["model.encoder.layers.11.fc1.weight", "model.decoder.layers.13.fc1.weight"]);
+        assert_eq!(encoder_layers_in(bart.iter()), 12);
+        assert_eq!(encoder_layers_in(names(&["encoder.block.2.layer.0.SelfAttention.q.weight"]).iter()), 3);
+        assert_eq!(encoder_layers_in(names(&["classifier.weight"]).iter()), 0);
+    }
 
     #[test]
     fn parses_model_arguments() {

@@ -116,10 +116,11 @@ fn interrupted_runs_resume_byte_identical() {
     assert_eq!((state.epochs_done, state.batches_done), (3, 0));
     assert_eq!(state.history.len(), 3);
 
-    // Killed with checkpoints every 2 steps: after step 5 the run resumes from step 4's
-    // checkpoint and does step 5 again; after step 7 from the end of epoch 2 (step 6).
+    // Killed with checkpoints every 2 steps: after step 3 the run resumes from step 2's
+    // checkpoint, written before any validation (its best loss still infinite); after step 5
+    // from step 4's and does step 5 again; after step 7 from the end of epoch 2 (step 6).
     let out = vocab.join("killed");
-    let killed = run(&data, &vocab, &out, &[Stop::Killed(5), Stop::Killed(7)], Some(2));
+    let killed = run(&data, &vocab, &out, &[Stop::Killed(3), Stop::Killed(5), Stop::Killed(7)], Some(2));
     assert_eq!(killed.2, losses);
     assert!(killed.0 == weights && killed.1 == optimizer, "a killed and resumed run ends elsewhere");
     // Nothing is left half-written beside the checkpoints.

@@ -33,7 +33,7 @@ Commands (from the workspace root, in a venv with `pip install torch transformer
 
   experiment MODEL DATA QUARRY_OUT PY_OUT [--size 1k] [--threads N] [--float64 [--t5-variance-f64]]
       Every task `quarry experiment inspect --out QUARRY_OUT` extracted features for
-      (`QUARRY_OUT/features/NAME/TASK_inspect_HASH/`): transformers' float32 features of MODEL
+      (`QUARRY_OUT/features/NAME/TASK_inspect_HASH_mMODEL/`): transformers' float32 features of MODEL
       on DATA's `datasets_TASK/TASK_ORIG_{size}.txt`, samples read as quarry reads them (a
       line continuing the sample above is not a sample), KTX at position 1, written into the
       same entry under PY_OUT, so `quarry experiment inspect --out PY_OUT` (same --name)

@@ -30,8 +30,9 @@ pub fn file_safe(name: &str) -> String {
 /// identity written into their headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheKey {
-    /// `OUT/features/<model>/<task>_<input rule>_<content hash>/`, with `_<precision>`
-    /// before the hash for features not computed in f32 (`bf16`, `f64`).
+    /// `OUT/features/<model>/<task>_<input rule>_<content hash>_m<model fingerprint>/`,
+    /// with `_<precision>` before the content hash for features not computed in f32
+    /// (`bf16`, `f64`).
     pub dir: PathBuf,
     /// `<file name>#<content hash>`.
     pub dataset_id: String,
@@ -40,10 +41,11 @@ pub struct CacheKey {
 impl CacheKey {
     /// The cache of `model`'s features for `task` on the dataset file `path` holding
     /// `bytes`, its inputs built by `input`, computed in `precision`, under the output folder
-    /// `out`; the content hash (FNV-1a) makes an edited file a new entry.
+    /// `out`; the content hash (FNV-1a) makes an edited file a new entry, and the model's
+    /// `fingerprint` (`ModelSource::fingerprint`) a retrained or replaced model.
     pub fn new(
         out: &Path,
-        model: &str,
+        (model, fingerprint): (&str, u64),
         task: Task,
         input: InputRule,
         precision: Precision,
@@ -53,7 +55,7 @@ impl CacheKey {
         let hash = stable_hash_bytes(bytes);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let computed = if precision == Precision::F32 { String::new() } else { format!("_{precision}") };
-        let entry = format!("{task}_{}{computed}_{hash:016x}", input.name());
+        let entry = format!("{task}_{}{computed}_{hash:016x}_m{fingerprint:016x}", input.name());
         CacheKey {
             dir: out.join("features").join(file_safe(model)).join(entry),
             dataset_id: format!("{name}#{hash:016x}"),

@@ -113,24 +113,29 @@ fn control_labels_depend_only_on_the_type() {
     assert!(only_one.iter().all(|&c| c == 1));
 }
 
-/// Features computed in another precision are another cache entry; f32's entry keeps the
-/// name it always had, so existing caches stay valid.
+/// Features computed in another precision, or by another model (another fingerprint under
+/// the same name), are another cache entry.
 #[test]
-fn the_cache_key_names_a_precision_other_than_f32() {
+fn the_cache_key_names_a_precision_other_than_f32_and_the_model() {
     use quarry_model::Precision;
     use quarry_probe::cache::CacheKey;
     use quarry_probe::input::InputRule;
     use quarry_probe::Task;
-    let key = |p| {
-        CacheKey::new(Path::new("out"), "m/x", Task::Len, InputRule::Inspect, p, Path::new("d/LEN.txt"), b"tr\t1\tx\n")
+    let keyed = |p, fingerprint| {
+        let model = ("m/x", fingerprint);
+        CacheKey::new(Path::new("out"), model, Task::Len, InputRule::Inspect, p, Path::new("d/LEN.txt"), b"tr\t1\tx\n")
     };
+    let key = |p| keyed(p, 7);
     let f32_dir = key(Precision::F32).dir;
     let entry = f32_dir.file_name().unwrap().to_str().unwrap().to_string();
-    assert!(entry.starts_with("LEN_inspect_") && entry.len() == "LEN_inspect_".len() + 16, "{entry}");
+    let expected = "LEN_inspect_".len() + 16 + "_m".len() + 16;
+    assert!(entry.starts_with("LEN_inspect_") && entry.ends_with("_m0000000000000007"), "{entry}");
+    assert_eq!(entry.len(), expected, "{entry}");
     assert_eq!(f32_dir.parent().unwrap(), Path::new("out/features/m_x"));
     let f64_entry = key(Precision::F64).dir.file_name().unwrap().to_str().unwrap().to_string();
     assert_eq!(f64_entry, entry.replace("inspect_", "inspect_f64_"));
     assert_ne!(key(Precision::Bf16).dir, f32_dir);
+    assert_ne!(keyed(Precision::F32, 8).dir, f32_dir, "a retrained model reused the old features");
     assert_eq!(key(Precision::F32).dataset_id, key(Precision::F64).dataset_id);
 }
 

@@ -27,9 +27,10 @@ pub fn time_budget_from_secs(seconds: f64) -> Result<Option<Duration>, String> {
     if seconds == 0.0 {
         return Ok(None);
     }
-    Duration::try_from_secs_f64(seconds)
-        .map(Some)
-        .map_err(|_| format!("the time budget must be a number of seconds of zero or more, not {seconds}"))
+    Duration::try_from_secs_f64(seconds).map(Some).map_err(|_| {
+        let shown = if seconds.abs() < 1e9 { seconds.to_string() } else { format!("{seconds:e}") };
+        format!("the time budget must be a number of seconds of zero or more, not {shown}")
+    })
 }
 
 /// Default limit on the depth of a syntax tree handed to analyses. CPython

@@ -79,6 +79,12 @@ pub fn settings_for(choice: &ConfigChoice, anchor: &Path, overrides: Settings) -
         }
         ConfigChoice::Discover => config::discover(anchor)?,
     };
+    // The file's own settings are checked on their own first, so that an unknown query, a bad
+    // glob or python-version in it is an error naming the file.
+    if let Some(file) = &file {
+        Plan::new(&file.settings, &file.root(), &[Polarity::Positive], None)
+            .map_err(|e| format!("{}: {e}", file.path.display()))?;
+    }
     let root = match &file {
         Some(file) => file.root(),
         None => std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?,
@@ -243,6 +249,28 @@ mod tests {
         let spans: Vec<&str> = reported.findings.iter().map(|f| f.answer_spans[0].span.as_str()).collect();
         assert_eq!(spans, ["import os"]);
         assert_eq!(reported_findings(&[file], &plan, false).findings.len(), 2);
+    }
+
+    #[test]
+    fn what_is_wrong_in_a_configuration_file_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("quarry.toml");
+        for (text, problem) in [
+            ("select = [\"bogus\"]\n", "unknown query `bogus`"),
+            ("exclude = [\"[\"]\n", "["),
+            ("python-version = \"4.0\"\n", "invalid python-version `4.0`"),
+            ("[per-file-ignores]\n\"*.py\" = [\"nope\"]\n", "nope"),
+        ] {
+            std::fs::write(&config, text).unwrap();
+            let error = settings_for(&ConfigChoice::Discover, dir.path(), Settings::default()).unwrap_err();
+            assert!(error.starts_with(&format!("{}: ", config.display())) && error.contains(problem), "{error}");
+        }
+        // An unknown query given on the command line is not the file's.
+        std::fs::write(&config, "").unwrap();
+        let overrides = Settings { select: Some(vec!["bogus".into()]), ..Settings::default() };
+        let (settings, root) = settings_for(&ConfigChoice::Discover, dir.path(), overrides).unwrap();
+        let error = Plan::new(&settings, &root, &[Polarity::Positive], None).err().unwrap();
+        assert!(!error.contains("quarry.toml"), "{error}");
     }
 
     #[test]

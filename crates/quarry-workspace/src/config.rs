@@ -220,7 +220,8 @@ pub fn requires_python(start: &Path) -> Option<String> {
 }
 
 /// The lowest `major.minor` a PEP 440 specifier set such as `>=3.8, <4` or `~=3.9.1` allows
-/// through its lower bounds (`>=`, `>`, `~=`, `==`, `===`); `None` without one.
+/// through its lower bounds (`>=`, `>`, `~=`, `==`, `===`); `None` without one. A bound
+/// outside the Python 2 and 3 that quarry judges code as (`~=4.1`) is passed over.
 fn lowest_allowed(specifiers: &str) -> Option<String> {
     specifiers
         .split(',')
@@ -230,7 +231,7 @@ fn lowest_allowed(specifiers: &str) -> Option<String> {
             let mut parts = version.trim().split('.');
             let major: u8 = parts.next()?.trim().parse().ok()?;
             let minor: u8 = parts.next().and_then(|m| m.trim().parse().ok()).unwrap_or(0);
-            Some((major, minor))
+            (2..=3).contains(&major).then_some((major, minor))
         })
         .min()
         .map(|(major, minor)| format!("{major}.{minor}"))
@@ -289,6 +290,7 @@ mod tests {
         assert_eq!(lowest_allowed(">2.7, !=3.0.*, !=3.1.*").as_deref(), Some("2.7"));
         assert_eq!(lowest_allowed("==3.*").as_deref(), Some("3.0"));
         assert_eq!(lowest_allowed("<4"), None);
+        assert_eq!(lowest_allowed("~=4.1"), None, "a Python quarry does not know is passed over");
         let dir = tempfile::tempdir().unwrap();
         let sub = dir.path().join("pkg");
         std::fs::create_dir_all(&sub).unwrap();

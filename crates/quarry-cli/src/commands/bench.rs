@@ -59,7 +59,7 @@ pub fn run(task: BenchTask) -> i32 {
     match encoder(&args) {
         Ok(()) => 0,
         Err(e) => {
-            crate::commands::output::error(&format!("{e:#}"));
+            crate::commands::output::error(&crate::commands::output::describe(&e));
             EXIT_INPUT_ERROR
         }
     }

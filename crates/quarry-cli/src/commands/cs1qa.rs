@@ -253,7 +253,7 @@ pub fn run(command: Cs1qaCommand) -> i32 {
         // Skipped malformed input still fails the run, after the rest was done.
         Ok(EXIT_OK) if SKIPPED_INPUT.load(Ordering::Relaxed) => EXIT_INPUT_ERROR,
         Ok(code) => code,
-        Err(e) => report_error(&format!("{e:#}")),
+        Err(e) => report_error(&crate::commands::output::describe(&e)),
     }
 }
 

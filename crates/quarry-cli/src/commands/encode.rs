@@ -31,7 +31,7 @@ pub fn run(args: EncodeArgs) -> i32 {
     match encode(args) {
         Ok(()) => 0,
         Err(e) => {
-            crate::commands::output::error(&format!("{e:#}"));
+            crate::commands::output::error(&crate::commands::output::describe(&e));
             super::output::EXIT_INPUT_ERROR
         }
     }
@@ -45,9 +45,23 @@ fn encode(args: EncodeArgs) -> Result<()> {
         .with_context(|| format!("loading model '{}'", args.model))?;
     let max_len = model.config.max_input_len();
     let mut stdout = std::io::stdout().lock();
-    for text in &args.texts {
+    for (i, text) in args.texts.iter().enumerate() {
+        let whole = model.tokenizer.encode(text, None)?.ids.len();
+        if whole > max_len {
+            super::output::warning(&format!(
+                "text {}: {whole} sub-tokens, cut to the model's {max_len}; the vectors stand for its start",
+                i + 1
+            ));
+        }
         let enc = model.tokenizer.encode(text, Some(max_len))?;
         let features = model.encode_summary(&enc.ids)?;
+        if features.iter().flatten().any(|v| !v.is_finite()) {
+            super::output::warning(&format!(
+                "text {}: the model's output holds NaN or infinite values (printed as null); are its weights \
+                 finite?",
+                i + 1
+            ));
+        }
         let layers: Vec<Vec<f32>> =
             if args.all_layers { features } else { features.into_iter().last().into_iter().collect() };
         let value = serde_json::json!({

@@ -90,7 +90,7 @@ pub fn run(task: EvaluateTask) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            crate::commands::output::error(&format!("{e:#}"));
+            crate::commands::output::error(&crate::commands::output::describe(&e));
             EXIT_INPUT_ERROR
         }
     }
@@ -133,7 +133,7 @@ fn evaluate(span_args: SpanEvalArgs) -> Result<i32> {
 
 fn relevance(relevance_args: RelevanceEvalArgs) -> Result<i32> {
     let args = &relevance_args.common;
-    let model = RelevanceModel::new(load_checkpoint(&args.model, &args.run.device)?, None)?;
+    let model = RelevanceModel::trained(load_checkpoint(&args.model, &args.run.device)?)?;
     let eval = evaluate_relevance(&model, &args.data, args.run.max_len, args.run.batch_size, args.limit)?;
     warn(&eval.warnings());
     Ok(with_stdout(|out| match args.format {

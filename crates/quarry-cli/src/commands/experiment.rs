@@ -62,7 +62,7 @@ pub struct Cs1qaArgs {
     #[arg(long, value_delimiter = ',', default_value = "7,42,312")]
     pub seeds: Vec<u64>,
     /// Epochs of the type and line runs.
-    #[arg(long, default_value_t = 10)]
+    #[arg(value_parser = crate::commands::numbers::epochs, long, default_value_t = 10)]
     pub epochs: usize,
     /// Learning rate of the type and line runs.
     #[arg(value_parser = crate::commands::numbers::positive, long = "learning-rate", visible_alias = "lr", default_value_t = 1e-5)]
@@ -74,7 +74,7 @@ pub struct Cs1qaArgs {
     #[arg(value_parser = crate::commands::numbers::length, long, default_value_t = 512)]
     pub max_len: usize,
     /// Epochs of the dense retriever.
-    #[arg(long, default_value_t = 3)]
+    #[arg(value_parser = crate::commands::numbers::epochs, long, default_value_t = 3)]
     pub dense_epochs: usize,
     /// Learning rate of the dense retriever.
     #[arg(value_parser = crate::commands::numbers::positive, long, default_value_t = 2e-5)]
@@ -208,7 +208,7 @@ pub struct InspectArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Maximum epochs of each probe.
-    #[arg(long, default_value_t = 20)]
+    #[arg(value_parser = crate::commands::numbers::epochs, long, default_value_t = 20)]
     pub epochs: usize,
     /// Use an MLP probe with one hidden layer of this width.
     #[arg(value_parser = crate::commands::numbers::length, long)]
@@ -257,7 +257,7 @@ pub struct CodeQueriesArgs {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// Epochs of the relevance classifier.
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::commands::numbers::epochs, long, default_value_t = 1)]
     pub relevance_epochs: usize,
     /// How the span runs' loss weighs the labels: `plain` (the paper's cross-entropy) or
     /// `balanced` (inverse label frequencies, for short schedules).
@@ -298,7 +298,7 @@ pub fn run(task: ExperimentTask) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            crate::commands::output::error(&format!("{e:#}"));
+            crate::commands::output::error(&crate::commands::output::describe(&e));
             1
         }
     }
@@ -442,6 +442,7 @@ fn inspect(args: InspectArgs) -> Result<()> {
         data: args.data.clone(),
         out: args.out.clone(),
         model: args.name.clone().unwrap_or_else(|| args.model.clone()),
+        model_fingerprint: super::probe::model_fingerprint(&args.model, args.tokenizer.as_deref(), args.seed),
         tasks,
         size: args.size.clone(),
         input: args.input,

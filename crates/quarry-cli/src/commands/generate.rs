@@ -100,7 +100,7 @@ pub fn run(task: GenerateTask) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            crate::commands::output::error(&format!("{e:#}"));
+            crate::commands::output::error(&crate::commands::output::describe(&e));
             2
         }
     }

@@ -72,13 +72,13 @@ pub fn load_checkpoint(spec: &str, device: &DeviceArgs) -> Result<LoadedModel> {
 
 /// Loads a span checkpoint.
 pub fn load_span_model(spec: &str, device: &DeviceArgs) -> Result<SpanModel> {
-    Ok(SpanModel::new(load_checkpoint(spec, device)?)?)
+    Ok(SpanModel::trained(load_checkpoint(spec, device)?)?)
 }
 
 /// Loads the relevance classifier named by `spec`, if any.
 pub fn load_selector(spec: Option<&str>, device: &DeviceArgs) -> Result<Option<Box<dyn BlockSelector>>> {
     let Some(spec) = spec else { return Ok(None) };
-    Ok(Some(Box::new(RelevanceModel::new(load_checkpoint(spec, device)?, None)?)))
+    Ok(Some(Box::new(RelevanceModel::trained(load_checkpoint(spec, device)?)?)))
 }
 
 /// How a command runs a model for inference: input length, batch and device.

@@ -35,6 +35,11 @@ pub fn length(text: &str) -> Result<usize, String> {
     count_within(text, 1, 1 << 20)
 }
 
+/// Passes over a training set: 1 to 100,000 (none would train nothing and write no model).
+pub fn epochs(text: &str) -> Result<usize, String> {
+    count_within(text, 1, 100_000)
+}
+
 /// How many items to make or return (examples, questions, hits): 1 to 100,000,000.
 pub fn amount(text: &str) -> Result<usize, String> {
     count_within(text, 1, 100_000_000)
@@ -94,6 +99,7 @@ mod tests {
     fn values_no_run_can_use_are_refused() {
         assert_eq!(jobs("4"), Ok(4));
         assert!(jobs("0").is_err() && jobs("100000").is_err() && jobs("-1").is_err());
+        assert!(epochs("0").is_err() && epochs("1").is_ok());
         assert!(size("x").unwrap_err().contains("not a whole number"));
         assert_eq!(positive("5e-5"), Ok(5e-5));
         for bad in ["NaN", "inf", "-inf", "0", "-1"] {

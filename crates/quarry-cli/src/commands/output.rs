@@ -36,9 +36,30 @@ pub fn error(message: &str) {
     eprintln!("quarry: error: {}", crate::stdio::visible(message));
 }
 
-/// Prints `message` as an input left out of a run that goes on (`quarry: error: ... (skipped)`).
+/// Prints `message` as an input left out of a run that goes on (`quarry: error: ... (skipped)`;
+/// a message that already ends by saying so is not told twice).
 pub fn skipped(message: &str) {
-    eprintln!("quarry: error: {} (skipped)", crate::stdio::visible(message));
+    let told = message.trim_end_matches([')', '.']).ends_with("skipped");
+    let tail = if told { "" } else { " (skipped)" };
+    eprintln!("quarry: error: {}{tail}", crate::stdio::visible(message));
+}
+
+/// `error` and its causes, `: `-separated as `{:#}` writes them, leaving out a cause whose
+/// text the message already holds (an error that names its source in its own message, such
+/// as a file's I/O error, would otherwise repeat it).
+pub fn describe(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 /// Prints `message` as a note (`quarry: note: ...`): nothing is wrong, but the user may act.

@@ -61,7 +61,7 @@ pub struct PredictArgs {
 pub fn run(args: PredictArgs) -> i32 {
     match predict(&args) {
         Ok(code) => code,
-        Err(e) => report_error(&format!("{e:#}")),
+        Err(e) => report_error(&crate::commands::output::describe(&e)),
     }
 }
 
@@ -105,7 +105,7 @@ fn predict(args: &PredictArgs) -> Result<i32> {
                 )?,
                 Err(error) => {
                     failed += 1;
-                    crate::commands::output::skipped(&format!("{error:#}"));
+                    crate::commands::output::skipped(&crate::commands::output::describe(&error));
                 }
             }
         }

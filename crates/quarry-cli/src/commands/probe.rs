@@ -67,7 +67,7 @@ pub struct ProbeArgs {
     #[arg(long)]
     control: bool,
     /// Maximum epochs.
-    #[arg(long, default_value_t = 20)]
+    #[arg(value_parser = crate::commands::numbers::epochs, long, default_value_t = 20)]
     epochs: usize,
     /// Early-stopping patience (epochs).
     #[arg(long, default_value_t = 5)]
@@ -146,6 +146,17 @@ fn encoder_for(args: &ProbeArgs, task: Task) -> Result<Box<dyn LayerFeatures>, S
     choice.encoder_for(task)
 }
 
+/// The identity of the model `spec` (with its `tokenizer`, and the `seed` of a scratch
+/// model) for the feature cache: a retrained or replaced checkpoint is another model.
+pub(crate) fn model_fingerprint(spec: &str, tokenizer: Option<&std::path::Path>, seed: u64) -> u64 {
+    let model = quarry_model::ModelSource::parse(spec)
+        .map_or_else(|_| quarry_stdx::rng::stable_hash(spec), |source| source.fingerprint(seed));
+    match tokenizer {
+        Some(dir) => model ^ quarry_model::files_fingerprint(dir).rotate_left(1),
+        None => model,
+    }
+}
+
 /// Runs `quarry probe`.
 pub fn run(args: ProbeArgs) -> i32 {
     let task: Task = match args.task.parse() {
@@ -167,7 +178,8 @@ pub fn run(args: ProbeArgs) -> i32 {
         eprintln!("{}: {} malformed lines (continued or skipped)", args.data.display(), dataset.malformed.len());
     }
     let name = args.name.clone().unwrap_or_else(|| args.model.clone());
-    let key = CacheKey::new(&args.out, &name, task, args.input, args.device.dtype, &args.data, &bytes);
+    let model = (name.as_str(), model_fingerprint(&args.model, args.tokenizer.as_deref(), args.seed));
+    let key = CacheKey::new(&args.out, model, task, args.input, args.device.dtype, &args.data, &bytes);
     let cache_dir = args.features.clone().unwrap_or(key.dir);
     let cache = FeatureCache::new(&cache_dir);
     let show_progress = std::io::stderr().is_terminal();

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use quarry_model::evaluation::eval_checks::EvalChecks;
 use quarry_model::models::answer::recurrent::RecurrentArch;
 use quarry_model::models::relevance::RELEVANCE_CLASSES;
 use quarry_model::nn::heads::HeadConfig;
@@ -66,7 +67,7 @@ pub fn run(task: TrainTask) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            crate::commands::output::error(&format!("{e:#}"));
+            crate::commands::output::error(&crate::commands::output::describe(&e));
             super::output::EXIT_INPUT_ERROR
         }
     }
@@ -77,9 +78,16 @@ fn train_span(args: SpanArgs) -> Result<()> {
     let (model, setup) = load(common)?;
     let mut model = SpanModel::new(model)?;
     let tok = &model.model.tokenizer;
-    let encode = |path: &PathBuf| {
+    let encode = |path: &PathBuf| -> Result<_> {
         let examples = read_span_jsonl(path)?;
-        encode_examples(&examples, tok, setup.max_len).with_context(|| format!("encoding {}", path.display()))
+        let encoded =
+            encode_examples(&examples, tok, setup.max_len).with_context(|| format!("encoding {}", path.display()))?;
+        // What would make the validation figures mislead, said before training starts.
+        let checks = EvalChecks::of_inputs(&encoded, &examples, setup.max_len, tok.unk_id());
+        for warning in checks.input_warnings() {
+            super::output::warning(&format!("{}: {warning}", path.display()));
+        }
+        Ok(encoded)
     };
     let (train, valid) = (encode(&common.train)?, encode(&common.valid)?);
     let weights = args.label_weights.weights(&train);

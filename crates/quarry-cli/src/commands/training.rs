@@ -73,7 +73,7 @@ pub struct TrainArgs {
 #[derive(Args)]
 pub struct ScheduleArgs {
     /// Passes over the training set (`experiment`: of every span training run).
-    #[arg(long, default_value_t = 3)]
+    #[arg(value_parser = crate::commands::numbers::epochs, long, default_value_t = 3)]
     pub epochs: usize,
     /// Examples per forward pass.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 8)]
@@ -105,6 +105,13 @@ pub fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
             state.epochs_done,
             state.batches_done
         );
+        if let Some(started) = state.started_from.as_ref().filter(|started| **started != args.model) {
+            crate::commands::output::warning(&format!(
+                "the run in {} started from `{started}`: resuming continues it, and --model `{}` is not used",
+                args.out.display(),
+                args.model
+            ));
+        }
         ModelSource::Dir(args.out.join("last"))
     } else {
         model_source(&args.model)?
@@ -140,6 +147,7 @@ pub fn run_training<'a, M: Trainable>(
         resume: setup.resuming,
         checkpoint_every: args.checkpoint_every,
         stop_after_steps: None,
+        started_from: Some(args.model.clone()),
     };
     if setup.resuming {
         if let Some(state) = read_state(&args.out)? {

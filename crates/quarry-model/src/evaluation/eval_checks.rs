@@ -27,7 +27,16 @@ pub struct EvalChecks {
     pub spans_cut: usize,
     /// The input length the examples were truncated to, when they were.
     pub max_len: Option<usize>,
+    /// Sub-tokens of the evaluated inputs, and how many of them the vocabulary does not hold
+    /// (read as its unknown token); zero when not counted.
+    pub subtokens: usize,
+    /// See `subtokens`.
+    pub unknown_subtokens: usize,
 }
+
+/// The share of unknown sub-tokens over which the inputs are called suspect: a dataset built
+/// with another model's tokenizer. Code through BERT's own WordPiece stays well under 1%.
+pub const UNKNOWN_SHARE_WARNING: f64 = 0.05;
 
 fn span_count(spans: &Spans) -> usize {
     spans.answers.len() + spans.facts.len()
@@ -66,16 +75,20 @@ impl EvalChecks {
     }
 
     /// The checks of an ideal-setting evaluation: `encoded` examples (truncated to
-    /// `max_len`) with their `predictions`, `full` the same examples before truncation, and
-    /// `declared` the data's `example_type == 1` per example when it says (empty: unknown).
+    /// `max_len`, unknown sub-tokens read as `unk_id`) with their `predictions`, `full` the
+    /// same examples before truncation, and `declared` the data's `example_type == 1` per
+    /// example when it says (empty: unknown).
     pub fn of_encoded(
         encoded: &[EncodedExample],
         predictions: &[Vec<Label>],
         full: &[SpanExample],
         declared: &[Option<bool>],
-        max_len: usize,
+        (max_len, unk_id): (usize, Option<u32>),
     ) -> EvalChecks {
         let mut checks = EvalChecks { max_len: Some(max_len), ..EvalChecks::default() };
+        checks.subtokens = encoded.iter().map(|e| e.ids.len()).sum();
+        checks.unknown_subtokens =
+            unk_id.map_or(0, |unk| encoded.iter().flat_map(|e| &e.ids).filter(|id| **id == unk).count());
         for (i, ((e, whole), pred)) in encoded.iter().zip(full).zip(predictions).enumerate() {
             let (p, g) = aligned(pred, &e.labels);
             let full_gold: Vec<Label> = whole.labels.iter().flatten().copied().collect();
@@ -86,7 +99,51 @@ impl EvalChecks {
         checks
     }
 
-    /// The warnings for `em`, the exact match of the same examples, one sentence each.
+    /// The checks of training or validation inputs before any model runs on them: their gold
+    /// labels stand in for predictions (see [`Self::input_warnings`]).
+    pub fn of_inputs(
+        encoded: &[EncodedExample],
+        full: &[SpanExample],
+        max_len: usize,
+        unk_id: Option<u32>,
+    ) -> EvalChecks {
+        let gold: Vec<Vec<Label>> =
+            encoded.iter().map(|e| e.labels.iter().map(|l| l.unwrap_or(Label::O)).collect()).collect();
+        let declared: Vec<Option<bool>> = full.iter().map(|e| Some(e.labels.contains(&Some(Label::B)))).collect();
+        EvalChecks::of_encoded(encoded, &gold, full, &declared, (max_len, unk_id))
+    }
+
+    /// The warnings about the inputs themselves, one sentence each: gold spans and positives
+    /// lost to truncation, and sub-tokens the vocabulary does not hold.
+    pub fn input_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let length = self.max_len.map_or(String::new(), |n| format!(" to {n} sub-tokens"));
+        if self.positives_without_answers > 0 {
+            out.push(format!(
+                "{} positive example(s) lost every answer span to truncation{length}: they are scored as \
+                 negatives, and predicting nothing matches them",
+                self.positives_without_answers
+            ));
+        }
+        if self.spans_cut > 0 {
+            out.push(format!("{} gold span(s) were lost to truncation{length}", self.spans_cut));
+        }
+        let share = self.unknown_subtokens as f64 / self.subtokens.max(1) as f64;
+        if share > UNKNOWN_SHARE_WARNING {
+            out.push(format!(
+                "{:.1}% of the sub-tokens ({} of {}) are not in the model's vocabulary and read as its \
+                 unknown token: was the dataset built with this model's tokenizer (`quarry dataset \
+                 codequeries --tokenizer`)?",
+                100.0 * share,
+                self.unknown_subtokens,
+                self.subtokens
+            ));
+        }
+        out
+    }
+
+    /// The warnings for `em`, the exact match of the same examples, one sentence each: those
+    /// of the predictions, then [`Self::input_warnings`].
     pub fn warnings(&self, em: &ExactMatch) -> Vec<String> {
         let mut out = Vec::new();
         let baseline = percent_text(self.baseline.all.exact, self.baseline.all.total);
@@ -104,17 +161,7 @@ impl EvalChecks {
                 self.examples
             ));
         }
-        let length = self.max_len.map_or(String::new(), |n| format!(" to {n} sub-tokens"));
-        if self.positives_without_answers > 0 {
-            out.push(format!(
-                "{} positive example(s) lost every answer span to truncation{length}: they are scored as \
-                 negatives, and predicting nothing matches them",
-                self.positives_without_answers
-            ));
-        }
-        if self.spans_cut > 0 {
-            out.push(format!("{} gold span(s) were lost to truncation{length}", self.spans_cut));
-        }
+        out.extend(self.input_warnings());
         out
     }
 }

@@ -125,7 +125,8 @@ pub fn evaluate_span(
             .map_err(|e| ModelError::Data(format!("encoding {}: {e}", data.display())))?;
         let eval = model.evaluate(&enc, options.batch_size)?;
         let declared: Vec<Option<bool>> = refs.iter().map(|(_, t)| t.map(|t| t == 1)).collect();
-        let checks = EvalChecks::of_encoded(&enc, &eval.predictions, &examples, &declared, max_len);
+        let unk = model.model.tokenizer.unk_id();
+        let checks = EvalChecks::of_encoded(&enc, &eval.predictions, &examples, &declared, (max_len, unk));
         if let Some(path) = options.predictions {
             let refs: Vec<ExampleRef> = refs.into_iter().map(|(r, _)| r).collect();
             write_predictions(path, &enc, &eval.predictions, &refs)?;

@@ -141,6 +141,14 @@ impl RelevanceModel {
         Ok(RelevanceModel { model, head, class_weights, dropout })
     }
 
+    /// The relevance model of a checkpoint trained by `quarry train relevance`, for evaluation
+    /// and prediction; any other checkpoint is an error
+    /// ([`crate::checkpoint::expect_trained_head`]).
+    pub fn trained(model: LoadedModel) -> Result<Self> {
+        crate::checkpoint::expect_trained_head(&model, "relevance", "quarry train relevance")?;
+        RelevanceModel::new(model, None)
+    }
+
     /// The loss's class weights, if any.
     pub fn class_weights(&self) -> Option<&[f32]> {
         self.class_weights.as_deref()

@@ -51,6 +51,13 @@ impl SpanModel {
         Ok(span)
     }
 
+    /// The span model of a checkpoint trained by `quarry train span`, for evaluation and
+    /// prediction; any other checkpoint is an error ([`crate::checkpoint::expect_trained_head`]).
+    pub fn trained(model: LoadedModel) -> Result<Self> {
+        crate::checkpoint::expect_trained_head(&model, "span", "quarry train span")?;
+        SpanModel::new(model)
+    }
+
     /// Weights the training loss per label (in [`Label::ALL`]'s order; `None`: the paper's
     /// plain cross-entropy). The weighted loss's minimum scales each label's odds by its
     /// weight, so evaluation and prediction divide the weights back out (logit adjustment,

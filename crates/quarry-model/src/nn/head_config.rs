@@ -52,6 +52,21 @@ pub enum HeadConfig {
     RecurrentAnswer,
 }
 
+impl HeadConfig {
+    /// The `task` name `head_config.json` stores for this head (`span`, `relevance`, ...).
+    pub fn task(&self) -> &'static str {
+        match self {
+            HeadConfig::Span { .. } => "span",
+            HeadConfig::Relevance { .. } => "relevance",
+            HeadConfig::QuestionType { .. } => "question_type",
+            HeadConfig::LineSelection => "line_selection",
+            HeadConfig::DualEncoder { .. } => "dual_encoder",
+            HeadConfig::Answer(_) => "answer",
+            HeadConfig::RecurrentAnswer => "recurrent_answer",
+        }
+    }
+}
+
 /// Default decoder depth, as in `run.py`.
 pub const DEFAULT_DECODER_LAYERS: usize = 6;
 /// Default feed-forward size: `nn.TransformerDecoderLayer`'s default, which `run.py` keeps.

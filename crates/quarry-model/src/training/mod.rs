@@ -3,5 +3,6 @@
 //! encodes and batches ([`data`]).
 
 pub mod data;
+mod json_float;
 pub mod optim;
 pub mod train;

@@ -78,6 +78,9 @@ pub struct TrainConfig {
     /// run were interrupted there: the schedule stays planned for all `epochs`, and a resumed
     /// run ends exactly where an uninterrupted one does.
     pub stop_after_steps: Option<usize>,
+    /// The model the run starts from, as the user named it, kept in the training state so
+    /// that a resumed run can say which model it continues.
+    pub started_from: Option<String>,
 }
 
 impl Default for TrainConfig {
@@ -94,6 +97,7 @@ impl Default for TrainConfig {
             resume: false,
             checkpoint_every: None,
             stop_after_steps: None,
+            started_from: None,
         }
     }
 }
@@ -104,8 +108,10 @@ pub struct EpochLog {
     /// 1-based epoch number.
     pub epoch: usize,
     /// Mean training loss.
+    #[serde(with = "super::json_float")]
     pub loss: f64,
     /// Mean validation loss.
+    #[serde(with = "super::json_float")]
     pub valid_loss: f64,
     /// The headline validation metric, a key of `metrics`. Missing in states written before
     /// there were several tasks, which were all span training: then `exact_match`.
@@ -177,7 +183,8 @@ pub enum TrainEvent {
 pub struct TrainerState {
     /// Epochs completed.
     pub epochs_done: usize,
-    /// Lowest validation loss so far.
+    /// Lowest validation loss so far (infinite before the first validation).
+    #[serde(with = "super::json_float")]
     pub best_valid_loss: f64,
     /// Per-epoch logs so far.
     pub history: Vec<EpochLog>,
@@ -186,7 +193,7 @@ pub struct TrainerState {
     #[serde(default)]
     pub batches_done: usize,
     /// Sum of the losses of those passes, for the epoch's mean.
-    #[serde(default)]
+    #[serde(default, with = "super::json_float")]
     pub epoch_loss_sum: f64,
     /// Optimizer updates of the whole run planned when training started (0: unknown).
     #[serde(default)]
@@ -194,6 +201,9 @@ pub struct TrainerState {
     /// The dropout generator's state when the state was written.
     #[serde(default)]
     pub rng_state: Option<[u64; 4]>,
+    /// The model the run started from ([`TrainConfig::started_from`]), if it was said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_from: Option<String>,
 }
 
 const STATE_FILE: &str = "trainer_state.json";
@@ -268,10 +278,14 @@ pub fn fit<M: Trainable + ?Sized>(
     if train.is_empty() || valid.is_empty() {
         return Err(ModelError::Data("training and validation sets must not be empty".into()));
     }
-    if config.batch_size == 0 || config.grad_accum == 0 || config.checkpoint_every == Some(0) {
+    if config.epochs == 0 || config.batch_size == 0 || config.grad_accum == 0 || config.checkpoint_every == Some(0) {
         return Err(ModelError::Data(
-            "batch size, gradient accumulation and checkpoint interval must be positive".into(),
+            "epochs, batch size, gradient accumulation and checkpoint interval must be positive".into(),
         ));
+    }
+    // An output folder that cannot be made fails now, not after the first epoch.
+    if let Some(out) = &config.out_dir {
+        std::fs::create_dir_all(out).map_err(|e| ModelError::io(out, e))?;
     }
     let store = model.store();
     let rng = store.rng();
@@ -291,6 +305,7 @@ pub fn fit<M: Trainable + ?Sized>(
         epoch_loss_sum: 0.0,
         total_steps,
         rng_state: None,
+        started_from: config.started_from.clone(),
     };
     if config.resume {
         let out =

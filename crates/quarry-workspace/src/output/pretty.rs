@@ -46,13 +46,8 @@ pub fn write(out: &mut dyn Write, file: &TriagedFile, max_findings: usize, palet
     if reported.is_empty() {
         return Ok(());
     }
-    let lines: Vec<Line<'_>> = file
-        .report
-        .text
-        .split_inclusive(['\n'])
-        .map(|l| l.trim_end_matches(['\n', '\r']))
-        .map(|text| Line { text, ascii: text.is_ascii() })
-        .collect();
+    let lines: Vec<Line<'_>> =
+        source_lines(&file.report.text).into_iter().map(|text| Line { text, ascii: text.is_ascii() }).collect();
     for finding in reported.iter().take(max_findings) {
         write_finding(out, &lines, finding, palette)?;
     }
@@ -65,6 +60,32 @@ pub fn write(out: &mut dyn Write, file: &TriagedFile, max_findings: usize, palet
         )?;
     }
     Ok(())
+}
+
+/// The lines of `text` without their ends, numbered as spans number them: `\n`, `\r\n` and
+/// a lone `\r` (old Mac files) each end a line.
+fn source_lines(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let (mut lines, mut start, mut at) = (Vec::new(), 0, 0);
+    while at < bytes.len() {
+        let end_len = match bytes[at] {
+            b'\n' => 1,
+            b'\r' if bytes.get(at + 1) == Some(&b'\n') => 2,
+            b'\r' => 1,
+            _ => 0,
+        };
+        if end_len == 0 {
+            at += 1;
+            continue;
+        }
+        lines.push(&text[start..at]);
+        at += end_len;
+        start = at;
+    }
+    if start < bytes.len() {
+        lines.push(&text[start..]);
+    }
+    lines
 }
 
 /// Writes one unused suppression as a warning.
@@ -186,6 +207,14 @@ fn byte_of_char(text: &str, index: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_end_as_spans_count_them() {
+        assert_eq!(source_lines("a\rb\r\nc\nd"), ["a", "b", "c", "d"]);
+        assert_eq!(source_lines("import os\rdef f():\r    x = 1\r"), ["import os", "def f():", "    x = 1"]);
+        assert_eq!(source_lines("é\n\n"), ["é", ""]);
+        assert!(source_lines("").is_empty());
+    }
 
     #[test]
     fn short_lines_are_shown_whole() {
