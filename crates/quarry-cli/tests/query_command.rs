@@ -162,5 +162,13 @@ fn special_files_in_a_directory_are_reported_and_skipped() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("zero.py: not a regular file (character device), skipped"), "{stderr}");
+    assert!(!stderr.contains("skipped (skipped)"), "{stderr}");
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+    // The summary counts them among the skipped files, as the closing error does.
+    std::os::unix::fs::symlink("loop_b.py", dir.join("loop_a.py")).unwrap();
+    std::os::unix::fs::symlink("loop_a.py", dir.join("loop_b.py")).unwrap();
+    let out = quarry(&["query", dir.to_str().unwrap(), "--color", "never", "--time-budget", "10"]);
+    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert!(stdout.contains("in 4 files (3 skipped)"), "{stdout}");
+    assert!(stderr.contains("3 file(s) could not be analysed"), "{stderr}");
 }

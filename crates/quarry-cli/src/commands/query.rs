@@ -214,8 +214,10 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     let mut failed = 0usize;
     let force_exclude = plan.force_exclude;
     let input = if stdin {
-        let bytes = quarry_stdx::read::read_stdin(plan.load.max_file_bytes)
-            .map_err(|e| format!("cannot read standard input: {e} (--max-file-bytes)"))?;
+        let bytes = quarry_stdx::read::read_stdin(plan.load.max_file_bytes).map_err(|e| {
+            let hint = if e.source.kind() == std::io::ErrorKind::InvalidData { " (--max-file-bytes)" } else { "" };
+            format!("cannot read standard input: {}{hint}", e.source)
+        })?;
         let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
         if force_exclude && args.stdin_filename.is_some() && plan.exclude.matches_within_root(&name) {
             Input::Files(Vec::new())
@@ -260,6 +262,8 @@ fn run_inner(args: &QueryArgs, started: Instant) -> Result<i32, String> {
     };
     let progress = progress_bar(total as u64, args.quiet);
     let mut tally = Tally::default();
+    // Paths the walk could not read (loops, devices) count among the skipped files.
+    (0..failed).for_each(|_| tally.add_failed());
     let mut collected = Collected::default();
     let options = PrintOptions {
         format: args.format,

@@ -114,6 +114,14 @@ pub fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
         }
         ModelSource::Dir(args.out.join("last"))
     } else {
+        if let Some(done) = read_state(&args.out).ok().flatten().filter(|_| !args.resume) {
+            crate::commands::output::warning(&format!(
+                "{} holds a resumable run ({} epoch(s) done); this one starts over and replaces it \
+                 (--resume continues it)",
+                args.out.display(),
+                done.epochs_done
+            ));
+        }
         model_source(&args.model)?
     };
     let model = args
