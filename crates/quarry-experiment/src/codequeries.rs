@@ -21,6 +21,7 @@ use quarry_data::codequeries::Example;
 use quarry_data::records::read_numbered;
 use quarry_model::evaluation::eval_checks::EvalChecks;
 use quarry_model::evaluation::file_level::{Runner, Setting};
+use quarry_model::evaluation::span_eval::declared_positives;
 use quarry_model::evaluation::spans::{Breakdown, ExactMatch};
 use quarry_model::models::relevance::RELEVANCE_CLASSES;
 use quarry_model::training::data::{
@@ -95,6 +96,43 @@ pub struct Config {
 }
 
 impl Config {
+    /// The run's settings in sentences for its report, each beside the paper's where they
+    /// differ from it, so that no figure is read without them.
+    pub fn settings(&self) -> String {
+        let per_query = |limit: Option<usize>, what: &str| {
+            limit.map_or(format!("all {what} examples"), |n| {
+                format!("at most {n} positive and {n} negative {what} examples per query (paper: all)")
+            })
+        };
+        let weights = match self.label_weights {
+            LabelWeighting::Plain => "plain cross-entropy, as the paper".to_string(),
+            other => format!("{} label weights (paper: plain cross-entropy)", other.name()),
+        };
+        let budgets: Vec<String> = self.budgets.iter().map(usize::to_string).collect();
+        format!(
+            "Settings: inputs of at most {} sub-tokens (paper: 1,024 for CuBERT-1K); {} epoch(s) per span run, \
+             {} for the relevance classifier; batch {}, peak learning rate {:e}, {} warm-up step(s); {weights}; \
+             {}; {}; files split {}/{}/{} by a hash of their path; budgets {} per query, {} run(s) each; seed {}; \
+             on the {}, in {}.",
+            self.max_len,
+            self.epochs,
+            self.relevance_epochs,
+            self.batch_size,
+            self.lr,
+            self.warmup_steps,
+            per_query(self.train_limit, "training"),
+            per_query(self.test_limit, "test"),
+            self.ratios.train,
+            self.ratios.valid,
+            self.ratios.test,
+            budgets.join("/"),
+            self.budget_repeats,
+            self.seed,
+            if self.device.is_cuda() { "GPU" } else { "CPU" },
+            self.precision,
+        )
+    }
+
     /// The paper's protocol for `corpus`, `model` and `out`, sized for a CPU: 3 epochs,
     /// batch 8, learning rate 5e-5, budgets 512/256/128/64 once each.
     pub fn new(corpus: PathBuf, model: String, out: PathBuf) -> Self {
@@ -295,11 +333,17 @@ impl Run<'_, '_> {
         self.stage(name, |run| {
             let model = SpanModel::trained(run.checkpoint(&dir)?)?;
             let examples = non_empty(read_span_jsonl(&data)?, &data)?;
-            let examples = run.test_sample(examples, |e| (e.query.clone().unwrap_or_default(), is_positive(e)));
+            let declared = declared_positives(&data)?;
+            if declared.len() != examples.len() {
+                return Err(ExperimentError::Invalid(format!("{}: examples changed while reading", data.display())));
+            }
+            let items: Vec<_> = examples.into_iter().zip(declared).collect();
+            let items = run.test_sample(items, |(e, _)| (e.query.clone().unwrap_or_default(), is_positive(e)));
+            let (examples, declared): (Vec<_>, Vec<_>) = items.into_iter().unzip();
             let encoded = run.encode(&examples)?;
             let eval = model.evaluate(&encoded, run.config.batch_size)?;
             let unk = model.model.tokenizer.unk_id();
-            let checks = EvalChecks::of_encoded(&encoded, &eval.predictions, &examples, &[], (run.max_len, unk));
+            let checks = EvalChecks::of_encoded(&encoded, &eval.predictions, &examples, &declared, (run.max_len, unk));
             let by =
                 format!("model {}, data {} ({} examples), ideal setting", dir.display(), data.display(), encoded.len());
             Ok(Evaluated::new(&eval.exact_match, &checks, encoded.len(), by))
@@ -499,9 +543,9 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
         let eval = model.evaluate(&encoded, run.config.batch_size)?;
         Ok(RelevanceRow {
             accuracy: eval.accuracy,
-            precision: eval.precision,
-            recall: eval.recall,
-            f1: eval.f1,
+            precision: eval.precision_if_defined(),
+            recall: eval.recall_if_defined(),
+            f1: eval.f1_if_defined(),
             examples: encoded.len(),
             predict_nothing_accuracy: (eval.confusion.true_negatives + eval.confusion.false_positives) as f64
                 / eval.confusion.total().max(1) as f64,
@@ -529,6 +573,7 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
     let report = Report {
         model: config.model.clone(),
         corpus: config.corpus.display().to_string(),
+        settings: config.settings(),
         written,
         table2: vec![ideal.row("span model, ideal setting")],
         table3: {

@@ -35,9 +35,10 @@ pub fn render_html(r: &Report) -> String {
          <h1>CodeQueries experiment</h1>\n<p>Encoder <code>{}</code>, corpus <code>{}</code>. Exact match in \
          percent (matched/examples); every row's note names the checkpoint, data and setting that produced it. \
          The paper's values are for its CuBERT-1K model on the full dataset, for reference only.</p>\n\
-         <p class=\"note\">Dataset examples written: {}</p>\n",
+         <p class=\"note\">{}</p>\n<p class=\"note\">Dataset examples written: {}</p>\n",
         encode_text(&r.model),
         encode_text(&r.corpus),
+        encode_text(&r.settings),
         encode_text(&r.written.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
     );
     let by_setting: Vec<(&str, &Row)> = [("2", &r.table2), ("3", &r.table3)]

@@ -62,6 +62,13 @@ pub struct TaskResult {
     pub majority: f64,
     /// Test accuracy per layer, in layer order.
     pub accuracy: Vec<(usize, f64)>,
+    /// Validation accuracy per layer, in layer order: it picks the best layer, so that the
+    /// test split only reports (absent in records written before it was kept).
+    #[serde(default)]
+    pub valid_accuracy: Vec<(usize, f64)>,
+    /// Samples of the test split the accuracies are measured on (0 in older records).
+    #[serde(default)]
+    pub test_samples: usize,
 }
 
 /// Everything the experiment measured.
@@ -71,10 +78,25 @@ pub struct InspectReport {
     pub model: String,
     /// `linear` or `mlp`.
     pub probe: String,
+    /// The probes' training settings, as the report states them.
+    #[serde(default)]
+    pub settings: String,
     /// Every probed task.
     pub tasks: Vec<TaskResult>,
     /// Tasks left out, with why.
     pub missing: Vec<String>,
+}
+
+/// The probes' training settings in a phrase, for the report.
+fn probe_settings(train: &quarry_probe::train::TrainConfig) -> String {
+    let grid: Vec<String> = train.l2_grid.iter().map(|c| format!("{c:e}")).collect();
+    let hidden = train.hidden.map_or(String::new(), |h| format!("hidden layer of {h}, "));
+    format!(
+        "{hidden}at most {} epochs with early stopping on validation, L2 from {{{}}} chosen on validation, seed {}",
+        train.epochs,
+        grid.join(", "),
+        train.seed
+    )
 }
 
 /// The dataset of `task` under `data`: `datasets_TASK/TASK_ORIG_{size}.txt` (INSPECT's
@@ -94,8 +116,14 @@ pub fn run(
 ) -> Result<InspectReport> {
     let stages = Stages::new(&config.out);
     let probe = if config.options.train.hidden.is_some() { "mlp" } else { "linear" };
-    let mut report =
-        InspectReport { model: config.model.clone(), probe: probe.into(), tasks: Vec::new(), missing: Vec::new() };
+    let settings = probe_settings(&config.options.train);
+    let mut report = InspectReport {
+        model: config.model.clone(),
+        probe: probe.into(),
+        settings,
+        tasks: Vec::new(),
+        missing: Vec::new(),
+    };
     for &task in &config.tasks {
         let stage = format!("probe-{task}");
         if let Some(done) = stages.done::<TaskResult>(&stage) {
@@ -165,6 +193,8 @@ fn probe_task(
         random: experiment.random_baseline,
         majority: experiment.majority_baseline,
         accuracy: experiment.layers.iter().map(|l| (l.layer, l.accuracy)).collect(),
+        valid_accuracy: experiment.layers.iter().map(|l| (l.layer, l.valid_accuracy)).collect(),
+        test_samples: experiment.layers.first().map_or(0, |l| l.confusion.counts.iter().flatten().sum()),
     };
     Ok(done)
 }
@@ -173,9 +203,21 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
     Ok(quarry_stdx::atomic::write_atomically(path, text.as_bytes())?)
 }
 
-/// The best layer of a task and its accuracy.
+/// The best layer of a task and its test accuracy: the layer of the highest validation
+/// accuracy (the earliest of equals), as the paper makes every choice on validation data and
+/// reports test accuracy. A record without validation accuracies has no best layer.
 fn best(task: &TaskResult) -> Option<(usize, f64)> {
-    task.accuracy.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))
+    let (layer, _) = task.valid_accuracy.iter().copied().reduce(|a, b| if b.1 > a.1 { b } else { a })?;
+    task.accuracy.iter().copied().find(|(l, _)| *l == layer)
+}
+
+/// The test split's size as shown: `–` when the record does not say.
+fn test_size(task: &TaskResult) -> String {
+    if task.test_samples == 0 {
+        "–".into()
+    } else {
+        task.test_samples.to_string()
+    }
 }
 
 /// The report as Markdown: per task its data, floors, best layer and every layer's accuracy.
@@ -185,26 +227,29 @@ pub fn render_markdown(r: &InspectReport) -> String {
     let _ = writeln!(out, "# INSPECT probing experiment\n");
     let _ = writeln!(
         out,
-        "Encoder `{}`, {} probe per layer; test accuracy in percent. INSPECT's paper probes other models \
-         (BERT, CodeBERT, GraphCodeBERT, CodeT5, ...), so its figures are not comparable row for row; the floors \
-         are chance and the majority class of each test split.\n",
-        r.model, r.probe
+        "Encoder `{}`, {} probe per layer ({}); test accuracy in percent on the test split of each task \
+         (`Test n` samples: one sample moves a figure by 100/n points). The best layer is the one of the highest \
+         validation accuracy, with its test accuracy. INSPECT's paper probes other models (BERT, CodeBERT, \
+         GraphCodeBERT, CodeT5, ...), so its figures are not comparable row for row; the floors are chance and the \
+         majority class of each test split.\n",
+        r.model, r.probe, r.settings
     );
     let header: Vec<String> = (0..layers).map(|l| format!("L{l}")).collect();
-    let _ = writeln!(out, "| Task | Data | Samples | Random | Majority | Best layer | {} |", header.join(" | "));
-    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|{}", "---:|".repeat(layers));
+    let _ =
+        writeln!(out, "| Task | Data | Samples | Test n | Random | Majority | Best layer | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|{}", "---:|".repeat(layers));
     for t in &r.tasks {
-        let (best_layer, best_accuracy) = best(t).unwrap_or((0, f64::NAN));
+        let best = best(t).map_or("–".to_string(), |(layer, a)| format!("{layer} ({:.1})", 100.0 * a));
         let cells: Vec<String> = t.accuracy.iter().map(|(_, a)| format!("{:.1}", 100.0 * a)).collect();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {:.1} | {:.1} | {best_layer} ({:.1}) | {} |",
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {best} | {} |",
             t.task,
             t.data,
             t.samples,
+            test_size(t),
             100.0 * t.random,
             100.0 * t.majority,
-            100.0 * best_accuracy,
             cells.join(" | ")
         );
     }
@@ -222,11 +267,13 @@ pub fn render_html(r: &InspectReport, heatmap_svg: &str) -> String {
         out,
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>INSPECT probing experiment</title>\n\
          <style>{}</style>\n</head>\n<body>\n<h1>INSPECT probing experiment</h1>\n<p>Encoder <code>{}</code>, {} probe \
-         per layer; test accuracy in percent. The paper probes other models, so its figures are not comparable row \
-         for row; the floors are chance and each test split's majority class.</p>\n",
+         per layer ({}); test accuracy in percent on each task's test split (<em>Test n</em> samples). The best layer \
+         is the one of the highest validation accuracy, with its test accuracy. The paper probes other models, so its \
+         figures are not comparable row for row; the floors are chance and each test split's majority class.</p>\n",
         crate::html::STYLE,
         encode_text(&r.model),
-        encode_text(&r.probe)
+        encode_text(&r.probe),
+        encode_text(&r.settings)
     );
     let _ = write!(out, "<h2>Accuracy by layer and task</h2>\n<figure>{heatmap_svg}</figure>\n");
     let _ = write!(
@@ -235,19 +282,19 @@ pub fn render_html(r: &InspectReport, heatmap_svg: &str) -> String {
          task's majority floor.</figcaption></figure>\n",
         curves(r)
     );
-    out.push_str("<h2>Tasks</h2>\n<table>\n<tr><th>Task</th><th>Data</th><th>Samples</th><th>Random</th><th>Majority</th><th>Best layer</th></tr>\n");
+    out.push_str("<h2>Tasks</h2>\n<table>\n<tr><th>Task</th><th>Data</th><th>Samples</th><th>Test n</th><th>Random</th><th>Majority</th><th>Best layer</th></tr>\n");
     for t in &r.tasks {
-        let (layer, accuracy) = best(t).unwrap_or((0, f64::NAN));
+        let best = best(t).map_or("–".to_string(), |(layer, a)| format!("{layer} ({:.1})", 100.0 * a));
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}</td><td class=\"n\">{:.1}</td>\
-             <td class=\"n\">{layer} ({:.1})</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}</td>\
+             <td class=\"n\">{:.1}</td><td class=\"n\">{best}</td></tr>",
             encode_text(&t.task),
             encode_text(&t.data),
             t.samples,
+            test_size(t),
             100.0 * t.random,
             100.0 * t.majority,
-            100.0 * accuracy
         );
     }
     out.push_str("</table>\n");
@@ -280,4 +327,42 @@ fn curves(r: &InspectReport) -> String {
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(accuracy: &[f64], valid: &[f64]) -> TaskResult {
+        TaskResult {
+            task: "LEN".into(),
+            data: "d".into(),
+            samples: 100,
+            random: 0.2,
+            majority: 0.2,
+            accuracy: accuracy.iter().copied().enumerate().collect(),
+            valid_accuracy: valid.iter().copied().enumerate().collect(),
+            test_samples: 20,
+        }
+    }
+
+    #[test]
+    fn the_best_layer_is_chosen_on_validation_and_reported_on_test() {
+        // Layer 2 tests best, but layer 1 validates best: layer 1 and its test accuracy.
+        assert_eq!(best(&task(&[0.2, 0.6, 0.9], &[0.2, 0.7, 0.5])), Some((1, 0.6)));
+        // Equal validation accuracies: the earliest layer.
+        assert_eq!(best(&task(&[0.5, 0.4, 0.45], &[0.5, 0.5, 0.5])), Some((0, 0.5)));
+        // A record without validation accuracies names no best layer.
+        assert_eq!(best(&task(&[0.5, 0.9], &[])), None);
+        let report = InspectReport {
+            model: "m".into(),
+            probe: "linear".into(),
+            settings: probe_settings(&quarry_probe::train::TrainConfig::default()),
+            tasks: vec![task(&[0.2, 0.6, 0.9], &[0.2, 0.7, 0.5])],
+            missing: Vec::new(),
+        };
+        let markdown = render_markdown(&report);
+        assert!(markdown.contains("| LEN | d | 100 | 20 | 20.0 | 20.0 | 1 (60.0) |"), "{markdown}");
+        assert!(markdown.contains("early stopping on validation"), "{markdown}");
+    }
 }

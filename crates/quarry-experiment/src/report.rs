@@ -101,12 +101,12 @@ impl Row {
 pub struct RelevanceRow {
     /// Accuracy.
     pub accuracy: f64,
-    /// Precision of the relevant class.
-    pub precision: f64,
-    /// Recall of the relevant class.
-    pub recall: f64,
-    /// F1 of the relevant class.
-    pub f1: f64,
+    /// Precision of the relevant class (`None`: undefined, no row predicted relevant).
+    pub precision: Option<f64>,
+    /// Recall of the relevant class (`None`: undefined, no relevant row).
+    pub recall: Option<f64>,
+    /// F1 of the relevant class (`None`: undefined, nothing relevant predicted or labelled).
+    pub f1: Option<f64>,
     /// Rows evaluated.
     pub examples: usize,
     /// Model and data that produced the numbers.
@@ -126,6 +126,9 @@ pub struct Report {
     pub model: String,
     /// The corpus.
     pub corpus: String,
+    /// The run's settings beside the paper's ([`crate::codequeries::Config::settings`]).
+    #[serde(default)]
+    pub settings: String,
     /// Dataset examples written per setting and split.
     pub written: BTreeMap<String, usize>,
     /// Table 2: the span model in the ideal setting.
@@ -172,15 +175,20 @@ pub(crate) fn row_cells(number: &str, row: &Row) -> [String; 5] {
 /// accuracy, as both reports say them.
 pub(crate) fn relevance_sentence(rel: &RelevanceRow) -> String {
     format!(
-        "accuracy {:.2}, precision {:.2}, recall {:.2}, F1 {:.2} on {} rows (paper: 96.38, 95.73, 90.10, –); \
+        "accuracy {:.2}, precision {}, recall {}, F1 {} on {} rows (paper: 96.38, 95.73, 90.10, –); \
          calling no block relevant: accuracy {:.2}.",
         100.0 * rel.accuracy,
-        100.0 * rel.precision,
-        100.0 * rel.recall,
-        100.0 * rel.f1,
+        percent_or_dash(rel.precision),
+        percent_or_dash(rel.recall),
+        percent_or_dash(rel.f1),
         rel.examples,
         100.0 * rel.predict_nothing_accuracy
     )
+}
+
+/// A rate in percent with two decimals, or `–` where it is undefined.
+fn percent_or_dash(rate: Option<f64>) -> String {
+    rate.map_or("–".into(), |r| format!("{:.2}", 100.0 * r))
 }
 
 fn table(out: &mut String, number: &str, title: &str, first: &str, rows: &[Row]) {
@@ -210,6 +218,9 @@ pub fn render(r: &Report) -> String {
         writeln!(out, "Encoder `{}`, corpus `{}`. Exact match in percent (matched/examples); every", r.model, r.corpus);
     let _ = writeln!(out, "row's note names the checkpoint, data and setting that produced it. The paper's values are");
     let _ = writeln!(out, "for its CuBERT-1K model on the full dataset, for reference only.\n");
+    if !r.settings.is_empty() {
+        let _ = writeln!(out, "{}\n", r.settings);
+    }
     let _ = writeln!(
         out,
         "Dataset examples written: {}\n",

@@ -88,6 +88,10 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     for heading in ["Table 2", "Table 3", "Table 4", "Table 5", "Figure 5", "Relevance classifier"] {
         assert!(md.contains(heading), "{heading} missing from the report:\n{md}");
     }
+    // The settings that differ from the paper are stated beside the figures.
+    for setting in ["at most 64 sub-tokens (paper: 1,024", "balanced label weights (paper: plain", "seed 0"] {
+        assert!(md.contains(setting), "{setting} missing from the report:\n{md}");
+    }
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert_eq!(report.budgets[0].budget, Some(4));
     let headings = ["Table 2", "Table 3", "Table 4", "Table 5", "Figure 5", "Relevance classifier"];

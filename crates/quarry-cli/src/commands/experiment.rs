@@ -123,10 +123,10 @@ pub struct CodeQaArgs {
     /// The last N dev pairs validate; the others train.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 200)]
     pub valid: usize,
-    /// Train on the first N training pairs only.
+    /// Train on N training pairs only, drawn at random with --seed (the released files are not shuffled).
     #[arg(long)]
     pub train_limit: Option<usize>,
-    /// Answer the first N test questions only.
+    /// Answer N test questions only, drawn at random with --seed.
     #[arg(long)]
     pub test_limit: Option<usize>,
     /// Source length cap in sub-tokens.

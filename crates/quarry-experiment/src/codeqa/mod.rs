@@ -24,6 +24,7 @@ use quarry_model::{
     load_model_in, AnswerConfig, AnswerModel, AnswerSelection, DecodeOptions, EncodedAnswer, LoadedModel, ModelSource,
     Precision,
 };
+use quarry_stdx::rng::sample_per_key;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ExperimentError, Result};
@@ -51,9 +52,9 @@ pub struct Config {
     pub out: PathBuf,
     /// The last this many dev pairs validate (best checkpoint by validation loss).
     pub valid: usize,
-    /// Train on the first N of the other dev pairs only.
+    /// Train on N of the other dev pairs only, drawn at random with the seed.
     pub train_limit: Option<usize>,
-    /// Answer the first N test questions only.
+    /// Answer N test questions only, drawn at random with the seed.
     pub test_limit: Option<usize>,
     /// Source length cap in sub-tokens, special tokens included.
     pub max_source_len: usize,
@@ -135,6 +136,11 @@ struct Counts {
     train: usize,
     valid: usize,
     test: usize,
+    /// Training and test pairs there were to draw from (0 in older records).
+    #[serde(default)]
+    train_of: usize,
+    #[serde(default)]
+    test_of: usize,
 }
 
 /// Runs the protocol and writes the reports; a rerun skips finished stages.
@@ -236,6 +242,8 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<CodeQaReport>
         train: counts.train,
         valid: counts.valid,
         test: counts.test,
+        drawn_from: (counts.train_of, counts.test_of),
+        seed: config.seed,
         training,
         answer_seconds,
         systems: scored,
@@ -249,8 +257,10 @@ fn distinct(hyps: &[String]) -> usize {
     hyps.iter().collect::<std::collections::HashSet<_>>().len()
 }
 
-/// Writes the pairs used: all dev pairs but the last `valid` train (the first
-/// `train_limit` of them), the last `valid` validate, the first `test_limit` test pairs test.
+/// Writes the pairs used: all dev pairs but the last `valid` train (`train_limit` of them
+/// drawn at random with the seed), the last `valid` validate, and the test pairs test
+/// (`test_limit` of them drawn the same way). Drawn, not the first ones: the released files
+/// are not shuffled (every "Yes" answer of the Python test file is in its first 500 lines).
 fn split_data(config: &Config, data: &Path) -> Result<Counts> {
     let dev = read_split(&config.data.join("dev"), true, false)?;
     let mut test = read_split(&config.data.join("test"), true, false)?;
@@ -263,18 +273,21 @@ fn split_data(config: &Config, data: &Path) -> Result<Counts> {
         )));
     }
     let (train, valid) = dev.split_at(dev.len() - config.valid);
-    let train = &train[..config.train_limit.map_or(train.len(), |n| n.min(train.len()))];
-    if let Some(n) = config.test_limit {
-        test.truncate(n);
-    }
+    let (train_of, test_of) = (train.len(), test.len());
+    let drawn = |pairs: Vec<_>, limit: Option<usize>| match limit {
+        Some(n) => sample_per_key(pairs, n, config.seed, |_| ()),
+        None => pairs,
+    };
+    let train = drawn(train.to_vec(), config.train_limit);
+    test = drawn(test, config.test_limit);
     if test.is_empty() {
         return Err(ExperimentError::Invalid(format!("{}: no test pairs", config.data.join("test.code").display())));
     }
     std::fs::create_dir_all(data).map_err(|e| ExperimentError::io(data, e))?;
-    for (split, pairs) in [("train", train), ("valid", valid), ("test", &test[..])] {
+    for (split, pairs) in [("train", &train[..]), ("valid", valid), ("test", &test[..])] {
         write_split(&data.join(split), pairs)?;
     }
-    Ok(Counts { train: train.len(), valid: valid.len(), test: test.len() })
+    Ok(Counts { train: train.len(), valid: valid.len(), test: test.len(), train_of, test_of })
 }
 
 /// The answer model of one training stage over `loaded`, with its encoded training and

@@ -90,6 +90,13 @@ pub struct CodeQaReport {
     pub valid: usize,
     /// Test questions answered.
     pub test: usize,
+    /// The training pairs and test questions there were, of which `train` and `test` were
+    /// drawn at random when fewer (0: not recorded).
+    #[serde(default)]
+    pub drawn_from: (usize, usize),
+    /// The seed of those draws (and of training).
+    #[serde(default)]
+    pub seed: u64,
     /// The training stages, in order.
     pub training: Vec<Trained>,
     /// Seconds taken to answer the test questions.
@@ -161,15 +168,25 @@ impl CodeQaReport {
 
     /// Where this run differs from the paper's.
     fn differences(&self) -> String {
+        let drawn = |n: usize, of: usize, what: &str| {
+            if n < of {
+                format!(" ({n} of {of} drawn at random, seed {}{what})", self.seed)
+            } else {
+                String::new()
+            }
+        };
+        let weight = format!("; one answer moves a rate by {:.1} points", 100.0 / self.test.max(1) as f64);
         format!(
             "The paper trains on the {} training pairs of its {} split and scores the whole test split; the \
-             released training split has no code, so this run trains on {} pairs of the dev split (its last {} \
-             validate) and answers {} test questions, starting from `{}`.",
+             released training split has no code, so this run trains on {} pairs of the dev split{} (its last {} \
+             validate) and answers {} test questions{}, starting from `{}`.",
             paper_training_pairs(&self.lang),
             self.lang,
             self.train,
+            drawn(self.train, self.drawn_from.0, ""),
             self.valid,
             self.test,
+            drawn(self.test, self.drawn_from.1, &weight),
             self.model
         )
     }

@@ -160,6 +160,12 @@ impl EvalChecks {
                  is the predict-nothing baseline ({baseline})",
                 self.examples
             ));
+        } else if em.all.total > 0 && em.all.exact < self.baseline.all.exact {
+            out.push(format!(
+                "exact match {} is below predicting nothing ({baseline}): the spans the model predicts on \
+                 negatives cost more than its matches gain",
+                percent_text(em.all.exact, em.all.total)
+            ));
         }
         out.extend(self.input_warnings());
         out
@@ -201,6 +207,30 @@ mod tests {
         assert!(warnings[0].starts_with("no positive example among the 2"), "{warnings:?}");
         assert!(warnings[1].contains("(100.00%)"), "{warnings:?}");
         assert!(warnings[2].contains("to 3 sub-tokens"), "{warnings:?}");
+    }
+
+    #[test]
+    fn spans_on_negatives_that_sink_below_predicting_nothing_warn() {
+        let mut checks = EvalChecks::default();
+        let mut em = ExactMatch::default();
+        let group = ExampleGroup { query: Some("q"), single_hop: Some(true) };
+        // A negative given a span, and a negative left empty.
+        checks.add(&[B, O], &[O, O], None, Some(false), group);
+        em.add_grouped(&[B, O], &[O, O], group);
+        checks.add(&[O, O], &[O, O], None, Some(false), group);
+        em.add_grouped(&[O, O], &[O, O], group);
+        let warnings = checks.warnings(&em);
+        assert!(
+            warnings.iter().any(|w| w.starts_with("exact match 50.00% is below predicting nothing (100.00%)")),
+            "{warnings:?}"
+        );
+        // Unknown tokens: the inputs' own warning.
+        let inputs = EvalChecks { subtokens: 100, unknown_subtokens: 40, ..EvalChecks::default() };
+        assert!(
+            inputs.input_warnings()[0].starts_with("40.0% of the sub-tokens (40 of 100)"),
+            "{:?}",
+            inputs.input_warnings()
+        );
     }
 
     #[test]

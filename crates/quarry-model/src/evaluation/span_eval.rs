@@ -53,6 +53,15 @@ struct ExampleMeta {
     example_type: Option<u8>,
 }
 
+/// Whether the data's `example_type` calls each span example of `data` positive (`None` where
+/// a line does not say): the positives truncation or perturbation left without an answer span
+/// are told from real negatives by it ([`EvalChecks::of_encoded`]).
+pub fn declared_positives(data: &Path) -> Result<Vec<Option<bool>>> {
+    let metas: Vec<(usize, ExampleMeta)> =
+        read_numbered(data, "a span example").map_err(|e| ModelError::Data(e.to_string()))?;
+    Ok(metas.into_iter().map(|(_, m)| m.example_type.map(|t| t == 1)).collect())
+}
+
 /// An example's origin and the data's `example_type` (1 positive), when it says.
 type SpanExampleRef = (ExampleRef, Option<u8>);
 
@@ -325,6 +334,22 @@ fn rate(numerator: usize, denominator: usize) -> Option<f64> {
 }
 
 impl RelevanceEvaluation {
+    /// Precision, `None` where it is undefined (no row predicted relevant).
+    pub fn precision_if_defined(&self) -> Option<f64> {
+        (self.confusion.true_positives + self.confusion.false_positives > 0).then_some(self.precision)
+    }
+
+    /// Recall, `None` where it is undefined (no relevant row).
+    pub fn recall_if_defined(&self) -> Option<f64> {
+        (self.confusion.true_positives + self.confusion.false_negatives > 0).then_some(self.recall)
+    }
+
+    /// F1, `None` where it is undefined (no row predicted or labelled relevant).
+    pub fn f1_if_defined(&self) -> Option<f64> {
+        let c = &self.confusion;
+        (c.true_positives + c.false_positives + c.false_negatives > 0).then_some(self.f1)
+    }
+
     /// What a classifier that calls no block relevant scores on the same rows: accuracy
     /// (the share of irrelevant rows), precision (undefined), recall and F1 (0, or
     /// undefined without relevant rows).
