@@ -88,12 +88,12 @@ pub fn read_head_config(dir: &Path) -> Result<Option<HeadConfig>> {
     serde_json::from_str(&text).map(Some).map_err(|e| ModelError::Json { path, message: e.to_string() })
 }
 
-/// Checks that `model` is a checkpoint trained for `task` (a `head_config.json` of that task),
-/// before its head is used to evaluate or predict: a plain encoder or another task's checkpoint
-/// would otherwise answer with a randomly initialised head. `trainer` names the command that
-/// makes one.
-pub fn expect_trained_head(model: &crate::LoadedModel, task: &str, trainer: &str) -> Result<()> {
-    let Some(dir) = &model.dir else {
+/// Checks that the model loaded from `dir` is a checkpoint trained for `task` (a
+/// `head_config.json` of that task), before its head is used to evaluate or predict: a plain
+/// encoder or another task's checkpoint would otherwise answer with a randomly initialised
+/// head. `trainer` names the command that makes one.
+pub fn expect_trained_head(dir: Option<&Path>, task: &str, trainer: &str) -> Result<()> {
+    let Some(dir) = dir else {
         return Err(ModelError::Data(format!(
             "a model without a checkpoint directory has no trained {task} head; train one with `{trainer}`"
         )));

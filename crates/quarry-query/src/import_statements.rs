@@ -4,6 +4,8 @@
 //! callees. Shared by scopes, the unused-import analysis, the project's
 //! module summaries and the import queries.
 
+use std::collections::HashMap;
+
 use crate::ast::named_children;
 use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::ParsedFile;
@@ -293,25 +295,33 @@ pub fn is_common_third_party(module: &str) -> bool {
 /// maps `p` to `os.path`, `import os.path` maps `os` to `os`, `from tempfile
 /// import mktemp as m` maps `m` to `tempfile.mktemp`. Star imports and
 /// relative imports are skipped. Imports anywhere in the file count.
-pub fn import_aliases(file: &ParsedFile, imports: &[Node<'_>]) -> Vec<(String, String)> {
-    imports
-        .iter()
-        .flat_map(|&statement| import_bindings(file, statement))
-        .filter(|b| b.level == 0)
-        .map(|b| (b.name, b.qualified))
-        .collect()
+pub fn import_aliases(file: &ParsedFile, imports: &[Node<'_>]) -> ImportAliases {
+    // Collecting keeps the last binding of a name, as the last import wins.
+    ImportAliases(
+        imports
+            .iter()
+            .flat_map(|&statement| import_bindings(file, statement))
+            .filter(|b| b.level == 0)
+            .map(|b| (b.name, b.qualified))
+            .collect(),
+    )
 }
+
+/// What each imported name stands for (see [`import_aliases`]): the last
+/// import binding a name wins.
+#[derive(Debug, Clone, Default)]
+pub struct ImportAliases(HashMap<String, String>);
 
 /// The qualified name a dotted callee refers to through the file's imports
 /// (`t.mktemp` with `import tempfile as t` is `tempfile.mktemp`), or `None`
 /// when its first part is not an imported name.
-pub fn resolve_imported(aliases: &[(String, String)], dotted: &str) -> Option<String> {
+pub fn resolve_imported(aliases: &ImportAliases, dotted: &str) -> Option<String> {
     let dotted: String = dotted.split_whitespace().collect();
     let (first, rest) = match dotted.split_once('.') {
         Some((first, rest)) => (first, Some(rest)),
         None => (dotted.as_str(), None),
     };
-    let (_, target) = aliases.iter().rev().find(|(name, _)| name == first)?;
+    let target = aliases.0.get(first)?;
     Some(match rest {
         Some(rest) => format!("{target}.{rest}"),
         None => target.clone(),

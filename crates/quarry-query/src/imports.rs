@@ -4,6 +4,8 @@
 //! comments, string annotations and epytext `L{name}` references, following
 //! CodeQL's `UnusedImport.ql`.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::syntax::{Field, Kind, SyntaxNode};
 use quarry_syntax::{ParsedFile, Span};
 use tree_sitter::Node;
@@ -31,10 +33,16 @@ pub struct Imports<'f> {
     /// The module's `__all__`.
     pub all: AllNames,
     global_uses: Vec<(String, Span)>,
+    /// The spans of `global_uses` by name, in the same order.
+    uses_by_name: HashMap<String, Vec<Span>>,
     docstrings: Vec<String>,
     type_comments: Vec<String>,
     string_annotations: Vec<String>,
     comments: Vec<String>,
+    /// The text of every `L{...}` reference in the comments.
+    linked: HashSet<String>,
+    /// The words of the type comments and string annotations.
+    hint_words: HashSet<String>,
 }
 
 impl<'f> Imports<'f> {
@@ -58,26 +66,34 @@ impl<'f> Imports<'f> {
         names.sort_by_key(|n| n.statement.start_byte());
         let texts = |kind: Kind| nodes(kind).iter().map(|n| file.node_text(*n).to_string()).collect::<Vec<_>>();
         let comments = texts(Kind::Comment);
-        let type_comments = comments.iter().filter(|c| is_type_comment(c)).cloned().collect();
+        let global_uses = global_uses(scopes);
+        let type_comments: Vec<String> = comments.iter().filter(|c| is_type_comment(c)).cloned().collect();
+        let string_annotations = string_annotations(file, &nodes);
+        let hints =
+            type_comments.iter().map(|c| &c["# type:".len()..]).chain(string_annotations.iter().map(String::as_str));
         Imports {
             names,
             all: all_names(file, nodes(Kind::Assignment), nodes(Kind::AugmentedAssignment), nodes(Kind::Call)),
-            global_uses: global_uses(scopes),
+            uses_by_name: index_by_name(&global_uses),
+            global_uses,
             docstrings: docstrings(file, syntax.parents(), &nodes),
+            linked: comments.iter().flat_map(|c| link_targets(c)).map(str::to_string).collect(),
+            hint_words: hints.flat_map(words).map(str::to_string).collect(),
             type_comments,
-            string_annotations: string_annotations(file, &nodes),
+            string_annotations,
             comments,
         }
     }
 
     /// The spans where `name` is read as a global.
     pub fn uses_of<'a>(&'a self, name: &'a str) -> impl Iterator<Item = Span> + 'a {
-        self.global_uses.iter().filter(move |(n, _)| n == name).map(|(_, s)| *s)
+        self.uses_by_name.get(name).into_iter().flatten().copied()
     }
 
     /// The spans of every global read of an imported name.
     pub fn uses_of_imports(&self) -> Vec<Span> {
-        self.global_uses.iter().filter(|(n, _)| self.names.iter().any(|i| i.name == *n)).map(|(_, s)| *s).collect()
+        let imported: HashSet<&str> = self.names.iter().map(|i| i.name.as_str()).collect();
+        self.global_uses.iter().filter(|(n, _)| imported.contains(n.as_str())).map(|(_, s)| *s).collect()
     }
 
     /// Whether CodeQL would count the imported `name` as used: read as a
@@ -93,9 +109,27 @@ impl<'f> Imports<'f> {
                 AllNames::Opaque => true,
             }
             || acceptable_unused(name)
-            || self.comments.iter().any(|c| c.contains(&format!("L{{{name}}}")))
+            || self.linked_in_comment(name)
             || self.docstrings.iter().any(|d| in_doctest(d, name))
-            || self.type_comments.iter().any(|c| contains_word(&c["# type:".len()..], name))
+            || self.named_in_hint(name)
+    }
+
+    /// Whether a comment holds `L{name}`; looked up in the index unless a
+    /// `}` in the name keeps it from being one reference's whole text.
+    fn linked_in_comment(&self, name: &str) -> bool {
+        if name.contains('}') {
+            return self.comments.iter().any(|c| c.contains(&format!("L{{{name}}}")));
+        }
+        self.linked.contains(name)
+    }
+
+    /// Whether a type comment or string annotation holds `name` as a whole
+    /// word; looked up in the index when the name is one word.
+    fn named_in_hint(&self, name: &str) -> bool {
+        if !name.is_empty() && name.chars().all(is_word_char) {
+            return self.hint_words.contains(name);
+        }
+        self.type_comments.iter().any(|c| contains_word(&c["# type:".len()..], name))
             || self.string_annotations.iter().any(|a| contains_word(a, name))
     }
 }
@@ -127,6 +161,15 @@ fn bound_names(file: &ParsedFile, statement: Node<'_>) -> Vec<String> {
         return Vec::new();
     }
     import_bindings(file, statement).into_iter().map(|b| b.name).collect()
+}
+
+/// The spans of `uses` grouped by name, each group in the order of `uses`.
+fn index_by_name(uses: &[(String, Span)]) -> HashMap<String, Vec<Span>> {
+    let mut index: HashMap<String, Vec<Span>> = HashMap::new();
+    for (name, span) in uses {
+        index.entry(name.clone()).or_default().push(*span);
+    }
+    index
 }
 
 /// Every read of a name that reaches the module's global: no function,
@@ -234,11 +277,30 @@ fn is_type_comment(comment: &str) -> bool {
 }
 
 fn contains_word(text: &str, name: &str) -> bool {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(name).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + name.len()..].chars().next();
-        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
+}
+
+/// Whether `c` can be part of a word for [`contains_word`].
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The maximal runs of word characters in `text`: a one-word name is
+/// [`contains_word`] in `text` exactly when it is one of them.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty())
+}
+
+/// The text of every `L{...}` in a comment, up to the first `}` after it:
+/// `L{name}` is in the comment exactly when `name` (without `}`) is one.
+fn link_targets(comment: &str) -> impl Iterator<Item = &str> {
+    comment.match_indices("L{").filter_map(move |(at, _)| {
+        let rest = &comment[at + 2..];
+        rest.find('}').map(|end| &rest[..end])
     })
 }
 
@@ -270,6 +332,13 @@ mod tests {
         let expected = [("os", true), ("system", false), ("a", false), ("c", false)];
         let got = used(text);
         assert_eq!(got, expected.map(|(n, u)| (n.to_string(), u)));
+    }
+
+    #[test]
+    fn comment_links_and_hint_words_match_whole_names() {
+        let text = "import a, b, c, d, e, f, g\n# L{L{a} and L{b.x} and L{ c}\nv = 1  # type: List[dd]\ndef h(x: 'e.T', y: 'ff') -> 'Optional[g]':\n    return x\n";
+        let expected = [("a", true), ("b", false), ("c", false), ("d", false), ("e", true), ("f", false), ("g", true)];
+        assert_eq!(used(text), expected.map(|(n, u)| (n.to_string(), u)));
     }
 
     #[test]

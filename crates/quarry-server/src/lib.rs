@@ -54,6 +54,7 @@ pub mod actions;
 pub mod batch;
 pub mod dependants;
 pub mod diagnostics;
+mod framing;
 pub mod hover;
 pub mod server;
 pub mod text;

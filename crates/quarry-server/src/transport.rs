@@ -1,25 +1,16 @@
-//! The server's stdio transport: LSP base-protocol framing over standard
+//! The server's stdio transport: LSP base-protocol messages over standard
 //! input and output, on two threads, as `lsp_server::Connection::stdio`
-//! does, but a malformed message (bad header, bad JSON, a body over
-//! [`MAX_MESSAGE_BYTES`]) is reported and skipped instead of ending the
-//! connection.
+//! does, but a malformed message is reported and skipped instead of ending
+//! the connection ([`crate::framing`] reads the frames and resynchronises).
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Write};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use lsp_server::{Connection, Message};
 
-/// The largest message body read; a longer one is skipped unread.
-pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
-
-/// What the reader thread hands over: a message, or why one was skipped.
-pub enum Incoming {
-    /// A well-formed message.
-    Message(Message),
-    /// A message that could not be read, with the reason.
-    Malformed(String),
-}
+use crate::framing::FrameReader;
+pub use crate::framing::{Incoming, MAX_MESSAGE_BYTES};
 
 /// The transport's threads; join them after the main loop ends.
 pub struct Threads {
@@ -65,14 +56,11 @@ pub fn stdio() -> (Connection, Receiver<Incoming>, Threads) {
 /// Reads messages until end of input (or `exit`), sending each, or a note
 /// on why it was skipped, to `sender`.
 pub fn read_loop(input: &mut impl BufRead, sender: &Sender<Incoming>) {
+    let mut reader = FrameReader::new(input);
     loop {
-        let incoming = match read_frame(input) {
+        let incoming = match reader.next_incoming() {
             Ok(None) => return,
-            Ok(Some(Ok(body))) => match serde_json::from_slice::<Message>(&body) {
-                Ok(message) => Incoming::Message(message),
-                Err(error) => Incoming::Malformed(format!("not a JSON-RPC message: {error}")),
-            },
-            Ok(Some(Err(reason))) => Incoming::Malformed(reason),
+            Ok(Some(incoming)) => incoming,
             Err(error) => {
                 let _ = sender.send(Incoming::Malformed(format!("cannot read standard input: {error}")));
                 return;
@@ -85,95 +73,159 @@ pub fn read_loop(input: &mut impl BufRead, sender: &Sender<Incoming>) {
     }
 }
 
-/// One framed body: `Ok(None)` at end of input, `Ok(Some(Err(reason)))`
-/// for a frame that was skipped.
-fn read_frame(input: &mut impl BufRead) -> io::Result<Option<Result<Vec<u8>, String>>> {
-    let mut length: Option<Result<usize, String>> = None;
-    let mut line = Vec::new();
-    let mut saw_header = false;
-    loop {
-        line.clear();
-        // A header line is short; a longer one is garbage read in pieces.
-        if input.by_ref().take(64 * 1024).read_until(b'\n', &mut line)? == 0 {
-            return Ok(None);
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches(['\r', '\n']);
-        if text.is_empty() {
-            if saw_header {
-                break;
-            }
-            continue;
-        }
-        saw_header = true;
-        if let Some((name, value)) = text.split_once(':') {
-            if name.trim().eq_ignore_ascii_case("content-length") {
-                length = Some(
-                    value.trim().parse::<usize>().map_err(|_| format!("bad Content-Length header `{}`", value.trim())),
-                );
-            }
-        }
-    }
-    let length = match length {
-        None => return Ok(Some(Err("a message without a Content-Length header".into()))),
-        Some(Err(reason)) => return Ok(Some(Err(reason))),
-        Some(Ok(length)) => length,
-    };
-    if length > MAX_MESSAGE_BYTES {
-        io::copy(&mut input.by_ref().take(length as u64), &mut io::sink())?;
-        return Ok(Some(Err(format!("a message of {length} bytes, over the limit of {MAX_MESSAGE_BYTES}"))));
-    }
-    let mut body = Vec::with_capacity(length);
-    input.by_ref().take(length as u64).read_to_end(&mut body)?;
-    if body.len() < length {
-        return Ok(None);
-    }
-    Ok(Some(Ok(body)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framing::header_too_long;
 
-    fn frames(input: &str) -> Vec<String> {
+    const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#;
+    const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+
+    /// What `read_loop` hands over for `input`, read through a buffer of
+    /// `capacity` bytes, each rendered as a line.
+    fn frames_with(input: &[u8], capacity: usize) -> Vec<String> {
         let (sender, receiver) = unbounded();
-        read_loop(&mut io::Cursor::new(input.as_bytes().to_vec()), &sender);
+        let mut reader = io::BufReader::with_capacity(capacity, io::Cursor::new(input.to_vec()));
+        read_loop(&mut reader, &sender);
         drop(sender);
         receiver
             .iter()
             .map(|incoming| match incoming {
                 Incoming::Message(Message::Notification(n)) => format!("notification {}", n.method),
+                Incoming::Message(Message::Request(r)) => format!("request {}", r.method),
                 Incoming::Message(other) => format!("{other:?}"),
                 Incoming::Malformed(reason) => format!("malformed: {reason}"),
             })
             .collect()
     }
 
+    /// [`frames_with`] through a usual buffer, checked to give the same
+    /// through buffers so small that every header straddles two of them.
+    fn frames(input: &str) -> Vec<String> {
+        let got = frames_with(input.as_bytes(), 8 * 1024);
+        for capacity in [1, 3, 16] {
+            assert_eq!(frames_with(input.as_bytes(), capacity), got, "through a buffer of {capacity} bytes");
+        }
+        got
+    }
+
     fn frame(body: &str) -> String {
         format!("Content-Length: {}\r\n\r\n{body}", body.len())
     }
 
+    /// Splits what was read into the reports and the messages.
+    fn split(got: Vec<String>) -> (Vec<String>, Vec<String>) {
+        got.into_iter().partition(|line| line.starts_with("malformed: "))
+    }
+
     #[test]
     fn malformed_messages_are_skipped_and_reading_goes_on() {
-        let good = frame(r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#);
+        let good = frame(INITIALIZED);
         let input = format!(
-            "{}{}Content-Length: x\r\n\r\n{good}{}",
+            "{}{good}Content-Type: text\r\n\r\nContent-Length: x\r\n\r\n{good}{}",
             frame("{not json"),
-            "Content-Type: text\r\n\r\n",
             frame(r#"{"jsonrpc":"2.0","method":"exit"}"#)
         );
         let got = frames(&input);
         assert!(got[0].starts_with("malformed: not a JSON-RPC message"), "{got:?}");
-        assert_eq!(got[1], "malformed: a message without a Content-Length header");
-        assert_eq!(got[2], "malformed: bad Content-Length header `x`");
-        assert_eq!(got[3..], ["notification initialized", "notification exit"]);
+        assert_eq!(got[1], "notification initialized");
+        assert_eq!(got[2], "malformed: a message without a Content-Length header");
+        assert_eq!(got[3], "malformed: bad Content-Length header `x`");
+        assert_eq!(got[4..], ["notification initialized", "notification exit"]);
     }
 
     #[test]
-    fn an_oversized_length_is_skipped_without_allocating_it() {
-        let input = format!("Content-Length: {}\r\n\r\n", MAX_MESSAGE_BYTES + 1);
-        let got = frames(&input);
-        assert!(got[0].contains("over the limit"), "{got:?}");
-        assert_eq!(got.len(), 1);
+    fn a_request_after_a_hostile_frame_is_read() {
+        let over = format!("malformed: a message of 99999999999999999999 bytes, over the limit of {MAX_MESSAGE_BYTES}");
+        let not_json = "malformed: not a JSON-RPC message";
+        let cases: [(String, Vec<&str>); 8] = [
+            ("Content-Length: abc\r\n\r\n{}".into(), vec!["malformed: bad Content-Length header `abc`"]),
+            ("Content-Length: -1\r\n\r\n{}".into(), vec!["malformed: bad Content-Length header `-1`"]),
+            ("Content-Length: 99999999999999999999\r\n\r\n{}".into(), vec![over.as_str()]),
+            ("\r\n\r\n{}".into(), vec!["malformed: a message without a Content-Length header"]),
+            (
+                "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}".into(),
+                vec!["malformed: two Content-Length headers in one message", not_json],
+            ),
+            (format!("Content-Length: 5\r\n\r\n{INITIALIZED}"), vec![not_json]),
+            ("Content-Length: 1000\r\n\r\n{}".into(), vec!["malformed: a message cut short by the end of input"]),
+            (
+                format!("Content-Length: {}\r\n\r\n{{}}", MAX_MESSAGE_BYTES + 1),
+                vec!["malformed: a message of 268435457"],
+            ),
+        ];
+        for (hostile, reports) in cases {
+            let (got, messages) = split(frames(&format!("{hostile}{}", frame(REQUEST))));
+            assert_eq!(messages, ["request shutdown"], "after {hostile:?}");
+            assert_eq!(got.len(), reports.len(), "after {hostile:?}: {got:?}");
+            for (report, expected) in got.iter().zip(reports) {
+                assert!(report.starts_with(expected), "after {hostile:?}: {report:?}, not {expected:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn messages_a_too_long_length_swallowed_are_read_again() {
+        let input = format!("Content-Length: 60\r\n\r\n{{}}{}{}", frame(REQUEST), frame(INITIALIZED));
+        let (reports, messages) = split(frames(&input));
+        assert_eq!(messages, ["request shutdown", "notification initialized"]);
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        assert!(reports[0].contains("not a JSON-RPC message"), "{reports:?}");
+    }
+
+    #[test]
+    fn json_that_is_no_message_is_dropped_whole() {
+        // Framed right: nothing in it is taken for a header.
+        let tricky = r#"{"note":"Content-Length: 2\r\n\r\n{}"}"#;
+        let input = format!("{}{}", frame(tricky), frame(REQUEST));
+        let (reports, messages) = split(frames(&input));
+        assert_eq!(messages, ["request shutdown"]);
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        assert!(reports[0].contains("not a JSON-RPC message"), "{reports:?}");
+    }
+
+    #[test]
+    fn long_garbage_and_long_headers_are_skipped() {
+        let garbage = format!("{}{}", "x".repeat(200_000), frame(REQUEST));
+        assert_eq!(frames(&garbage), ["malformed: a message without a Content-Length header", "request shutdown"]);
+        let header = format!("Content-Length: 2\r\nX-Junk: {}\r\n\r\n{{}}{}", "a".repeat(70_000), frame(REQUEST));
+        assert_eq!(frames(&header), [format!("malformed: {}", header_too_long()), "request shutdown".into()]);
+    }
+
+    #[test]
+    fn other_headers_and_spellings_of_the_length_are_accepted() {
+        let len = REQUEST.len();
+        let inputs = [
+            format!(
+                "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: {len}\r\n\r\n{REQUEST}"
+            ),
+            format!("Content-Length: {len}\r\nContent-Type: application/vscode-jsonrpc\r\n\r\n{REQUEST}"),
+            format!("content-LENGTH : {len}\r\n\r\n{REQUEST}"),
+            format!("\r\n{}", frame(REQUEST)),
+        ];
+        for input in inputs {
+            assert_eq!(frames(&input), ["request shutdown"], "{input:?}");
+        }
+    }
+
+    #[test]
+    fn every_cut_of_hostile_input_ends_reading_and_makes_up_nothing() {
+        let input = format!(
+            "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{{}}Content-Length: 5\r\n\r\n{INITIALIZED}{}",
+            frame(REQUEST)
+        );
+        let (reports, messages) = split(frames(&input));
+        assert_eq!(messages, ["request shutdown"]);
+        assert_eq!(reports.len(), 3, "{reports:?}");
+        for end in 0..input.len() {
+            let (_, messages) = split(frames_with(&input.as_bytes()[..end], 7));
+            assert!(messages.is_empty(), "cut at {end}: {messages:?}");
+        }
+    }
+
+    #[test]
+    fn reading_stops_at_exit() {
+        let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+        assert_eq!(frames(&format!("{}{}", frame(exit), frame(REQUEST))), ["notification exit"]);
     }
 }

@@ -145,7 +145,7 @@ impl RelevanceModel {
     /// and prediction; any other checkpoint is an error
     /// ([`crate::checkpoint::expect_trained_head`]).
     pub fn trained(model: LoadedModel) -> Result<Self> {
-        crate::checkpoint::expect_trained_head(&model, "relevance", "quarry train relevance")?;
+        crate::checkpoint::expect_trained_head(model.dir.as_deref(), "relevance", "quarry train relevance")?;
         RelevanceModel::new(model, None)
     }
 

@@ -54,7 +54,7 @@ impl SpanModel {
     /// The span model of a checkpoint trained by `quarry train span`, for evaluation and
     /// prediction; any other checkpoint is an error ([`crate::checkpoint::expect_trained_head`]).
     pub fn trained(model: LoadedModel) -> Result<Self> {
-        crate::checkpoint::expect_trained_head(&model, "span", "quarry train span")?;
+        crate::checkpoint::expect_trained_head(model.dir.as_deref(), "span", "quarry train span")?;
         SpanModel::new(model)
     }
 

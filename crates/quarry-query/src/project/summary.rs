@@ -4,7 +4,7 @@
 //! `__all__` and `from m import *`. Summaries hold no syntax tree, so the
 //! project keeps them for every module at little cost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -214,12 +214,13 @@ impl ModuleSummary {
             });
         }
         let all = all_names(file, &top.assignments, &top.augmented, &top.calls);
+        let bound = top.binding_counts();
         let functions = top
             .functions
             .iter()
             .filter_map(|&node| {
                 let name = file.node_text(node.field(Field::Name)?);
-                let single = top.events.iter().filter(|(n, _)| n == name).count() == 1;
+                let single = bound.get(name) == Some(&1);
                 let judged = !top.decorated.contains(&node.id()) && judged_function(file, node);
                 (single && matches!(names.get(name), Some(Binding::Function)) && judged)
                     .then(|| (name.to_string(), Signature::of(file, node)))
@@ -355,7 +356,7 @@ struct TopLevel<'t> {
     calls: Vec<Node<'t>>,
     /// The module-level `def`s, and the ids of those that are decorated.
     functions: Vec<Node<'t>>,
-    decorated: Vec<usize>,
+    decorated: HashSet<usize>,
 }
 
 impl<'t> TopLevel<'t> {
@@ -370,7 +371,7 @@ impl<'t> TopLevel<'t> {
             augmented: Vec::new(),
             calls: Vec::new(),
             functions: Vec::new(),
-            decorated: Vec::new(),
+            decorated: HashSet::new(),
         };
         let mut stack: Vec<Node<'t>> = named_children(file.root()).into_iter().rev().collect();
         while let Some(node) = stack.pop() {
@@ -484,6 +485,15 @@ impl<'t> TopLevel<'t> {
                 _ => {}
             }
         }
+    }
+
+    /// How many statements bind each name.
+    fn binding_counts(&self) -> HashMap<&str, usize> {
+        let mut counts: HashMap<&str, usize> = HashMap::with_capacity(self.events.len());
+        for (name, _) in &self.events {
+            *counts.entry(name.as_str()).or_default() += 1;
+        }
+        counts
     }
 
     /// What each name is bound to: only by `class` statements, the last

@@ -32,7 +32,7 @@ use crate::ast::{callee_text, statements, strip_parentheses};
 
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
-use crate::import_statements::{import_aliases, resolve_imported};
+use crate::import_statements::{import_aliases, resolve_imported, ImportAliases};
 use crate::query::{Hops, Query, QueryMeta};
 use crate::reachability::clause_block;
 
@@ -117,7 +117,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
 /// in the scope of `statement`, before it.
 fn context_manager_class(
     cx: &FileContext<'_>,
-    aliases: &[(String, String)],
+    aliases: &ImportAliases,
     name: Node<'_>,
     statement: Node<'_>,
 ) -> Option<String> {

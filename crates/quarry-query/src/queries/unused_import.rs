@@ -18,8 +18,11 @@
 //! module-level block and every block using an import are relevant.
 //! Negative form: module-level import statements whose names are all used.
 
+use std::collections::HashMap;
+
 use crate::context::FileContext;
 use crate::finding::{Polarity, RawFinding};
+use crate::imports::ImportedName;
 use crate::query::{Hops, Query, QueryMeta};
 
 /// The query.
@@ -52,9 +55,9 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let mut findings = Vec::new();
     let mut statements: Vec<_> = imports.names.iter().map(|n| n.statement).collect();
     statements.dedup_by_key(|s| s.id());
+    let names_by_statement = names_by_statement(&imports.names);
     for statement in statements {
-        let names: Vec<&str> =
-            imports.names.iter().filter(|n| n.statement.id() == statement.id()).map(|n| n.name.as_str()).collect();
+        let Some(names) = names_by_statement.get(&statement.id()) else { continue };
         let unused: Vec<&str> = names.iter().copied().filter(|n| !imports.is_used(n)).collect();
         let message = match polarity {
             Polarity::Positive if !unused.is_empty() => format!("Import of '{}' is not used.", unused.join("', '")),
@@ -64,4 +67,13 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         findings.push(RawFinding::answer(cx.location(statement), message).with_context(context.iter().copied()));
     }
     findings
+}
+
+/// The names each import statement binds, by statement id, in order.
+fn names_by_statement<'a>(names: &'a [ImportedName<'_>]) -> HashMap<usize, Vec<&'a str>> {
+    let mut by_statement: HashMap<usize, Vec<&str>> = HashMap::new();
+    for name in names {
+        by_statement.entry(name.statement.id()).or_default().push(name.name.as_str());
+    }
+    by_statement
 }
