@@ -95,6 +95,25 @@ fn repeated_import_is_linear_in_imports_per_file() {
     assert!(positives[0].message.contains("module mod0 is redundant, as it was previously imported on line 1"));
 }
 
+/// `n` unused imports, then `n` top-level functions: the module summary counts each name's
+/// bindings, and the unused-import query groups imports by statement, once. (Interleaved,
+/// they would cut the module-level block into `n` line ranges that every finding's relevant
+/// blocks repeat, an output quadratic by the CodeQueries schema.)
+fn functions_and_imports(n: usize) -> String {
+    let imports = (0..n).map(|i| format!("import m{i}\n"));
+    imports.chain((0..n).map(|i| format!("def f{i}():\n    pass\n"))).collect()
+}
+
+#[test]
+fn module_summaries_and_unused_imports_are_linear_in_top_level_names() {
+    let queries = [find_query("unused-import").unwrap(), find_query("unnecessary-pass").unwrap()];
+    let (small, _) = analysed(functions_and_imports(8_000), &queries);
+    let (large, report) = analysed(functions_and_imports(32_000), &queries);
+    assert_linear("Q1 and the module summary", small, large);
+    let unused = report.findings.iter().filter(|f| f.example_type == 1 && f.query_id == "unused-import").count();
+    assert_eq!(unused, 32_000, "every import is unused");
+}
+
 #[test]
 fn one_comment_of_many_directives_is_read_in_linear_time() {
     let time = |n: usize| {
