@@ -116,6 +116,9 @@ fn generate_answers(args: GenerateAnswerArgs) -> Result<()> {
         _ => false,
     };
     let mut examples = quarry_data::codeqa::read_split(&args.data, false, false)?;
+    if examples.is_empty() {
+        anyhow::bail!("{}: no question to answer (its .code and .question files are empty)", args.data.display());
+    }
     if let Some(n) = args.limit {
         examples.truncate(n);
     }
