@@ -3,8 +3,9 @@
 //! columns per token (ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL,
 //! DEPS, MISC), 1-based heads and 0 for the root. Labels are the model's
 //! (ClearNLP style, `ROOT` for roots), `SpaceAfter=No` marks tokens glued
-//! to the next one, and whitespace inside a form is written as `\n`, `\t`
-//! or `\s` so every token stays on one line.
+//! to the next one, and whitespace or a control character inside a form is
+//! written escaped (`\n`, `\t`, `\r`, any other as `\u{20}`, its code point
+//! in hex) so every token stays on one line and in its column.
 
 use crate::Doc;
 

@@ -47,8 +47,7 @@ fn python_functions(file: &ParsedFile) -> Vec<Function> {
         if first.py_kind() != python::Kind::ExpressionStatement {
             continue;
         }
-        let Some(string) = first.named_child(0).filter(|s| s.py_kind() == python::Kind::String) else { continue };
-        let comment = python_string_value(&text[string.byte_range()]);
+        let Some(comment) = first.named_child(0).and_then(|s| python_docstring(text, s)) else { continue };
         if comment.trim().is_empty() {
             continue;
         }
@@ -131,26 +130,54 @@ fn function(
     Function { name, line: node.start_position().row, comment, code: subtokenize(&original), code_original: original }
 }
 
+/// The docstring an expression makes when it is a body's first statement, as Python
+/// sees one: a string literal, or literals written side by side (joined), but not an
+/// f-string or bytes literal (no docstring to Python); `None` otherwise.
+fn python_docstring(text: &str, expression: Node<'_>) -> Option<String> {
+    let parts: Vec<&str> = match expression.py_kind() {
+        python::Kind::String => vec![&text[expression.byte_range()]],
+        python::Kind::ConcatenatedString => (0..expression.named_child_count())
+            .filter_map(|i| expression.named_child(i))
+            .map(|p| &text[p.byte_range()])
+            .collect(),
+        _ => return None,
+    };
+    let prefix = |literal: &str| literal.chars().take_while(char::is_ascii_alphabetic).collect::<String>();
+    if parts.iter().any(|p| prefix(p).chars().any(|c| matches!(c, 'f' | 'F' | 'b' | 'B'))) {
+        return None;
+    }
+    let joined: String = parts.iter().map(|p| string_inner(p)).collect();
+    Some(cleandoc(&joined))
+}
+
+/// A string literal's source without its prefix and quotes (escapes kept as written, as
+/// the released extraction keeps them).
+fn string_inner(literal: &str) -> &str {
+    let body = literal.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    ["\"\"\"", "'''", "\"", "'"]
+        .iter()
+        .find_map(|q| body.strip_prefix(q).and_then(|b| b.strip_suffix(q)))
+        .unwrap_or(body)
+}
+
 /// The value of a Python string literal's source: prefixes and quotes
 /// removed, indentation removed as `inspect.cleandoc` does.
 pub fn python_string_value(literal: &str) -> String {
-    let body = literal.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-    let inner = ["\"\"\"", "'''", "\"", "'"]
-        .iter()
-        .find_map(|q| body.strip_prefix(q).and_then(|b| b.strip_suffix(q)))
-        .unwrap_or(body);
-    cleandoc(inner)
+    cleandoc(string_inner(literal))
 }
 
-/// `inspect.cleandoc`: the first line stripped, the common indentation of the
-/// other lines removed, blank lines at both ends dropped.
+/// `inspect.cleandoc`: tabs expanded, the first line stripped, the common
+/// indentation of the other lines (counted in characters, as Python counts
+/// them) removed, blank lines at both ends dropped; trailing whitespace of
+/// each line is dropped too.
 pub fn cleandoc(doc: &str) -> String {
-    let lines: Vec<&str> = doc.lines().collect();
+    let expanded = expand_tabs(doc);
+    let lines: Vec<&str> = expanded.lines().collect();
     let indent = lines
         .iter()
         .skip(1)
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
+        .map(|l| l.chars().count() - l.trim_start().chars().count())
         .min()
         .unwrap_or(0);
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
@@ -158,7 +185,8 @@ pub fn cleandoc(doc: &str) -> String {
         if i == 0 {
             out.push(l.trim().to_string());
         } else {
-            out.push(l.get(indent..).unwrap_or("").trim_end().to_string());
+            let rest: String = l.chars().skip(indent).collect();
+            out.push(rest.trim_end().to_string());
         }
     }
     while out.first().is_some_and(|l| l.is_empty()) {
@@ -168,6 +196,34 @@ pub fn cleandoc(doc: &str) -> String {
         out.pop();
     }
     out.join("\n")
+}
+
+/// Python's `str.expandtabs()`: each tab becomes the spaces up to the next
+/// multiple of 8 columns, counted from the last line end.
+fn expand_tabs(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\t') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut column = 0;
+    for c in text.chars() {
+        match c {
+            '\t' => {
+                let spaces = 8 - column % 8;
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+            }
+            '\n' | '\r' => {
+                out.push(c);
+                column = 0;
+            }
+            _ => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The description of a Javadoc comment: delimiters and leading `*`
@@ -218,6 +274,22 @@ mod tests {
         assert_eq!(fs[0].comment, "Return the value.\n\nMore.");
         assert_eq!(fs[0].code_original, "@cachedef get x return x value");
         assert_eq!(fs[0].line, 0);
+    }
+
+    #[test]
+    fn docstrings_are_what_python_calls_docstrings() {
+        let text = "def a():\n    f\"\"\"Return {x}.\"\"\"\ndef b():\n    b\"\"\"Bytes.\"\"\"\n\
+                    def c():\n    \"Return \" \"joined.\"\ndef d():\n    r\"\"\"Raw \\d.\"\"\"\n";
+        let fs = functions(&parse("m.py", text, Language::Python));
+        let found: Vec<(&str, &str)> = fs.iter().map(|f| (f.name.as_str(), f.comment.as_str())).collect();
+        assert_eq!(found, [("c", "Return joined."), ("d", "Raw \\d.")]);
+    }
+
+    #[test]
+    fn cleandoc_counts_characters_and_expands_tabs_as_python_does() {
+        // inspect.cleandoc("First.\n\n  x\n\u3000y\n    ") keeps `y`, one character in.
+        assert_eq!(cleandoc("First.\n\n  x\n\u{3000}y\n    "), "First.\n\n x\ny");
+        assert_eq!(cleandoc("line one\n\tline two\n        line three"), "line one\nline two\nline three");
     }
 
     #[test]
