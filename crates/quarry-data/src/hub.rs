@@ -68,6 +68,28 @@ impl Layout {
         }
     }
 
+    /// Removes the data files of `config`'s `split` under `out` that an earlier build in
+    /// another number of shards wrote (`{split}-*-of-*` of another count): the dataset card's
+    /// pattern would read them beside this build's, doubling rows. Hub layout only.
+    pub fn remove_stale_files(self, out: &Path, config: &str, split: &str) -> Result<(), crate::error::DataError> {
+        if !self.is_hub() {
+            return Ok(());
+        }
+        let dir = out.join("data").join(config);
+        let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(()) };
+        let (prefix, ours) = (format!("{split}-"), format!("-of-{:05}.{}", self.shards, self.extension()));
+        let extension = format!(".{}", self.extension());
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let earlier = name.starts_with(&prefix) && name.ends_with(&extension) && name.contains("-of-");
+            if earlier && !name.ends_with(&ours) {
+                let path = entry.path();
+                std::fs::remove_file(&path).map_err(|e| crate::error::DataError::io(&path, e))?;
+            }
+        }
+        Ok(())
+    }
+
     /// The files of `config`'s `split` as a pattern relative to the dataset directory.
     fn pattern(self, config: &str, split: &str) -> String {
         if self.is_hub() {

@@ -203,3 +203,72 @@ fn a_file_list_builds_the_listed_files_in_any_order() {
     let error = build(&opts, &|_, _| {}).unwrap_err().to_string();
     assert!(error.contains("files.txt:2:") && error.contains("absent.py: not a file"), "{error}");
 }
+
+/// A rerun of a finished one-process build does nothing; a rerun with other options
+/// rebuilds what they change, as a clean build with them does; an edited file is built again.
+#[test]
+fn one_process_reruns_reuse_only_what_their_options_and_files_leave_valid() {
+    let root = tempfile::tempdir().unwrap();
+    let corpus = corpus(root.path());
+    let out = root.path().join("out");
+    let first = build(&options(&corpus, &out, Format::Jsonl, Shard::default()), &|_, _| {}).unwrap();
+    assert!(!first.unchanged);
+    let again = build(&options(&corpus, &out, Format::Jsonl, Shard::default()), &|_, _| {}).unwrap();
+    assert!(again.unchanged && again.written == first.written, "a rerun changes nothing");
+    assert!(!out.join(".shards").exists(), "a rerun leaves no candidates behind");
+
+    let other_split = |out: &Path| {
+        let mut o = options(&corpus, out, Format::Jsonl, Shard::default());
+        o.ratios = Ratios { train: 0.34, valid: 0.33, test: 0.33 };
+        o
+    };
+    let resplit = build(&other_split(&out), &|_, _| {}).unwrap();
+    assert!(!resplit.unchanged);
+    let clean = root.path().join("clean");
+    build(&other_split(&clean), &|_, _| {}).unwrap();
+    let files =
+        |dir: PathBuf| move |setting: &str, split: Split| vec![dir.join(format!("{setting}_{}.jsonl", split.name()))];
+    assert_eq!(all_rows(files(out.clone())), all_rows(files(clean.clone())), "the old split's rows stayed");
+
+    // An edited file is another version of the corpus.
+    let mut folders = vec![corpus.clone()];
+    let mut python_files = Vec::new();
+    while let Some(folder) = folders.pop() {
+        for path in std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "py") {
+                python_files.push(path);
+            }
+        }
+    }
+    python_files.sort();
+    let edited = &python_files[0];
+    let mut text = std::fs::read_to_string(edited).unwrap();
+    text.push_str("\nimport edited_module\n");
+    std::fs::write(edited, text).unwrap();
+    assert!(!build(&other_split(&out), &|_, _| {}).unwrap().unchanged, "an edited file was not built again");
+}
+
+/// A one-process build into a folder of another build's shards is refused before any work,
+/// and a build in another number of shards replaces the earlier one's files.
+#[test]
+fn shards_of_another_count_are_refused_or_replaced() {
+    let root = tempfile::tempdir().unwrap();
+    let corpus = corpus(root.path());
+    let out = root.path().join("out");
+    build_in_shards(&corpus, &out, 3);
+    let error = build(&options(&corpus, &out, Format::Parquet, Shard::default()), &|_, _| {}).unwrap_err();
+    assert!(error.to_string().contains("of a build in 3 shards"), "{error}");
+    std::fs::remove_dir_all(out.join("manifests")).unwrap();
+    build_in_shards(&corpus, &out, 2);
+    for setting in SETTINGS {
+        for split in Split::ALL {
+            let names: Vec<String> = hub_files(&out, setting, split)
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect();
+            assert!(names.iter().all(|n| n.contains("-of-00002.")), "{setting} {}: {names:?}", split.name());
+        }
+    }
+}

@@ -17,9 +17,8 @@ pub fn files_fingerprint(dir: &Path) -> u64 {
         .flatten()
         .flatten()
         .filter_map(|entry| {
-            let meta = std::fs::metadata(entry.path()).ok().filter(|m| m.is_file())?;
-            let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
-            Some(format!("{}\t{}\t{}", entry.file_name().to_string_lossy(), meta.len(), modified.as_nanos()))
+            let stamp = quarry_stdx::read::file_stamp(&entry.path())?;
+            Some(format!("{}\t{stamp}", entry.file_name().to_string_lossy()))
         })
         .collect();
     files.sort();

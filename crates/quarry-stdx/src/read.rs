@@ -151,6 +151,16 @@ fn spool_stdin(max_bytes: u64) -> std::io::Result<File> {
     Ok(file)
 }
 
+/// A regular file's version as its metadata gives it, for cache keys: `size\tmodified`
+/// (nanoseconds since the epoch), links followed; `None` for anything but a regular file
+/// whose metadata reads. A rewritten, replaced or edited file gets another stamp without
+/// being read through.
+pub fn file_stamp(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file)?;
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(format!("{}\t{}", meta.len(), modified.as_nanos()))
+}
+
 /// Reads `reader` to its end, refusing more than `max_bytes` bytes.
 pub fn read_limited(reader: impl Read, max_bytes: u64, capacity: usize) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(capacity.min(usize::try_from(max_bytes).unwrap_or(usize::MAX)));

@@ -282,6 +282,12 @@ fn report_shard(shard: &ShardSummary, out: &std::path::Path, seconds: f64) -> i3
 
 /// Prints the statistics, the warnings and the sizes of a written dataset.
 fn report_dataset(summary: &BuildSummary, out: &std::path::Path, max_len: Option<usize>, seconds: f64) -> i32 {
+    if summary.unchanged {
+        eprintln!(
+            "quarry: {} is built already from the same files and options; nothing to do (its statistics follow)",
+            out.display()
+        );
+    }
     for failure in &summary.failed_files {
         crate::commands::output::skipped(&failure.to_string());
     }
@@ -328,8 +334,12 @@ fn finalize_command(args: FinalizeArgs) -> i32 {
             Err(e) => report_error(&e.to_string()),
         };
     }
+    // The length the shards pruned to, for the warnings about cut spans.
+    let max_len = quarry_data::codequeries::manifest::read_all(&args.dir)
+        .ok()
+        .and_then(|found| found.first().map(|(_, manifest)| manifest.settings.max_len));
     match finalize(&args.dir) {
-        Ok(Some(summary)) => report_dataset(&summary, &args.dir, None, start.elapsed().as_secs_f64()),
+        Ok(Some(summary)) => report_dataset(&summary, &args.dir, max_len, start.elapsed().as_secs_f64()),
         Ok(None) => {
             eprintln!("quarry: {} is finalized already from the same shards; nothing to do", args.dir.display());
             EXIT_OK

@@ -347,6 +347,11 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
             .filter(|r| !(r.yesno && r.answer == "Yes") || kept.contains(&r.id))
             .collect();
         rows.sort_by(|a, b| (a.order, &a.id).cmp(&(b.order, &b.id)));
+        if manifest.shard.index == 0 {
+            for split in SPLITS {
+                layout.remove_stale_files(out, &settings.language, split)?;
+            }
+        }
         for (k, split) in SPLITS.iter().enumerate() {
             let in_split = rows.iter().filter(|r| r.split == *split);
             summary.split_sizes[k] += write_split(out, layout, &settings.language, split, manifest.shard, in_split)?;

@@ -74,8 +74,9 @@ pub struct BuildOptions {
 }
 
 /// Runs the whole build in one process: shard 0 of 1, then [`finalize`](super::finalize::finalize).
-/// Unlike a run with `--shard`, it rebuilds a finished dataset (resuming from the candidate
-/// files of an interrupted run). `progress(done, total)` is called after each chunk.
+/// A rerun over the same files (same versions) and options does nothing and returns the
+/// written dataset's summary (`unchanged`); one after a change rebuilds, resuming from the
+/// chunks the change leaves valid. `progress(done, total)` is called after each chunk.
 pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<BuildSummary, DataError> {
     if options.shard != Shard::default() {
         return Err(DataError::Invalid(format!(
@@ -83,17 +84,31 @@ pub fn build(options: &BuildOptions, progress: &(dyn Fn(usize, usize) + Sync)) -
             options.shard
         )));
     }
-    let manifest_path = Manifest::path(&options.out, options.shard);
-    match std::fs::remove_file(&manifest_path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(DataError::io(&manifest_path, e)),
+    // Another build's shards would only be refused once this one is done.
+    if let Some((path, other)) = super::manifest::read_all(&options.out)?.into_iter().find(|(_, m)| m.shard.count != 1)
+    {
+        return Err(DataError::Invalid(format!(
+            "{} holds shard {} of a build in {} shards ({}): finalize it with `quarry dataset finalize`, or \
+             build into another --out",
+            options.out.display(),
+            other.shard,
+            other.shard.count,
+            path.display()
+        )));
     }
     let shard = build_shard(options, progress)?;
-    let mut summary = super::finalize::finalize(&options.out)?
-        .ok_or_else(|| DataError::Invalid(format!("{}: written already", options.out.display())))?;
-    summary.resumed_chunks = shard.resumed_chunks;
-    Ok(summary)
+    match super::finalize::finalize(&options.out)? {
+        Some(mut summary) => {
+            summary.resumed_chunks = shard.resumed_chunks;
+            Ok(summary)
+        }
+        // Written already from the same manifest: the same files, versions and options.
+        None => {
+            let mut summary = super::finalize::written_summary(&options.out)?;
+            summary.unchanged = true;
+            Ok(summary)
+        }
+    }
 }
 
 /// What one shard did.
@@ -120,7 +135,10 @@ pub fn build_shard(
     let corpus = std::slice::from_ref(&options.corpus);
     let (files, walk_errors) = input_files(corpus, Language::Python, options.files_from.as_deref())?;
     let relative: Vec<String> = files.iter().map(|p| relative_path(corpus, p)).collect();
-    let corpus_hash = format!("{:016x}", stable_hash(&relative.join("\n")));
+    // Each file's path and version: an edited file makes the corpus another one.
+    let stamps: Vec<String> = files.iter().map(|p| quarry_stdx::read::file_stamp(p).unwrap_or_default()).collect();
+    let identities: Vec<String> = relative.iter().zip(&stamps).map(|(r, s)| format!("{r}\t{s}")).collect();
+    let corpus_hash = format!("{:016x}", stable_hash(&identities.join("\n")));
     let settings = settings_of(options);
     let manifest_path = Manifest::path(&options.out, options.shard);
     if manifest_path.exists() {
@@ -138,16 +156,23 @@ pub fn build_shard(
     // shard builds them (the project reads a file only when an import needs it).
     let project = Project::new(&files, &LoadOptions { max_file_bytes: options.max_file_bytes });
     let corpus_files = files.len();
-    let own: Vec<(PathBuf, String)> =
-        files.into_iter().zip(relative).filter(|(_, rel)| options.shard.owns(rel)).collect();
-    let chunks: Vec<&[(PathBuf, String)]> = own.chunks(options.chunk_size.max(1)).collect();
+    let own: Vec<(PathBuf, String, String)> = files
+        .into_iter()
+        .zip(relative)
+        .zip(stamps)
+        .filter(|((_, rel), _)| options.shard.owns(rel))
+        .map(|((path, rel), stamp)| (path, rel, stamp))
+        .collect();
+    let chunks: Vec<&[(PathBuf, String, String)]> = own.chunks(options.chunk_size.max(1)).collect();
+    // Every setting the candidate rows depend on keys a chunk, beside its files' versions.
+    let settings_key = serde_json::to_string(&settings).map_err(|e| DataError::Invalid(e.to_string()))?;
     let mut manifest = Manifest {
         quarry_version: env!("CARGO_PKG_VERSION").to_string(),
         shard: options.shard,
         settings,
         corpus_files,
         corpus_hash,
-        inputs: own.iter().map(|(_, rel)| rel.clone()).collect(),
+        inputs: own.iter().map(|(_, rel, _)| rel.clone()).collect(),
         chunks: Vec::new(),
         counts: Default::default(),
         failed_files: walk_errors,
@@ -155,15 +180,9 @@ pub fn build_shard(
     let mut resumed_chunks = 0;
     let mut done = 0;
     for chunk in &chunks {
-        let key = chunk.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join("\n");
-        // v2: shard lines name their file; cut positives are lines of their own.
-        let fingerprint = format!(
-            "v2\n{key}\n{}\n{}\n{}\n{:?}",
-            options.max_len,
-            options.seed,
-            query_ids(&options.queries),
-            options.cut_positives
-        );
+        let key = chunk.iter().map(|(p, _, stamp)| format!("{}\t{stamp}", p.display())).collect::<Vec<_>>().join("\n");
+        // v3: the whole settings and each file's version key a chunk.
+        let fingerprint = format!("v3\n{key}\n{settings_key}");
         // Candidates are compressed unless the dataset is plain JSON Lines: a corpus's
         // candidates can be several gigabytes.
         let extension = if options.gzip || options.format == Format::Parquet { "jsonl.gz" } else { "jsonl" };
@@ -173,7 +192,7 @@ pub fn build_shard(
         if shard.exists() {
             resumed_chunks += 1;
         } else {
-            let paths: Vec<PathBuf> = chunk.iter().map(|(p, _)| p.clone()).collect();
+            let paths: Vec<PathBuf> = chunk.iter().map(|(p, _, _)| p.clone()).collect();
             write_shard(options, &project, &paths, &shard)?;
         }
         let bytes = std::fs::read(&shard).map_err(|e| DataError::io(&shard, e))?;

@@ -42,7 +42,7 @@ impl std::str::FromStr for CutPositives {
 }
 
 /// What a build did.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct BuildSummary {
     /// Python files found.
     pub files: usize,
@@ -60,6 +60,9 @@ pub struct BuildSummary {
     pub stats: DatasetStats,
     /// Stable hash of the shard manifests the dataset was written from.
     pub manifests: String,
+    /// The dataset was written already from the same files and options: nothing was done.
+    #[serde(skip)]
+    pub unchanged: bool,
 }
 
 /// One candidate row of a chunk file: a record with what selection needs to know of it.

@@ -88,6 +88,11 @@ pub fn finalize(out: &Path) -> Result<Option<BuildSummary>, DataError> {
     for name in ["stats.json", "stats.txt", "README.md"] {
         remove_temporaries_of(out, name)?;
     }
+    for setting in SETTINGS {
+        for split in Split::ALL {
+            layout.remove_stale_files(out, setting, split.name())?;
+        }
+    }
     let mut ideal_index = 0;
     for (manifest, shard_chunks) in manifests.iter().zip(&chunks) {
         let mut outputs: HashMap<(&'static str, Split), (PathBuf, RecordSink, usize)> = HashMap::new();
@@ -193,6 +198,14 @@ fn checked_manifests(out: &Path) -> Result<Vec<Manifest>, DataError> {
 fn fingerprint(manifests: &[Manifest]) -> String {
     let text: Vec<String> = manifests.iter().map(|m| serde_json::to_string(m).unwrap_or_default()).collect();
     format!("{:016x}", stable_hash(&text.join("\n")))
+}
+
+/// The summary of the dataset written in `out`, read back from its `stats.json`.
+pub fn written_summary(out: &Path) -> Result<BuildSummary, DataError> {
+    let path = out.join("stats.json");
+    let text = quarry_stdx::read::read_text(&path, quarry_stdx::read::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| DataError::io(&path, e.source))?;
+    serde_json::from_str(&text).map_err(|e| DataError::Invalid(format!("{}: {e}", path.display())))
 }
 
 /// Whether `stats` holds `fingerprint`: the dataset was written from these manifests.

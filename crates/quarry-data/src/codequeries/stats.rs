@@ -15,7 +15,7 @@ use super::schema::Example;
 use super::split::Split;
 
 /// Running sums for one query.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, serde::Deserialize)]
 pub struct QueryStats {
     /// All examples.
     pub count: usize,
@@ -62,7 +62,7 @@ impl QueryStats {
 }
 
 /// Cut positives of one split.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, serde::Deserialize)]
 pub struct CutCounts {
     /// Positives whose answer spans were all cut.
     pub positives_all_cut: usize,
@@ -71,7 +71,7 @@ pub struct CutCounts {
 }
 
 /// Statistics of a whole build.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, serde::Deserialize)]
 pub struct DatasetStats {
     /// Per query name.
     pub queries: BTreeMap<String, QueryStats>,
