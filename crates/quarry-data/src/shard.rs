@@ -4,7 +4,7 @@
 //! files of a sharded build ([`input_files`], `--files-from`), which every builder shares.
 
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use quarry_stdx::rng::stable_hash;
 use quarry_syntax::corpus::source_files;
@@ -154,52 +154,140 @@ pub fn set_problems(found: &[Found], manifest_path: &dyn Fn(Shard) -> PathBuf) -
 /// The corpus's source files of `language`, sorted by relative path, and the errors of the
 /// walk: the files listed in `files_from` (relative to the first corpus path, or absolute),
 /// else every such file under the corpus paths.
+///
+/// Paths are normalised lexically first ([`normalize`]: `json//a.py` and `./json/a.py`
+/// are `json/a.py`; links are not resolved), so that two spellings of one file are built
+/// once, under one identity. A file whose corpus-relative path is not valid UTF-8 cannot
+/// be named in the dataset: it is left out and reported among the errors
+/// (`"corpus/a\xFF.py": file name is not UTF-8, skipped`, the name escaped so that two
+/// such names stay two reports), and the other files are built.
 pub fn input_files(
     corpus: &[PathBuf],
     language: Language,
     files_from: Option<&Path>,
 ) -> Result<(Vec<PathBuf>, Vec<String>), DataError> {
-    let (mut files, errors) = match files_from {
+    let (files, mut errors) = match files_from {
         None => source_files(corpus, language),
         Some(list) => (read_file_list(list, corpus.first().map_or(Path::new(""), PathBuf::as_path))?, Vec::new()),
     };
-    files.sort_by_cached_key(|p| relative_path(corpus, p));
-    files.dedup();
-    Ok((files, errors))
+    let roots = normalized_roots(corpus);
+    let mut keyed: Vec<(String, PathBuf)> = Vec::with_capacity(files.len());
+    for file in files {
+        let file = normalize(&file);
+        match relative_of(&roots, &file).to_str() {
+            Some(relative) => keyed.push((relative.to_string(), file)),
+            // Escaped (`"a\xFF.py"`), not lossy: two such names stay two reports.
+            None => errors.push(format!("{file:?}: file name is not UTF-8, skipped")),
+        }
+    }
+    keyed.sort();
+    keyed.dedup();
+    Ok((keyed.into_iter().map(|(_, file)| file).collect(), errors))
 }
 
-/// `path` relative to the first corpus path that holds it (a file given alone: the path
-/// as given), `/`-separated on every platform: the key of a file's shard and split.
-pub fn relative_path(corpus: &[PathBuf], path: &Path) -> String {
-    let relative = corpus.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path);
-    let text = relative.display().to_string();
-    if text.is_empty() {
-        path.file_name().map_or(text, |name| name.to_string_lossy().into_owned())
+/// `path` without `.` components and empty ones (`a//b`, a trailing `/`): a lexical
+/// normalisation, which neither touches the file system nor resolves `..` (whose meaning
+/// depends on links). An empty result (`.`) stays `.`-free: the empty path.
+pub fn normalize(path: &Path) -> PathBuf {
+    path.components().filter(|c| *c != Component::CurDir).collect()
+}
+
+fn normalized_roots(corpus: &[PathBuf]) -> Vec<PathBuf> {
+    corpus.iter().map(|root| normalize(root)).collect()
+}
+
+/// The normalised `path` relative to the first (normalised) root that holds it; a path
+/// equal to a root (a file given alone): its file name; a path under no root: itself.
+fn relative_of(roots: &[PathBuf], path: &Path) -> PathBuf {
+    let path = normalize(path);
+    let relative = roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(&path);
+    if relative.as_os_str().is_empty() {
+        path.file_name().map_or_else(PathBuf::new, PathBuf::from)
     } else {
-        text
+        relative.to_path_buf()
     }
 }
 
+/// `path` relative to the first corpus path that holds it (a file given alone: its file
+/// name), after lexical normalisation ([`normalize`]), `/`-separated: the key of a file's
+/// shard and split. Every file [`input_files`] returns has a UTF-8 key; for another path
+/// the key is lossy ([`relative_path_utf8`] tells).
+pub fn relative_path(corpus: &[PathBuf], path: &Path) -> String {
+    relative_of(&normalized_roots(corpus), path).to_string_lossy().into_owned()
+}
+
+/// [`relative_path`], or `None` when that path is not valid UTF-8 (a file the dataset
+/// cannot name).
+pub fn relative_path_utf8(corpus: &[PathBuf], path: &Path) -> Option<String> {
+    relative_of(&normalized_roots(corpus), path).to_str().map(str::to_string)
+}
+
 /// The entries of a `--files-from` list with their 1-based line numbers: one name a line,
-/// blank lines and `#` comments skipped.
+/// blank lines and `#` comments skipped. A line that is not UTF-8 is an error naming it.
 pub fn listed_names(list: &Path) -> Result<Vec<(usize, String)>, DataError> {
+    listed_lines(list)?
+        .into_iter()
+        .map(|(line, entry)| match entry {
+            Ok(entry) => Ok((line, entry)),
+            Err(_) => Err(DataError::BadRecord {
+                path: list.to_path_buf(),
+                line,
+                message: "the name is not UTF-8".to_string(),
+            }),
+        })
+        .collect()
+}
+
+/// One entry of a list: its text, or the bytes of a line that is not UTF-8.
+type ListedEntry = Result<String, Vec<u8>>;
+
+/// The entries of `list` as [`listed_names`] finds them, a line that is not UTF-8 as its
+/// bytes (trimmed of ASCII white space).
+fn listed_lines(list: &Path) -> Result<Vec<(usize, ListedEntry)>, DataError> {
     let reader = open_lines(list)?;
     let mut names = Vec::new();
-    for (number, line) in reader.lines().enumerate() {
+    for (number, line) in reader.split(b'\n').enumerate() {
         let line = line.map_err(|e| DataError::io(list, e))?;
-        let entry = line.trim();
-        if !entry.is_empty() && !entry.starts_with('#') {
-            names.push((number + 1, entry.to_string()));
+        let entry = match std::str::from_utf8(&line) {
+            Ok(text) => Ok(text.trim().to_string()),
+            Err(_) => Err(line.trim_ascii().to_vec()),
+        };
+        let skipped = entry.as_ref().is_ok_and(|text| text.is_empty() || text.starts_with('#'));
+        if !skipped {
+            names.push((number + 1, entry));
         }
     }
     Ok(names)
 }
 
-/// The files named in `list` ([`listed_names`]); a line naming no regular file is an
-/// error naming the list and the line.
+/// A listed name that is not UTF-8 as a path: its bytes where paths are bytes (Unix), so
+/// that [`input_files`] reports it as it does such a file found by a walk; elsewhere
+/// `None`.
+#[cfg(unix)]
+fn path_of_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_of_bytes(_: Vec<u8>) -> Option<PathBuf> {
+    None
+}
+
+/// The files named in `list` ([`listed_names`]; on Unix a name that is not UTF-8 too, for
+/// [`input_files`] to report); a line naming no regular file is an error naming the list
+/// and the line.
 fn read_file_list(list: &Path, corpus: &Path) -> Result<Vec<PathBuf>, DataError> {
     let mut files = Vec::new();
-    for (line, entry) in listed_names(list)? {
+    for (line, entry) in listed_lines(list)? {
+        let entry = match entry {
+            Ok(text) => PathBuf::from(text),
+            Err(bytes) => path_of_bytes(bytes).ok_or_else(|| DataError::BadRecord {
+                path: list.to_path_buf(),
+                line,
+                message: "the name is not UTF-8".to_string(),
+            })?,
+        };
         let path = corpus.join(&entry);
         if !path.is_file() {
             return Err(DataError::BadRecord {
@@ -232,6 +320,81 @@ mod tests {
         assert_eq!(Shard { index: 2, count: 7 }.suffix(), "00002-of-00007");
         for bad in ["7/7", "1/0", "x/2", "3", "-1/2"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn normalisation_is_lexical_and_keys_do_not_depend_on_the_spelling() {
+        assert_eq!(normalize(Path::new("./json//encoder.py")), PathBuf::from("json/encoder.py"));
+        assert_eq!(normalize(Path::new("c/./json/./a.py/")), PathBuf::from("c/json/a.py"));
+        // `..` is kept: resolving it lexically would be wrong behind a link.
+        assert_eq!(normalize(Path::new("c/d/../a.py")), PathBuf::from("c/d/../a.py"));
+        let corpus = [PathBuf::from("./c/")];
+        for spelling in ["c/json/a.py", "c//json/a.py", "./c/json/./a.py", "c/json//a.py"] {
+            assert_eq!(relative_path(&corpus, Path::new(spelling)), "json/a.py", "{spelling}");
+        }
+        assert_eq!(relative_path(&[PathBuf::from(".")], Path::new("./x/a.py")), "x/a.py");
+        assert_eq!(relative_path(&[PathBuf::from("c/a.py")], Path::new("c//a.py")), "a.py");
+    }
+
+    #[test]
+    fn two_spellings_of_a_listed_file_are_one_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = dir.path().join("corpus");
+        write(&corpus.join("json/encoder.py"), "x = 1\n");
+        write(&corpus.join("json/decoder.py"), "y = 2\n");
+        let list = dir.path().join("files.txt");
+        write(&list, "json//encoder.py\njson/encoder.py\n./json/decoder.py\njson/./decoder.py\n# note\n\n");
+        let roots = [corpus.clone()];
+        let (files, errors) = input_files(&roots, Language::Python, Some(&list)).unwrap();
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(files, vec![corpus.join("json/decoder.py"), corpus.join("json/encoder.py")]);
+        let keys: Vec<String> = files.iter().map(|f| relative_path(&roots, f)).collect();
+        assert_eq!(keys, ["json/decoder.py", "json/encoder.py"]);
+        // The corpus itself spelt otherwise gives the same keys.
+        let spelt = [PathBuf::from(format!("{}/./", corpus.display()))];
+        let (again, _) = input_files(&spelt, Language::Python, Some(&list)).unwrap();
+        assert_eq!(again.iter().map(|f| relative_path(&spelt, f)).collect::<Vec<_>>(), keys);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_whose_names_are_not_utf8_are_reported_and_left_out() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = dir.path().join("corpus");
+        write(&corpus.join("ok.py"), "x = 1\n");
+        for name in [b"a\xff.py".as_slice(), b"a\xfe.py"] {
+            write(&corpus.join(OsStr::from_bytes(name)), "y = 2\n");
+        }
+        let roots = [corpus.clone()];
+        let (files, mut errors) = input_files(&roots, Language::Python, None).unwrap();
+        assert_eq!(files, vec![corpus.join("ok.py")]);
+        errors.sort();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].ends_with(r#"a\xFE.py": file name is not UTF-8, skipped"#), "{errors:?}");
+        assert!(errors[1].ends_with(r#"a\xFF.py": file name is not UTF-8, skipped"#), "{errors:?}");
+        assert_eq!(relative_path_utf8(&roots, &corpus.join(OsStr::from_bytes(b"a\xff.py"))), None);
+        assert_eq!(relative_path_utf8(&roots, &corpus.join("ok.py")).as_deref(), Some("ok.py"));
+
+        // Listed, the names are skipped the same way, and the list's other files kept.
+        let list = dir.path().join("files.txt");
+        std::fs::write(&list, b"ok.py\na\xff.py\n  a\xfe.py \n").unwrap();
+        let (files, errors) = input_files(&roots, Language::Python, Some(&list)).unwrap();
+        assert_eq!(files, vec![corpus.join("ok.py")]);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors.iter().all(|e| e.ends_with("file name is not UTF-8, skipped")), "{errors:?}");
+        // `listed_names`, which hands out text, names the line instead.
+        match listed_names(&list) {
+            Err(DataError::BadRecord { line, .. }) => assert_eq!(line, 2),
+            other => panic!("{other:?}"),
         }
     }
 }

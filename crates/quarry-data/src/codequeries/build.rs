@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use super::candidates::{for_each_line, remove_temporaries_of, ShardLine, CUT};
 pub use super::candidates::{BuildSummary, CutPositives, SETTINGS};
-use super::examples::file_examples;
+use super::examples::file_examples_within;
 use super::labels::Subtokenizer;
 use super::manifest::{Chunk, Manifest, Settings};
 use super::schema::label;
@@ -288,7 +288,8 @@ fn process_file(options: &BuildOptions, project: &Project, path: &Path, load: &L
     let blocks = code_blocks(&file);
     let relative = relative_path(std::slice::from_ref(&options.corpus), path);
     let split = split_of(&relative, options.ratios, options.seed);
-    let mut examples = file_examples(&file, &blocks, &relative, &report.findings);
+    let mut examples = file_examples_within(&file, &blocks, &relative, &report.findings, &deadline, path)
+        .map_err(|e| e.to_string())?;
     drop(report);
     let mut lines = Vec::new();
     let mut cache = super::labels::TokenCache::default();
