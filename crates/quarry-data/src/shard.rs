@@ -210,16 +210,10 @@ fn relative_of(roots: &[PathBuf], path: &Path) -> PathBuf {
 
 /// `path` relative to the first corpus path that holds it (a file given alone: its file
 /// name), after lexical normalisation ([`normalize`]), `/`-separated: the key of a file's
-/// shard and split. Every file [`input_files`] returns has a UTF-8 key; for another path
-/// the key is lossy ([`relative_path_utf8`] tells).
+/// shard and split. Every file [`input_files`] returns has a UTF-8 key (it leaves the
+/// others out); for another path the key is lossy.
 pub fn relative_path(corpus: &[PathBuf], path: &Path) -> String {
     relative_of(&normalized_roots(corpus), path).to_string_lossy().into_owned()
-}
-
-/// [`relative_path`], or `None` when that path is not valid UTF-8 (a file the dataset
-/// cannot name).
-pub fn relative_path_utf8(corpus: &[PathBuf], path: &Path) -> Option<String> {
-    relative_of(&normalized_roots(corpus), path).to_str().map(str::to_string)
 }
 
 /// The entries of a `--files-from` list with their 1-based line numbers: one name a line,
@@ -381,8 +375,7 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(errors[0].ends_with(r#"a\xFE.py": file name is not UTF-8, skipped"#), "{errors:?}");
         assert!(errors[1].ends_with(r#"a\xFF.py": file name is not UTF-8, skipped"#), "{errors:?}");
-        assert_eq!(relative_path_utf8(&roots, &corpus.join(OsStr::from_bytes(b"a\xff.py"))), None);
-        assert_eq!(relative_path_utf8(&roots, &corpus.join("ok.py")).as_deref(), Some("ok.py"));
+        assert_eq!(relative_path(&roots, &corpus.join("ok.py")), "ok.py");
 
         // Listed, the names are skipped the same way, and the list's other files kept.
         let list = dir.path().join("files.txt");
