@@ -35,7 +35,8 @@ pub struct Imports<'f> {
     global_uses: Vec<(String, Span)>,
     /// The spans of `global_uses` by name, in the same order.
     uses_by_name: HashMap<String, Vec<Span>>,
-    docstrings: Vec<String>,
+    /// What follows `>>>` or `...` on every doctest line of the docstrings, a line each.
+    doctest_lines: String,
     type_comments: Vec<String>,
     string_annotations: Vec<String>,
     comments: Vec<String>,
@@ -76,7 +77,7 @@ impl<'f> Imports<'f> {
             all: all_names(file, nodes(Kind::Assignment), nodes(Kind::AugmentedAssignment), nodes(Kind::Call)),
             uses_by_name: index_by_name(&global_uses),
             global_uses,
-            docstrings: docstrings(file, syntax.parents(), &nodes),
+            doctest_lines: doctest_lines(&docstrings(file, syntax.parents(), &nodes)),
             linked: comments.iter().flat_map(|c| link_targets(c)).map(str::to_string).collect(),
             hint_words: hints.flat_map(words).map(str::to_string).collect(),
             type_comments,
@@ -110,7 +111,7 @@ impl<'f> Imports<'f> {
             }
             || acceptable_unused(name)
             || self.linked_in_comment(name)
-            || self.docstrings.iter().any(|d| in_doctest(d, name))
+            || self.doctest_lines.contains(name)
             || self.named_in_hint(name)
     }
 
@@ -218,11 +219,21 @@ fn docstrings<'n, 'f: 'n>(
     docstrings.iter().map(|s| file.node_text(*s).into()).collect()
 }
 
-/// Whether a doctest line (`>>>` or `...`) of the docstring mentions `name`.
-fn in_doctest(docstring: &str, name: &str) -> bool {
-    docstring.lines().any(|line| {
-        [">>>", "..."].iter().any(|marker| line.find(marker).is_some_and(|at| line[at + marker.len()..].contains(name)))
-    })
+/// The code of the doctest lines of `docstrings`: on every line, what follows its first
+/// `>>>` and what follows its first `...`, each on a line of its own. Built once, so that
+/// whether a doctest mentions a name is one search however many imports ask (a name holds
+/// no line break, so no match spans two of these lines).
+fn doctest_lines(docstrings: &[String]) -> String {
+    let mut out = String::new();
+    for line in docstrings.iter().flat_map(|d| d.lines()) {
+        for marker in [">>>", "..."] {
+            if let Some(at) = line.find(marker) {
+                out.push_str(&line[at + marker.len()..]);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 /// Strings inside parameter, assignment and return annotations, and the
@@ -345,6 +356,13 @@ mod tests {
     fn all_doctests_comments_and_annotations() {
         let text = "import a, b, d, e, f, g\n__all__ = ['a']\n# see L{b}\ndef h(x: 'Optional[d]') -> 'e':\n    '''\n    >>> f.run()\n    '''\nv = 1  # type: g.T\nif False:\n    import never\nclass K:\n    import inner\n";
         assert!(used(text).iter().all(|(_, u)| *u));
+    }
+
+    #[test]
+    fn only_doctest_lines_of_docstrings_use_a_name() {
+        let text = "import a, b, c, d\ndef h():\n    '''Uses b in prose.\n\n    >>> a.run()\n    ... c.more()\n    '''\nx = '>>> d'\n";
+        let expected = [("a", true), ("b", false), ("c", true), ("d", false)];
+        assert_eq!(used(text), expected.map(|(n, u)| (n.to_string(), u)));
     }
 
     #[test]
