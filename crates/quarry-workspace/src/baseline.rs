@@ -180,15 +180,25 @@ fn resolved(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
-/// `file` relative to `folder`, `/`-separated; as given when it lies outside.
+/// `file` relative to `folder`, `/`-separated, through `..` when it lies outside (a
+/// baseline kept in `ci/` for code in `src/`), so that the baseline matches wherever the
+/// tree is checked out; absolute only when the two share no root (another drive).
 fn relative_file(folder: &Path, file: &str) -> String {
+    use std::path::Component;
     let absolute = resolved(Path::new(file));
-    let relative = absolute.strip_prefix(folder).map(Path::to_path_buf).unwrap_or(absolute);
-    let parts: Vec<String> = relative
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
+    let (from, to): (Vec<Component<'_>>, Vec<Component<'_>>) =
+        (folder.components().collect(), absolute.components().collect());
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let shares_root = common > 0 && matches!(to.first(), Some(Component::RootDir)) || common > 1;
+    let parts: Vec<String> = if shares_root {
+        let up = from[common..].iter().filter(|c| matches!(c, Component::Normal(_))).map(|_| "..".to_string());
+        up.chain(to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned())).collect()
+    } else {
+        to.iter()
+            .filter(|c| !matches!(c, Component::CurDir | Component::RootDir))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
     parts.join("/")
 }
 
@@ -239,5 +249,29 @@ mod tests {
         assert_eq!(baseline.unmatched(), 0);
         std::fs::write(&path, "{\"version\": 9, \"findings\": []}").unwrap();
         assert!(Baseline::load(&path).unwrap_err().contains("version 9"));
+    }
+
+    #[test]
+    fn a_baseline_beside_the_code_matches_wherever_the_tree_is_checked_out() {
+        let root = tempfile::tempdir().unwrap();
+        let write_in = |tree: &Path| {
+            std::fs::create_dir_all(tree.join("ci")).unwrap();
+            std::fs::create_dir_all(tree.join("src")).unwrap();
+            tree.join("ci/baseline.json")
+        };
+        let (first, second) = (root.path().join("one"), root.path().join("two"));
+        let path = write_in(&first);
+        let found = finding(&first.join("src/a.py").display().to_string(), "x == None", 3);
+        let mut writer = BaselineWriter::new(&path);
+        writer.add(&found, &fingerprint(&found));
+        writer.write().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"file\": \"../src/a.py\""), "{text}");
+        // The same tree elsewhere, as a CI runner checks it out.
+        let moved_path = write_in(&second);
+        std::fs::copy(&path, &moved_path).unwrap();
+        let mut baseline = Baseline::load(&moved_path).unwrap();
+        let again = finding(&second.join("src/a.py").display().to_string(), "x == None", 5);
+        assert!(baseline.accept(&again, &fingerprint(&again)));
     }
 }
