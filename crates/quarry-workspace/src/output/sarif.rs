@@ -143,10 +143,30 @@ const URI_ESCAPED: &AsciiSet = &CONTROLS
     .add(b'|')
     .add(b'}');
 
-/// A file's path as a SARIF `uri`: `/`-separated and percent-encoded.
+/// A file's path as a SARIF `uri`, `/`-separated and percent-encoded: relative as given
+/// when it lies under the working directory (code scanning reads it from the repository
+/// root), else an absolute `file://` URI (an absolute path, or one through `..`, which
+/// code scanning could not place relative to the repository).
 pub fn file_uri(file: &str) -> String {
     let path = file.trim_start_matches("./").replace('\\', "/");
-    utf8_percent_encode(&path, URI_ESCAPED).to_string()
+    let outside = path == ".." || path.starts_with("../");
+    if !outside && !std::path::Path::new(file).is_absolute() {
+        return utf8_percent_encode(&path, URI_ESCAPED).to_string();
+    }
+    let absolute = std::path::absolute(file).unwrap_or_else(|_| std::path::PathBuf::from(file));
+    let mut parts: Vec<String> = Vec::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(name) => parts.push(name.to_string_lossy().into_owned()),
+            std::path::Component::Prefix(prefix) => parts.push(prefix.as_os_str().to_string_lossy().into_owned()),
+            std::path::Component::RootDir | std::path::Component::CurDir => {}
+        }
+    }
+    let encoded: Vec<String> = parts.iter().map(|p| utf8_percent_encode(p, URI_ESCAPED).to_string()).collect();
+    format!("file:///{}", encoded.join("/"))
 }
 
 fn location(file: &str, span: &SpanRecord, id: Option<usize>) -> Value {
@@ -180,5 +200,10 @@ mod tests {
         assert_eq!(file_uri("d/é\u{1b}[31m.py"), "d/%C3%A9%1B%5B31m.py");
         assert_eq!(file_uri("a:b.py"), "a%3Ab.py");
         assert_eq!(file_uri("plain/path_1-2.py"), "plain/path_1-2.py");
+        assert_eq!(file_uri("/srv/repo/a b.py"), "file:///srv/repo/a%20b.py");
+        let cwd = std::env::current_dir().unwrap();
+        let parent = cwd.parent().unwrap().join("sub/y.py");
+        assert_eq!(file_uri("../sub/y.py"), file_uri(&parent.display().to_string()));
+        assert!(file_uri("../sub/y.py").starts_with("file:///") && !file_uri("../sub/y.py").contains(".."));
     }
 }
