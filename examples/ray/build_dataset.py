@@ -19,10 +19,7 @@ import subprocess
 import sys
 import time
 
-import ray
 
-
-@ray.remote(max_retries=2)
 def build_shard(quarry: str, corpus: str, out: str, shard: str, extra: list) -> dict:
     """Runs one shard; returns its shard name, seconds and the last line quarry printed."""
     started = time.monotonic()
@@ -52,7 +49,10 @@ def build_shard(quarry: str, corpus: str, out: str, shard: str, extra: list) -> 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=" ".join(__doc__.split("\n\n")[0].split()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--corpus", required=True, help="Python files, the same path on every node"
     )
@@ -82,9 +82,13 @@ def main() -> int:
     )
     args = parser.parse_args()
 
+    # Imported here, so that --help works where Ray is not installed.
+    import ray
+
     ray.init(address=args.address, num_cpus=args.num_cpus)
     extra = ["--format", args.format, *args.extra]
-    task = build_shard.options(num_cpus=args.cpus_per_shard)
+    remote = ray.remote(max_retries=2)(build_shard)
+    task = remote.options(num_cpus=args.cpus_per_shard)
     pending = [
         task.remote(args.quarry, args.corpus, args.out, f"{i}/{args.shards}", extra)
         for i in range(args.shards)
