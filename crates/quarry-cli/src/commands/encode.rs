@@ -46,14 +46,15 @@ fn encode(args: EncodeArgs) -> Result<()> {
     let max_len = model.config.max_input_len();
     let mut stdout = std::io::stdout().lock();
     for (i, text) in args.texts.iter().enumerate() {
-        let whole = model.tokenizer.encode(text, None)?.ids.len();
-        if whole > max_len {
+        let mut enc = model.tokenizer.encode(text, None)?;
+        if enc.ids.len() > max_len {
             super::output::warning(&format!(
-                "text {}: {whole} sub-tokens, cut to the model's {max_len}; the vectors stand for its start",
-                i + 1
+                "text {}: {} sub-tokens, cut to the model's {max_len}; the vectors stand for its start",
+                i + 1,
+                enc.ids.len()
             ));
+            enc = model.tokenizer.encode(text, Some(max_len))?;
         }
-        let enc = model.tokenizer.encode(text, Some(max_len))?;
         let features = model.encode_summary(&enc.ids)?;
         if features.iter().flatten().any(|v| !v.is_finite()) {
             super::output::warning(&format!(

@@ -114,7 +114,8 @@ pub fn load(args: &TrainArgs) -> Result<(LoadedModel, Setup)> {
         }
         ModelSource::Dir(args.out.join("last"))
     } else {
-        if let Some(done) = read_state(&args.out).ok().flatten().filter(|_| !args.resume) {
+        let earlier = if args.resume { None } else { read_state(&args.out).ok().flatten() };
+        if let Some(done) = earlier {
             crate::commands::output::warning(&format!(
                 "{} holds a resumable run ({} epoch(s) done); this one starts over and replaces it \
                  (--resume continues it)",

@@ -335,6 +335,9 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
     let kept: HashSet<String> = yes.into_iter().take(no).map(|(_, id)| id).collect();
     let layout = Layout { format: settings.format, gzip: false, shards };
     let mut summary = BuildSummary { yes: yes_generated, no, ..BuildSummary::default() };
+    for split in SPLITS {
+        layout.remove_stale_files(out, &settings.language, split)?;
+    }
     for manifest in &manifests {
         let counts = |key: &str| manifest.counts.get(key).copied().unwrap_or(0);
         summary.files += counts("files");
@@ -347,11 +350,6 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
             .filter(|r| !(r.yesno && r.answer == "Yes") || kept.contains(&r.id))
             .collect();
         rows.sort_by(|a, b| (a.order, &a.id).cmp(&(b.order, &b.id)));
-        if manifest.shard.index == 0 {
-            for split in SPLITS {
-                layout.remove_stale_files(out, &settings.language, split)?;
-            }
-        }
         for (k, split) in SPLITS.iter().enumerate() {
             let in_split = rows.iter().filter(|r| r.split == *split);
             summary.split_sizes[k] += write_split(out, layout, &settings.language, split, manifest.shard, in_split)?;

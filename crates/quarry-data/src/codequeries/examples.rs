@@ -27,14 +27,18 @@ pub fn context_block(file: &ParsedFile, block: &CodeBlock) -> ContextBlock {
 /// context) that holds its first line, or `None` if no context block does.
 pub fn span_in_blocks(span: &SpanRecord, context: &[&CodeBlock]) -> Option<BlockSpan> {
     let (position, block) = context.iter().enumerate().find(|(_, b)| b.contains_line(span.start_line))?;
-    let line_in_block = |line: usize| line_in_runs(&block.lines, line);
-    Some(BlockSpan {
+    Some(block_span(span, position, |line| line_in_runs(&block.lines, line)))
+}
+
+/// `span` in the block at `position`, its lines placed by `line_in_block`.
+fn block_span(span: &SpanRecord, position: usize, line_in_block: impl Fn(usize) -> usize) -> BlockSpan {
+    BlockSpan {
         block: position,
         start_line: line_in_block(span.start_line),
         start_column: span.start_column,
         end_line: line_in_block(span.end_line),
         end_column: span.end_column,
-    })
+    }
 }
 
 /// Where the lines of an example's context lie, for [`span_in_blocks`] on many spans at
@@ -87,13 +91,7 @@ impl<'c> ContextIndex<'c> {
             }
             None => line_in_runs(&block.lines, line),
         };
-        Some(BlockSpan {
-            block: position,
-            start_line: line_in_block(span.start_line),
-            start_column: span.start_column,
-            end_line: line_in_block(span.end_line),
-            end_column: span.end_column,
-        })
+        Some(block_span(span, position, line_in_block))
     }
 }
 
