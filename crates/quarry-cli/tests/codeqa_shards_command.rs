@@ -121,3 +121,33 @@ fn a_shard_built_with_other_options_is_named() {
     let stderr = String::from_utf8_lossy(&finalize.stderr);
     assert!(stderr.contains("other options"), "{stderr}");
 }
+
+#[test]
+fn a_shard_records_its_time_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus(dir.path());
+    let out = dir.path().join("budgets");
+    assert!(build(&corpus, &out, &["--shard", "0/2", "--time-budget", "0"]).status.success());
+    let manifest_path = out.join("manifests/codeqa-00000-of-00002.json");
+    let manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["settings"]["time_budget_ms"], Value::Null, "{manifest}");
+
+    // Another budget is another build: the shard is built again, not passed over.
+    let other = build(&corpus, &out, &["--shard", "0/2", "--time-budget", "5"]);
+    assert!(other.status.success(), "{other:?}");
+    assert!(!String::from_utf8_lossy(&other.stderr).contains("nothing to do"), "{other:?}");
+
+    // A manifest written before the budget could be chosen was built with 5 s.
+    let mut manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["settings"]["time_budget_ms"], 5000, "{manifest}");
+    manifest["settings"].as_object_mut().unwrap().remove("time_budget_ms");
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let again = build(&corpus, &out, &["--shard", "0/2", "--time-budget", "5"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("nothing to do"), "{again:?}");
+
+    // Shards built with different budgets are not one dataset.
+    assert!(build(&corpus, &out, &["--shard", "1/2"]).status.success());
+    let finalize = quarry(&["dataset", "finalize", out.to_str().unwrap()]);
+    assert_eq!(finalize.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&finalize.stderr).contains("other options"), "{finalize:?}");
+}

@@ -118,6 +118,7 @@ fn dataset(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         format: quarry_data::hub::Format::Jsonl,
         files_from: None,
         parser: String::from("model"),
+        time_budget: Some(quarry_syntax::DEFAULT_TIME_BUDGET),
     };
     let start = std::time::Instant::now();
     let s = build(&options, parser.as_mut(), &|_, _| {})?;

@@ -47,6 +47,9 @@ struct CommentsArgs {
     /// `python` or `java`.
     #[arg(long)]
     lang: String,
+    /// Seconds allowed per file; a file that takes longer is reported and skipped. 0: no limit.
+    #[arg(long, default_value_t = 60.0)]
+    time_budget: f64,
 }
 
 /// Where parses come from.
@@ -156,7 +159,11 @@ fn comments_cmd(args: CommentsArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return report_error(&e),
     };
-    let found = quarry_data::codeqa::dataset::documented_functions(&args.corpus, lang);
+    let time_budget = match super::query::time_budget(args.time_budget) {
+        Ok(budget) => budget,
+        Err(message) => return report_error(&message),
+    };
+    let found = quarry_data::codeqa::dataset::documented_functions(&args.corpus, lang, time_budget);
     for bad in &found.bad_files {
         crate::commands::output::skipped(&bad.to_string());
     }

@@ -88,6 +88,11 @@ struct ScaleArgs {
     /// line) instead of walking --corpus.
     #[arg(long)]
     files_from: Option<PathBuf>,
+    /// Seconds allowed per file; a file that takes longer is reported and
+    /// skipped. 0: no limit. The default is generous so that the output
+    /// depends on the input only, not on the machine's speed.
+    #[arg(long, default_value_t = 60.0)]
+    time_budget: f64,
 }
 
 #[derive(Args)]
@@ -137,11 +142,6 @@ struct CodeQueriesArgs {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_FILE_BYTES)]
     max_file_bytes: u64,
-    /// Seconds allowed per file; a file that takes longer is reported and
-    /// skipped. 0: no limit. The default is generous so that the output
-    /// depends on the input only, not on the machine's speed.
-    #[arg(long, default_value_t = 60.0)]
-    time_budget: f64,
 }
 
 #[derive(Args)]
@@ -204,7 +204,7 @@ fn codequeries(args: CodeQueriesArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return report_error(&e),
     };
-    let time_budget = match super::query::time_budget(args.time_budget) {
+    let time_budget = match super::query::time_budget(args.scale.time_budget) {
         Ok(budget) => budget,
         Err(message) => return report_error(&message),
     };
@@ -388,6 +388,10 @@ fn codeqa(args: CodeqaBuildArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return report_error(&e),
     };
+    let time_budget = match super::query::time_budget(args.scale.time_budget) {
+        Ok(budget) => budget,
+        Err(message) => return report_error(&message),
+    };
     let mut parser = match args.parser.load() {
         Ok(p) => p,
         Err(e) => return report_error(&e),
@@ -402,6 +406,7 @@ fn codeqa(args: CodeqaBuildArgs) -> i32 {
         format: args.scale.format,
         files_from: args.scale.files_from,
         parser: args.parser.describe(),
+        time_budget,
     };
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
     if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} comments {wide_bar} {per_sec} eta {eta}") {

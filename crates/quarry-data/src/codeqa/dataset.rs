@@ -21,12 +21,13 @@
 //!   build leaves no partial split.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use quarry_syntax::corpus::source_files;
-use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile, DEFAULT_TIME_BUDGET};
+use quarry_syntax::{Deadline, Language, LoadOptions, ParsedFile};
 
 use super::extract::{functions, Function};
 use crate::hub::Format;
@@ -52,6 +53,9 @@ pub struct BuildOptions {
     pub files_from: Option<PathBuf>,
     /// What parses the comments, as the shard manifests record it (every shard must agree).
     pub parser: String,
+    /// Time allowed to read and parse one file (none: no limit); a file over it is reported
+    /// and skipped.
+    pub time_budget: Option<Duration>,
 }
 
 /// What a build did.
@@ -90,22 +94,23 @@ pub struct Found {
 }
 
 /// Every documented function (Python docstrings, Java Javadoc) under the
-/// corpus paths, files read in parallel; unreadable files are reported.
-pub fn documented_functions(corpus: &[PathBuf], language: Language) -> Found {
+/// corpus paths, files read in parallel, each within `time_budget` (none: no limit);
+/// unreadable files are reported.
+pub fn documented_functions(corpus: &[PathBuf], language: Language, time_budget: Option<Duration>) -> Found {
     let (files, walk_errors) = source_files(corpus, language);
-    let mut found = documented_functions_of(&files, language);
+    let mut found = documented_functions_of(&files, language, time_budget);
     found.bad_files.splice(0..0, walk_errors);
     found
 }
 
-/// Every documented function of `files`, read in parallel; unreadable files are reported.
-pub fn documented_functions_of(files: &[PathBuf], language: Language) -> Found {
+/// Every documented function of `files`, read in parallel, each within `time_budget` (none:
+/// no limit); unreadable files are reported.
+pub fn documented_functions_of(files: &[PathBuf], language: Language, time_budget: Option<Duration>) -> Found {
     let extracted: Vec<Result<Vec<Function>, String>> = files
         .par_iter()
         .map(|path| {
-            // Parsing has the per-file time budget of the other corpus walks (a 50 MB file is
-            // reported, not waited for).
-            let deadline = Deadline::after(DEFAULT_TIME_BUDGET);
+            // A file over its budget (a 50 MB file, say) is reported, not waited for.
+            let deadline = Deadline::new(time_budget);
             ParsedFile::load_within(path, Some(language), &LoadOptions::default(), &deadline)
                 .map(|f| functions(&f))
                 .map_err(|e| e.to_string())

@@ -51,6 +51,15 @@ pub struct Settings {
     pub parser: String,
     /// Format of the dataset's files.
     pub format: Format,
+    /// Milliseconds allowed per file (none: no limit); a manifest written before this field
+    /// existed was built with the fixed default of 5 s.
+    #[serde(default = "default_time_budget_ms")]
+    pub time_budget_ms: Option<u64>,
+}
+
+/// The per-file budget of builds made before it could be chosen.
+fn default_time_budget_ms() -> Option<u64> {
+    Some(quarry_syntax::DEFAULT_TIME_BUDGET.as_millis() as u64)
 }
 
 /// What a finished shard built.
@@ -177,6 +186,7 @@ pub fn build_shard(
         max_pairs: options.max_pairs,
         parser: options.parser.clone(),
         format: options.format,
+        time_budget_ms: options.time_budget.map(|d| d.as_millis() as u64),
     };
     let manifest_path = Manifest::path(&options.out, shard);
     if manifest_path.exists() {
@@ -193,7 +203,7 @@ pub fn build_shard(
     let own: Vec<(PathBuf, String)> = files.into_iter().zip(relative).filter(|(_, rel)| shard.owns(rel)).collect();
     let paths: Vec<PathBuf> = own.iter().map(|(p, _)| p.clone()).collect();
     let relative_of: HashMap<&Path, &str> = own.iter().map(|(p, r)| (p.as_path(), r.as_str())).collect();
-    let found = documented_functions_of(&paths, options.language);
+    let found = documented_functions_of(&paths, options.language, options.time_budget);
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     counts.insert("files".into(), paths.len());
     counts.insert("functions".into(), found.functions.len());
