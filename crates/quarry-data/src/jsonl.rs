@@ -76,8 +76,49 @@ pub fn stream_records<'a, T: serde::de::DeserializeOwned>(
             message: format!("cannot read the line: {e}"),
         })),
         Ok(text) if text.trim().is_empty() => None,
-        Ok(text) => Some(Ok((i + 1, serde_json::from_str(&text)))),
+        Ok(text) => Some(Ok((i + 1, parse_line(&text)))),
     })
+}
+
+/// One JSON Lines record parsed as `T`. A line that fails because a string holds a lone
+/// UTF-16 surrogate escape (`"\ud800"`, which Python's `json.dumps` writes for a string
+/// holding undecodable bytes, and which no Rust string can hold) gets an error that says so,
+/// in place of serde_json's "unexpected end of hex escape".
+pub fn parse_line<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    serde_json::from_str(text).map_err(|e| match lone_surrogate(text) {
+        Some((escape, column)) if e.is_syntax() => <serde_json::Error as serde::de::Error>::custom(format!(
+            "a lone UTF-16 surrogate {escape} at column {column}: not a Unicode character (decode the \
+             text with errors=\"replace\" before writing it)"
+        )),
+        _ => e,
+    })
+}
+
+/// The first `\uXXXX` escape of `text` that is half of a surrogate pair without its other
+/// half, with its 1-based column (in characters).
+fn lone_surrogate(text: &str) -> Option<(String, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    let escape_at = |i: usize| -> Option<u32> {
+        if chars.get(i) != Some(&'\\') || chars.get(i + 1) != Some(&'u') {
+            return None;
+        }
+        let hex: String = chars.get(i + 2..i + 6)?.iter().collect();
+        u32::from_str_radix(&hex, 16).ok()
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '\\' {
+            i += 1;
+            continue;
+        }
+        match escape_at(i) {
+            Some(0xD800..=0xDBFF) if escape_at(i + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) => i += 12,
+            Some(0xD800..=0xDFFF) => return Some((chars[i..i + 6].iter().collect(), i + 1)),
+            Some(_) => i += 6,
+            None => i += 2,
+        }
+    }
+    None
 }
 
 /// The records of a file that loaded and the lines that did not.
@@ -136,7 +177,7 @@ pub fn read_lenient<T: serde::de::DeserializeOwned>(
         if text.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<T>(text) {
+        match parse_line::<T>(text) {
             Ok(record) => match check(&record) {
                 Ok(()) => out.records.push((i + 1, record)),
                 Err(message) => out.errors.push(bad(message)),
@@ -150,6 +191,19 @@ pub fn read_lenient<T: serde::de::DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_surrogate_is_named_and_pairs_and_escaped_backslashes_are_not() {
+        let error = parse_line::<serde_json::Value>(r#"{"comment": "abc \ud800 def"}"#).unwrap_err().to_string();
+        assert!(error.starts_with(r"a lone UTF-16 surrogate \ud800 at column 18"), "{error}");
+        let low = parse_line::<serde_json::Value>(r#"{"c": "\uDC00\ud83d"}"#).unwrap_err().to_string();
+        assert!(low.contains(r"\uDC00 at column 8"), "{low}");
+        let pair = parse_line::<serde_json::Value>(r#"{"c": "\ud83d\ude00 \\ud800"}"#).unwrap();
+        assert_eq!(pair["c"], "\u{1F600} \\ud800");
+        // Other errors keep serde_json's words.
+        let plain = parse_line::<serde_json::Value>("{").unwrap_err().to_string();
+        assert!(plain.contains("EOF"), "{plain}");
+    }
 
     #[test]
     fn bad_lines_are_reported_and_the_rest_load() {

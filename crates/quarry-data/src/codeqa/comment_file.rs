@@ -24,7 +24,7 @@ pub fn read_comments(path: &Path) -> Result<Vec<Result<String, DataError>>, Data
             ));
         }
         let line = line.map_err(|e| bad(e.to_string()))?;
-        let comment = match serde_json::from_str::<serde_json::Value>(&line) {
+        let comment = match crate::jsonl::parse_line::<serde_json::Value>(&line) {
             Ok(v) => match v.get("comment").or_else(|| v.get("docstring")).and_then(|c| c.as_str()) {
                 Some(c) => Ok(c.to_string()),
                 None => Err(bad("no string field \"comment\"".into())),
