@@ -150,7 +150,13 @@ fn bad_input_exits_with_2_and_names_the_file() {
     std::fs::write(&short, "a\n").unwrap();
     std::fs::write(&long, "a\nb\n").unwrap();
     std::fs::write(&invalid, b"ok\n\xff\xfe\n").unwrap();
-    let cases: [(Vec<&str>, &str); 4] = [
+    let old_mac = dir.join("old_mac.txt");
+    std::fs::write(&old_mac, "a\rb\r").unwrap();
+    let cases: [(Vec<&str>, &str); 5] = [
+        (
+            vec!["metrics", "bleu", "--hyp", long.to_str().unwrap(), "--ref", old_mac.to_str().unwrap()],
+            "old_mac.txt has carriage returns without a line feed",
+        ),
         (vec!["metrics", "bleu", "--hyp", short.to_str().unwrap(), "--ref", long.to_str().unwrap()], "long.txt"),
         (vec!["metrics", "f1", "--hyp", invalid.to_str().unwrap(), "--ref", long.to_str().unwrap()], "invalid.txt"),
         (vec!["metrics", "em", "--hyp", "/no/such/file", "--ref", long.to_str().unwrap()], "/no/such/file"),

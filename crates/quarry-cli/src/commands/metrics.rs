@@ -136,8 +136,19 @@ fn compute(args: &MetricsArgs) -> Result<Score, Failure> {
     for path in &args.refs {
         let lines = read_lines(path)?;
         if lines.len() != hyps_owned.len() {
+            let lone_cr = [(&args.hyp, &hyps_owned), (path, &lines)]
+                .into_iter()
+                .find(|(_, lines)| lines.iter().any(|l| l.contains('\r')))
+                .map(|(file, _)| {
+                    format!(
+                        "; {} has carriage returns without a line feed, which do not end a line here (nor in \
+                         sacrebleu): convert them with `tr '\\r' '\\n'`",
+                        file.display()
+                    )
+                })
+                .unwrap_or_default();
             return Err(bad_input(format!(
-                "{} has {} lines but {} has {}",
+                "{} has {} lines but {} has {}{lone_cr}",
                 args.hyp.display(),
                 hyps_owned.len(),
                 path.display(),
