@@ -178,13 +178,20 @@ impl Tokenizer {
         Self::wrap(inner, path)
     }
 
-    /// Builds a BERT WordPiece tokenizer from a `vocab.txt` (one token per line).
+    /// Builds a BERT WordPiece tokenizer from a `vocab.txt` (one token per line), its special
+    /// tokens (`[PAD]`, `[UNK]`, `[CLS]`, `[SEP]`, `[MASK]`, those the vocabulary has) split from
+    /// the text as `BertTokenizer` splits them.
     pub fn from_wordpiece_vocab(path: &Path, lowercase: bool) -> Result<Self> {
         let file = path.to_str().ok_or_else(|| tok_err(path, "path is not UTF-8"))?;
         let model = WordPiece::from_file(file).unk_token("[UNK]".into()).build().map_err(|e| tok_err(path, e))?;
         let mut inner = tokenizers::Tokenizer::new(model);
         let sep = required_id(&inner, path, &["[SEP]"])?;
         let cls = required_id(&inner, path, &["[CLS]"])?;
+        // BertTokenizer's special tokens are matched in the text before normalization.
+        let specials =
+            ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].into_iter().filter(|t| inner.token_to_id(t).is_some());
+        let specials: Vec<_> = specials.map(|t| tokenizers::AddedToken::from(t.to_string(), true)).collect();
+        inner.add_special_tokens(specials).map_err(|e| tok_err(path, e))?;
         inner.with_normalizer(Some(BertNormalizer::new(true, true, None, lowercase))).map_err(|e| tok_err(path, e))?;
         inner.with_pre_tokenizer(Some(BertPreTokenizer));
         inner.with_post_processor(Some(BertProcessing::new(sep, cls)));
@@ -263,35 +270,36 @@ impl Tokenizer {
             .collect()
     }
 
-    /// Tokenizes `text` with special tokens, truncating to `max_len` ids when given.
+    /// Tokenizes `text` with special tokens, truncating to `max_len` ids when given: as
+    /// transformers truncates, the text's tokens are cut and every special token the
+    /// post-processor adds is kept (PLBART's `… </s> __java__` keeps both ends), unless
+    /// `max_len` leaves no room for them.
     pub fn encode(&self, text: &str, max_len: Option<usize>) -> Result<Encoded> {
-        let enc = self.inner.encode(text, true).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
-        let mut out = Encoded {
+        let mut enc = self.inner.encode(text, false).map_err(|e| self.encode_error(e))?;
+        if let Some(max) = max_len {
+            let added =
+                self.inner.get_post_processor().map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false));
+            if enc.len() + added > max && max >= added {
+                enc.truncate(max - added, 0, tokenizers::TruncationDirection::Right);
+                enc.take_overflowing();
+            }
+        }
+        let enc = self.inner.post_process(enc, None, true).map_err(|e| self.encode_error(e))?;
+        Ok(Encoded {
             ids: enc.get_ids().to_vec(),
             offsets: enc.get_offsets().to_vec(),
             tokens: enc.get_tokens().to_vec(),
-        };
-        if let Some(max) = max_len {
-            if out.ids.len() > max && max >= 2 {
-                // Keep the closing special token.
-                let last = out.ids.len() - 1;
-                let end = out.ids[last];
-                out.ids.truncate(max - 1);
-                out.ids.push(end);
-                let end = out.offsets[last];
-                out.offsets.truncate(max - 1);
-                out.offsets.push(end);
-                let end = out.tokens[last].clone();
-                out.tokens.truncate(max - 1);
-                out.tokens.push(end);
-            }
-        }
-        Ok(out)
+        })
+    }
+
+    /// An error of the tokenizers library while encoding, naming the tokenizer's file.
+    fn encode_error(&self, e: impl std::fmt::Display) -> ModelError {
+        tok_err(&self.source, e)
     }
 
     /// Tokenizes `text` without special tokens (offsets are byte ranges of `text`).
     pub fn encode_plain(&self, text: &str) -> Result<Encoded> {
-        let enc = self.inner.encode(text, false).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        let enc = self.inner.encode(text, false).map_err(|e| self.encode_error(e))?;
         Ok(Encoded {
             ids: enc.get_ids().to_vec(),
             offsets: enc.get_offsets().to_vec(),
@@ -302,7 +310,7 @@ impl Tokenizer {
     /// The ids of `text` without special tokens and without truncation (what a Hugging Face
     /// tokenizer's `convert_tokens_to_ids(tokenize(text))` gives).
     pub fn tokenize_ids(&self, text: &str) -> Result<Vec<u32>> {
-        let enc = self.inner.encode(text, false).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        let enc = self.inner.encode(text, false).map_err(|e| self.encode_error(e))?;
         Ok(enc.get_ids().to_vec())
     }
 

@@ -11,13 +11,24 @@ use crate::error::{ModelError, Result};
 /// Weight file names tried in a model directory, in order.
 pub(crate) const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
 
-/// Finds the weight file of a model directory.
+/// The index files of sharded checkpoints, which quarry does not read.
+const SHARD_INDEXES: [&str; 2] = ["model.safetensors.index.json", "pytorch_model.bin.index.json"];
+
+/// Finds the weight file of a model directory; a directory holding only a sharded checkpoint
+/// is an error that says so.
 pub(crate) fn find_weights(dir: &Path) -> Result<PathBuf> {
-    WEIGHT_FILES.iter().map(|f| dir.join(f)).find(|p| p.is_file()).ok_or_else(|| ModelError::MissingFile {
-        dir: dir.to_path_buf(),
-        what: "weights",
-        looked_for: WEIGHT_FILES.join(", "),
-    })
+    if let Some(path) = WEIGHT_FILES.iter().map(|f| dir.join(f)).find(|p| p.is_file()) {
+        return Ok(path);
+    }
+    if let Some(index) = SHARD_INDEXES.iter().map(|f| dir.join(f)).find(|p| p.is_file()) {
+        return Err(ModelError::Weights {
+            path: index,
+            message: "a sharded checkpoint, which quarry does not read; save it as one file (transformers' \
+                      save_pretrained with max_shard_size larger than the model)"
+                .into(),
+        });
+    }
+    Err(ModelError::MissingFile { dir: dir.to_path_buf(), what: "weights", looked_for: WEIGHT_FILES.join(", ") })
 }
 
 /// Maps a checkpoint tensor name to the encoder's naming: drops a `bert.`, `roberta.` or
@@ -71,5 +82,15 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let err = find_weights(&dir).unwrap_err().to_string();
         assert!(err.contains("model.safetensors"), "{err}");
+    }
+
+    /// A directory with only `model.safetensors.index.json` and its shards said "no weights
+    /// found (looked for model.safetensors, pytorch_model.bin)".
+    #[test]
+    fn a_sharded_checkpoint_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("model.safetensors.index.json"), r#"{"weight_map": {}}"#).unwrap();
+        let err = find_weights(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("model.safetensors.index.json") && err.contains("sharded"), "{err}");
     }
 }

@@ -121,6 +121,18 @@ impl ParamStore {
                         ),
                     });
                 }
+                if !t.dtype().is_float() {
+                    // transformers would cast such values into a float parameter; they are no
+                    // trained weights, so say so rather than compute with them.
+                    return Err(ModelError::Weights {
+                        path: path.clone(),
+                        message: format!(
+                            "tensor '{name}' holds {:?} integers; a parameter needs floating-point values (f16, \
+                             bf16, f32 or f64)",
+                            t.dtype()
+                        ),
+                    });
+                }
                 t.to_dtype(self.dtype)?.to_device(&self.device)?
             }
             None => {
@@ -160,4 +172,28 @@ pub fn sorted_vars(vars: &VarMap) -> Vec<(String, Var)> {
     let mut v: Vec<(String, Var)> = data.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store_of(tensor: Tensor) -> ParamStore {
+        let tensors = HashMap::from([("w".to_string(), tensor)]);
+        ParamStore::pretrained("model.safetensors".into(), tensors, crate::nn::bert::seeded(0), &Device::Cpu)
+    }
+
+    /// An integer tensor (a checkpoint saved with `.long()` weights) loaded as numbers that
+    /// were never trained; every float width loads.
+    #[test]
+    fn integer_weights_are_refused_naming_the_tensor() {
+        let ints = Tensor::new(&[1i64, 2], &Device::Cpu).unwrap();
+        let error = store_of(ints).get("w", 2, Init::Zeros, true).unwrap_err().to_string();
+        assert!(error.contains("model.safetensors") && error.contains("'w'") && error.contains("I64"), "{error}");
+        for dtype in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+            let floats = Tensor::new(&[1f32, 2.], &Device::Cpu).unwrap().to_dtype(dtype).unwrap();
+            let w = store_of(floats).get("w", 2, Init::Zeros, true).unwrap();
+            assert_eq!(w.to_vec1::<f32>().unwrap(), [1., 2.]);
+        }
+    }
 }

@@ -239,6 +239,13 @@ fn regex_escape(text: &str) -> String {
 /// language's code when `src_lang` is set (always for `multi`, `__en_XX__` by default).
 pub fn plbart(path: &Path, config: &TokenizerConfig) -> Built {
     let model = read_model(path)?;
+    if model.model_type() == proto::UNIGRAM {
+        // XLM-RoBERTa's and CamemBERT's files have this name too, with other ids and templates.
+        return Err("a unigram model (as XLM-RoBERTa's and CamemBERT's files of this name are); quarry reads \
+             sentencepiece.bpe.model only as PLBART's BPE model: give the checkpoint's tokenizer.json \
+             (transformers' save_pretrained writes one)"
+            .into());
+    }
     if model.model_type() != proto::BPE {
         return Err(format!(
             "PLBART's sentencepiece.bpe.model is a BPE model; this one's model_type is {}",
