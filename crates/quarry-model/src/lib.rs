@@ -33,6 +33,7 @@ mod loading;
 pub mod models;
 pub mod nn;
 mod sentencepiece;
+mod sharded;
 pub mod speed;
 mod tokenizer;
 pub mod training;

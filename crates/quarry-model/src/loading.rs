@@ -130,7 +130,7 @@ fn cached_snapshot(hub: &Path, id: &str) -> Option<PathBuf> {
 }
 
 /// Downloads the files an encoder needs (configuration, one tokenizer layout, one weights
-/// file) into the cache and returns the snapshot directory.
+/// file or a sharded checkpoint's index and shards) into the cache and returns the snapshot directory.
 fn download_from_hub(hub: &Path, id: &str) -> std::result::Result<PathBuf, String> {
     let api = hf_hub::api::sync::ApiBuilder::new()
         .with_cache_dir(hub.to_path_buf())
@@ -147,11 +147,17 @@ fn download_from_hub(hub: &Path, id: &str) -> std::result::Result<PathBuf, Strin
         || has("sentencepiece.bpe.model");
     // Optional: casing and special-token settings.
     let _ = has("tokenizer_config.json");
-    let weights = has("model.safetensors") || has("pytorch_model.bin");
+    let sharded = |index: &str| {
+        let files = repo.get(index).ok().and_then(|path| crate::sharded::shard_files(&path).ok());
+        files.is_some_and(|files| files.iter().all(|file| has(file)))
+    };
+    let weights = has("model.safetensors")
+        || has("pytorch_model.bin")
+        || crate::sharded::SHARD_INDEXES.iter().any(|index| sharded(index));
     if !tokenizer || !weights {
         return Err(format!(
             "the repository lacks {}",
-            if weights { "a tokenizer" } else { "model.safetensors or pytorch_model.bin" }
+            if weights { "a tokenizer" } else { "model.safetensors, pytorch_model.bin or a sharded checkpoint" }
         ));
     }
     config.parent().map(Path::to_path_buf).ok_or_else(|| "the download has no directory".into())

@@ -1,5 +1,5 @@
-//! Reading checkpoint tensors from `model.safetensors` or `pytorch_model.bin`,
-//! with Hugging Face name variants mapped to the encoder's names.
+//! Reading checkpoint tensors from `model.safetensors` or `pytorch_model.bin`, whole or
+//! sharded, with Hugging Face name variants mapped to the encoder's names.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,28 +7,20 @@ use std::path::{Path, PathBuf};
 use candle_core::{Device, Tensor};
 
 use crate::error::{ModelError, Result};
+use crate::sharded::{is_shard_index, read_sharded, SHARD_INDEXES};
 
 /// Weight file names tried in a model directory, in order.
 pub(crate) const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
 
-/// The index files of sharded checkpoints, which quarry does not read.
-const SHARD_INDEXES: [&str; 2] = ["model.safetensors.index.json", "pytorch_model.bin.index.json"];
-
-/// Finds the weight file of a model directory; a directory holding only a sharded checkpoint
-/// is an error that says so.
+/// Finds the weights of a model directory: a single weight file, else a sharded
+/// checkpoint's index file (which [`read_tensors`] reads through).
 pub(crate) fn find_weights(dir: &Path) -> Result<PathBuf> {
-    if let Some(path) = WEIGHT_FILES.iter().map(|f| dir.join(f)).find(|p| p.is_file()) {
-        return Ok(path);
-    }
-    if let Some(index) = SHARD_INDEXES.iter().map(|f| dir.join(f)).find(|p| p.is_file()) {
-        return Err(ModelError::Weights {
-            path: index,
-            message: "a sharded checkpoint, which quarry does not read; save it as one file (transformers' \
-                      save_pretrained with max_shard_size larger than the model)"
-                .into(),
-        });
-    }
-    Err(ModelError::MissingFile { dir: dir.to_path_buf(), what: "weights", looked_for: WEIGHT_FILES.join(", ") })
+    let candidates = || WEIGHT_FILES.iter().chain(SHARD_INDEXES.iter());
+    candidates().map(|f| dir.join(f)).find(|p| p.is_file()).ok_or_else(|| ModelError::MissingFile {
+        dir: dir.to_path_buf(),
+        what: "weights",
+        looked_for: candidates().copied().collect::<Vec<_>>().join(", "),
+    })
 }
 
 /// Maps a checkpoint tensor name to the encoder's naming: drops a `bert.`, `roberta.` or
@@ -45,16 +37,21 @@ pub(crate) fn normalize_name(name: &str) -> String {
     }
 }
 
-/// Reads every tensor of a safetensors or PyTorch pickle file onto the CPU, names normalized.
+/// Reads every tensor of a safetensors or PyTorch pickle file, or of the shards a sharded
+/// checkpoint's index names, onto the CPU, names normalized.
 pub(crate) fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>> {
-    let wrap = |e: candle_core::Error| ModelError::Weights { path: path.to_path_buf(), message: e.to_string() };
-    let is_safetensors = path.extension().is_some_and(|e| e == "safetensors");
-    let raw: Vec<(String, Tensor)> = if is_safetensors {
-        candle_core::safetensors::load(path, &Device::Cpu).map_err(wrap)?.into_iter().collect()
-    } else {
-        candle_core::pickle::read_all(path).map_err(wrap)?
-    };
+    let raw = if is_shard_index(path) { read_sharded(path, read_file)? } else { read_file(path)? };
     Ok(raw.into_iter().map(|(name, t)| (normalize_name(&name), t)).collect())
+}
+
+/// Every tensor of one safetensors or PyTorch pickle file, names as stored.
+fn read_file(path: &Path) -> Result<Vec<(String, Tensor)>> {
+    let wrap = |e: candle_core::Error| ModelError::Weights { path: path.to_path_buf(), message: e.to_string() };
+    if path.extension().is_some_and(|e| e == "safetensors") {
+        Ok(candle_core::safetensors::load(path, &Device::Cpu).map_err(wrap)?.into_iter().collect())
+    } else {
+        candle_core::pickle::read_all(path).map_err(wrap)
+    }
 }
 
 #[cfg(test)]
@@ -82,15 +79,5 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let err = find_weights(&dir).unwrap_err().to_string();
         assert!(err.contains("model.safetensors"), "{err}");
-    }
-
-    /// A directory with only `model.safetensors.index.json` and its shards said "no weights
-    /// found (looked for model.safetensors, pytorch_model.bin)".
-    #[test]
-    fn a_sharded_checkpoint_is_named_as_such() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("model.safetensors.index.json"), r#"{"weight_map": {}}"#).unwrap();
-        let err = find_weights(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("model.safetensors.index.json") && err.contains("sharded"), "{err}");
     }
 }
