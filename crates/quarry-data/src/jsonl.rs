@@ -94,31 +94,11 @@ pub fn parse_line<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde
     })
 }
 
-/// The first `\uXXXX` escape of `text` that is half of a surrogate pair without its other
-/// half, with its 1-based column (in characters).
-fn lone_surrogate(text: &str) -> Option<(String, usize)> {
-    let chars: Vec<char> = text.chars().collect();
-    let escape_at = |i: usize| -> Option<u32> {
-        if chars.get(i) != Some(&'\\') || chars.get(i + 1) != Some(&'u') {
-            return None;
-        }
-        let hex: String = chars.get(i + 2..i + 6)?.iter().collect();
-        u32::from_str_radix(&hex, 16).ok()
-    };
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] != '\\' {
-            i += 1;
-            continue;
-        }
-        match escape_at(i) {
-            Some(0xD800..=0xDBFF) if escape_at(i + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) => i += 12,
-            Some(0xD800..=0xDFFF) => return Some((chars[i..i + 6].iter().collect(), i + 1)),
-            Some(_) => i += 6,
-            None => i += 2,
-        }
-    }
-    None
+/// The first lone surrogate escape of `text` (see [`quarry_stdx::json_surrogates`]), with
+/// its 1-based column in characters.
+fn lone_surrogate(text: &str) -> Option<(&str, usize)> {
+    let at = *quarry_stdx::json_surrogates::lone_surrogate_escapes(text.as_bytes()).first()?;
+    Some((text.get(at..at + 6)?, text.get(..at)?.chars().count() + 1))
 }
 
 /// The records of a file that loaded and the lines that did not.

@@ -15,7 +15,7 @@ use crate::text::Text;
 
 /// The quick fixes for `diagnostics` (quarry's, in a document whose text is `text`).
 pub fn for_diagnostics(uri: &Uri, text: &Text, diagnostics: &[Diagnostic]) -> Vec<CodeAction> {
-    let suppressions = SuppressionComments::scan(text.as_str());
+    let suppressions = SuppressionComments::scan(text.source());
     let mut actions = Vec::new();
     for diagnostic in diagnostics {
         let Some(code) = code_of(diagnostic) else { continue };

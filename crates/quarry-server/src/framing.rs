@@ -11,6 +11,8 @@ use std::ops::Range;
 use lsp_server::Message;
 use serde::de::IgnoredAny;
 
+use quarry_stdx::json_surrogates::replace_lone_surrogates;
+
 /// The largest message body read; a longer one is reported and its bytes
 /// scanned for the next header.
 pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
@@ -77,11 +79,16 @@ impl<R: BufRead> FrameReader<R> {
         Ok(Some(incoming))
     }
 
-    /// The message a body holds. A body that is not JSON (a wrong length
-    /// cut it or ran past it) is put back to be scanned for the next header;
+    /// The message a body holds (lone surrogate escapes read as U+FFFD). A
+    /// body that is not JSON (a wrong length cut it or ran past it) is put back to be scanned for the next header;
     /// JSON that is no message was framed right and is dropped.
     fn decode(&mut self, body: Vec<u8>) -> Incoming {
-        match serde_json::from_slice::<Message>(&body) {
+        let parsed = serde_json::from_slice::<Message>(&body).or_else(|error| {
+            // Lone surrogates (JSON, but not Unicode) are replaced and the body read again.
+            let repaired = replace_lone_surrogates(&body).ok_or(error)?;
+            serde_json::from_slice::<Message>(&repaired)
+        });
+        match parsed {
             Ok(message) => {
                 self.resyncing = false;
                 Incoming::Message(message)

@@ -6,7 +6,8 @@
 //! suppression), shows a query's documentation on hover, and reloads the
 //! configuration when `pyproject.toml`/`quarry.toml` changes.
 //!
-//! [`transport`] frames messages (and survives malformed ones), [`server`]
+//! [`transport`] frames messages (and survives malformed ones, reading
+//! lone UTF-16 surrogate escapes as U+FFFD), [`server`]
 //! holds the state and the main loop, [`batch`] runs a batch of analyses
 //! that a message can cancel, [`dependants`] keeps the import graph that
 //! says which files an edit affects (the configuration is resolved by

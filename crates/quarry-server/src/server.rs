@@ -8,7 +8,10 @@
 //! dirty), so an edit or a request waits for little more than the check
 //! each analysis makes between its steps; an edit of a document being
 //! analysed cancels that analysis. Each file is bounded by the
-//! configuration's per-file time budget and size limit.
+//! configuration's per-file time budget and size limit. A hover or a code
+//! action on an open document edited since its diagnostics were published
+//! waits for its analysis, so that it is answered from positions in its
+//! current text.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -57,6 +60,9 @@ struct Document {
     uri: Uri,
     version: i32,
     text: Text,
+    /// The diagnostics last published for it are of its current text (so
+    /// their ranges are positions in it).
+    current: bool,
 }
 
 /// How the main loop ended.
@@ -252,11 +258,11 @@ impl Server {
             }
             request::HoverRequest::METHOD => decode::<HoverParams>(req.params).and_then(|params| {
                 let at = params.text_document_position_params;
-                self.modified_since(&at.text_document.uri)?;
+                self.settle(&at.text_document.uri)?;
                 Ok(serde_json::to_value(self.hover(&at.text_document.uri, at.position)).unwrap_or_default())
             }),
             request::CodeActionRequest::METHOD => decode::<CodeActionParams>(req.params).and_then(|params| {
-                self.modified_since(&params.text_document.uri)?;
+                self.settle(&params.text_document.uri)?;
                 Ok(serde_json::to_value(self.code_actions(&params)).unwrap_or_default())
             }),
             request::Initialize::METHOD => Err((ErrorCode::InvalidRequest, "initialize was already received".into())),
@@ -282,6 +288,25 @@ impl Server {
         at.and_then(|at| self.pending.remove(at)).is_some()
     }
 
+    /// Makes the diagnostics of `uri` those of its current text before a
+    /// request about it is answered from them: an open document edited
+    /// since its last publication is analysed first (the dirty open
+    /// documents are, as the main loop would next). `ContentModified` when
+    /// an edit of it waits behind the request, or arrived meanwhile.
+    fn settle(&mut self, uri: &Uri) -> Result<(), (ErrorCode, String)> {
+        self.modified_since(uri)?;
+        let Some(path) = uri::to_path(uri) else { return Ok(()) };
+        let behind = |server: &Server| server.documents.get(&path).is_some_and(|d| !d.current);
+        if behind(self) && self.dirty_set.contains(&path) {
+            self.analyse_next_batch();
+            self.modified_since(uri)?;
+        }
+        if behind(self) {
+            return Err((ErrorCode::ContentModified, "the document changed".into()));
+        }
+        Ok(())
+    }
+
     /// `ContentModified` when an edit of `uri` waits behind the request.
     fn modified_since(&self, uri: &Uri) -> Result<(), (ErrorCode, String)> {
         let edited = self.pending.iter().any(|m| match m {
@@ -299,25 +324,27 @@ impl Server {
     fn on_notification(&mut self, n: Notification) {
         match n.method.as_str() {
             notification::DidOpenTextDocument::METHOD => {
-                if let Ok(params) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
+                if let Some(params) = self.params::<DidOpenTextDocumentParams>(n) {
                     let doc = params.text_document;
                     let Some(path) = self.path_of(&doc.uri) else { return };
-                    let document = Document { uri: doc.uri, version: doc.version, text: Text::new(doc.text) };
+                    let document =
+                        Document { uri: doc.uri, version: doc.version, text: Text::new(doc.text), current: false };
                     self.documents.insert(path.clone(), document);
                     self.edited(&path);
                 }
             }
             notification::DidChangeTextDocument::METHOD => {
-                if let Ok(params) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) {
+                if let Some(params) = self.params::<DidChangeTextDocumentParams>(n) {
                     let Some(path) = self.path_of(&params.text_document.uri) else { return };
                     let Some(document) = self.documents.get_mut(&path) else { return };
                     document.version = params.text_document.version;
                     document.text.apply(params.content_changes);
+                    document.current = false;
                     self.edited(&path);
                 }
             }
             notification::DidCloseTextDocument::METHOD => {
-                if let Ok(params) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
+                if let Some(params) = self.params::<DidCloseTextDocumentParams>(n) {
                     let Some(path) = self.path_of(&params.text_document.uri) else { return };
                     if self.documents.remove(&path).is_some() {
                         self.stale.remove(&path);
@@ -326,19 +353,31 @@ impl Server {
                 }
             }
             notification::DidSaveTextDocument::METHOD => {
-                if let Ok(params) = serde_json::from_value::<DidSaveTextDocumentParams>(n.params) {
+                if let Some(params) = self.params::<DidSaveTextDocumentParams>(n) {
                     if self.path_of(&params.text_document.uri).is_some_and(|p| is_config_file(&p)) {
                         self.load_configuration(true);
                     }
                 }
             }
             notification::DidChangeWatchedFiles::METHOD => {
-                if let Ok(params) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) {
+                if let Some(params) = self.params::<DidChangeWatchedFilesParams>(n) {
                     self.on_watched_files(params);
                 }
             }
             // Cancellations of requests already answered, and the rest.
             _ => {}
+        }
+    }
+
+    /// A notification's parameters; parameters that do not decode are
+    /// logged (the notification is ignored: nothing can be answered).
+    fn params<P: serde::de::DeserializeOwned>(&self, n: Notification) -> Option<P> {
+        match serde_json::from_value(n.params) {
+            Ok(params) => Some(params),
+            Err(error) => {
+                self.log(MessageType::ERROR, format!("quarry: ignored `{}`: invalid parameters: {error}", n.method));
+                None
+            }
         }
     }
 
@@ -607,6 +646,9 @@ impl Server {
         };
         let params = PublishDiagnosticsParams { uri, diagnostics: diagnostics.clone(), version };
         self.notify::<notification::PublishDiagnostics>(params);
+        if let Some(document) = self.documents.get_mut(path) {
+            document.current = true;
+        }
         self.published.insert(path.to_path_buf(), diagnostics);
     }
 

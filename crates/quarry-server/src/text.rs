@@ -1,10 +1,16 @@
 //! Text positions as LSP speaks them: lines and UTF-16 code-unit columns
 //! (the protocol's default encoding), converted to and from quarry's
 //! character columns and byte offsets; and the edits of full and
-//! incremental text synchronisation.
+//! incremental text synchronisation. A byte-order mark that starts a
+//! document is a character of the editor's text but not of the text quarry
+//! analyses (decoded as CPython does, without it): quarry's columns on the
+//! first line count from after it.
 
 use lsp_types::{Position, Range, TextDocumentContentChangeEvent};
 use quarry_syntax::LineIndex;
+
+/// The byte-order mark.
+const BOM: char = '\u{feff}';
 
 /// A text with its line index, built on first need after each edit (an
 /// edit finds its offsets by scanning up to them, so a burst of edits to a
@@ -43,20 +49,42 @@ impl Text {
         Some(start..end)
     }
 
-    /// The text.
+    /// The text, as the editor has it.
     pub fn as_str(&self) -> &str {
         &self.text
     }
 
-    /// The text of 0-based `line` without its terminator ("" past the end).
-    pub fn line(&self, line: usize) -> &str {
+    /// The text as quarry analyses it: without a leading byte-order mark.
+    pub fn source(&self) -> &str {
+        self.text.strip_prefix(BOM).unwrap_or(&self.text)
+    }
+
+    /// The characters before quarry's column 0 on 0-based `line`: 1 for a
+    /// byte-order mark that starts the text, else 0.
+    fn bom_chars(&self, line: usize) -> usize {
+        usize::from(line == 0 && self.text.starts_with(BOM))
+    }
+
+    /// The editor's text of 0-based `line` without its terminator ("" past the end).
+    fn raw_line(&self, line: usize) -> &str {
         self.lines().line_range(line).map_or("", |range| &self.text[range])
+    }
+
+    /// The text of 0-based `line` as quarry analyses it, without its
+    /// terminator ("" past the end).
+    pub fn line(&self, line: usize) -> &str {
+        let text = self.raw_line(line);
+        if self.bom_chars(line) == 1 {
+            return text.strip_prefix(BOM).unwrap_or(text);
+        }
+        text
     }
 
     /// The LSP position of a 0-based line and character column (quarry's
     /// span columns); clamped to the end of the line.
     pub fn position(&self, line: usize, column: usize) -> Position {
-        let utf16: usize = self.line(line).chars().take(column).map(char::len_utf16).sum();
+        let chars = column.saturating_add(self.bom_chars(line));
+        let utf16: usize = self.raw_line(line).chars().take(chars).map(char::len_utf16).sum();
         Position { line: line as u32, character: utf16 as u32 }
     }
 
@@ -85,7 +113,8 @@ impl Text {
     pub fn column(&self, position: Position) -> usize {
         let offset = self.offset(position);
         let start = self.line_range(position.line as usize).map_or(offset, |r| r.start);
-        self.text[start.min(offset)..offset].chars().count()
+        let chars = self.text[start.min(offset)..offset].chars().count();
+        chars.saturating_sub(self.bom_chars(position.line as usize))
     }
 
     /// Applies the changes of one `didChange`, in order: a change with a
@@ -144,6 +173,22 @@ mod tests {
         for line in 0..4 {
             assert_eq!(fresh.line_range(line), text.lines().line_range(line), "line {line}");
         }
+    }
+
+    #[test]
+    fn quarry_columns_on_the_first_line_count_from_after_a_byte_order_mark() {
+        let text = Text::new("\u{feff}import os  # é\nx = 1\n".to_string());
+        assert_eq!(text.source(), "import os  # é\nx = 1\n");
+        assert_eq!(text.line(0), "import os  # é");
+        // `import os` is columns 0..9 to quarry, 1..10 in the editor.
+        assert_eq!(text.range((0, 0), (0, 9)).start, Position { line: 0, character: 1 });
+        assert_eq!(text.range((0, 0), (0, 9)).end, Position { line: 0, character: 10 });
+        assert_eq!(text.column(Position { line: 0, character: 10 }), 9);
+        assert_eq!(text.column(Position { line: 0, character: 0 }), 0);
+        // The end of the first line, and the other lines, are unchanged.
+        assert_eq!(text.position(0, 14), Position { line: 0, character: 15 });
+        assert_eq!(text.position(1, 1), Position { line: 1, character: 1 });
+        assert_eq!(text.column(Position { line: 1, character: 1 }), 1);
     }
 
     #[test]

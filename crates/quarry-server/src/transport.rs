@@ -224,6 +224,17 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_with_a_lone_surrogate_is_read_with_a_replacement_character() {
+        let change = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"text":"x = '\ud83d'"}}"#;
+        let (sender, receiver) = unbounded();
+        read_loop(&mut io::Cursor::new(frame(change).into_bytes()), &sender);
+        drop(sender);
+        let got: Vec<Incoming> = receiver.iter().collect();
+        let [Incoming::Message(Message::Notification(n))] = got.as_slice() else { panic!("not read as one message") };
+        assert_eq!(n.params["text"], "x = '\u{fffd}'");
+    }
+
+    #[test]
     fn reading_stops_at_exit() {
         let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
         assert_eq!(frames(&format!("{}{}", frame(exit), frame(REQUEST))), ["notification exit"]);

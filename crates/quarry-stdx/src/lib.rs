@@ -9,6 +9,8 @@
 //!   under a size limit.
 //! - [`io_error`]: an I/O error with the path it concerns, the one way every crate's error
 //!   type names the file that failed.
+//! - [`json_surrogates`]: lone UTF-16 surrogate escapes in JSON text, found to be named or
+//!   replaced.
 //! - [`skip`]: how a test whose downloaded asset is missing says it is skipped.
 //!
 //! It depends on no other quarry crate and knows nothing of code, text or models.
@@ -17,6 +19,7 @@
 
 pub mod atomic;
 pub mod io_error;
+pub mod json_surrogates;
 pub mod read;
 pub mod rng;
 pub mod skip;
