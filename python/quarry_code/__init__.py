@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from . import _native, codeqa, errors, metrics, nlp
+from . import _args, _native, codeqa, errors, metrics, nlp
 from .errors import QuarryError, QuarryOSError, QuarryValueError, QuarryWarning
 
 __version__: str = _native.__version__
@@ -41,7 +41,8 @@ def query(
     order.
 
     Args:
-        paths: a file or directory, or several (directories are searched as
+        paths: a file or directory (``str``, ``bytes`` or ``os.PathLike``),
+            or several (directories are searched as
             ``quarry query`` does, honouring ``.gitignore`` and ``exclude``).
         select: queries by id, name, ``Q`` number, CodeQL id or ruff code;
             default: the configuration's ``select``, else all.
@@ -64,24 +65,24 @@ def query(
             ``"ignore"`` (left out silently).
 
     Raises:
+        TypeError: an argument of the wrong type (named in the message).
         QuarryValueError: an invalid configuration, unknown query or option,
             or (``on_error="raise"``) a file that cannot be analysed (binary,
             bad encoding, too deep, over its time budget).
         QuarryOSError: (``on_error="raise"``) a path that does not exist or
             cannot be read.
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
     if isinstance(select, str):
         select = [select]
+    selected = None if select is None else _args.strings("select", select)
     lines = _native.query_jsonl(
-        [os.fspath(p) for p in paths],
-        select=list(select) if select else None,
-        negative=negative,
-        config=None if config is None else os.fspath(config),
-        cache=cache,
-        time_budget=time_budget,
-        on_error=on_error,
+        _args.paths("paths", paths),
+        select=selected or None,
+        negative=_args.flag("negative", negative),
+        config=None if config is None else _args.path("config", config),
+        cache=_args.flag("cache", cache),
+        time_budget=_args.seconds("time_budget", time_budget),
+        on_error=_args.text("on_error", on_error),
     )
     return [json.loads(line) for line in lines]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Dict, List
 
-from . import _native
+from . import _args, _native
 from .nlp import Language
 
 __all__ = ["pairs", "DEFAULT_MAX_PAIRS"]
@@ -27,11 +27,15 @@ def pairs(comment: str, nlp: Language, max_pairs: int = DEFAULT_MAX_PAIRS) -> Li
     ``"yesno"`` and ``rule`` names the rule that made the pair.
 
     Raises:
-        TypeError: ``nlp`` is not a :class:`~quarry_code.nlp.Language` (from
-            :func:`quarry_code.nlp.load`).
-        QuarryValueError: the parser failed on the comment's text.
+        TypeError: ``comment`` is not a ``str``, ``nlp`` not a
+            :class:`~quarry_code.nlp.Language` (from :func:`quarry_code.nlp.load`)
+            or ``max_pairs`` not an integer.
+        QuarryValueError: ``max_pairs`` is negative, or the parser failed on
+            the comment's text.
     """
     if not isinstance(nlp, Language):
         kind = type(nlp).__name__
         raise TypeError(f"nlp must be a quarry_code.nlp.Language (from quarry_code.nlp.load), not {kind}")
-    return [json.loads(p) for p in _native.codeqa_pairs(comment, nlp._pipeline, max_pairs)]
+    text = _args.text("comment", comment)
+    most = _args.count("max_pairs", max_pairs, 0)
+    return [json.loads(p) for p in _native.codeqa_pairs(text, nlp._pipeline, most)]

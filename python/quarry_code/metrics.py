@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from . import _native
+from . import _args, _native
 
 __all__ = [
     "Score",
@@ -75,9 +75,13 @@ def names() -> List[Tuple[str, str]]:
 
 
 def _streams(refs: References) -> List[List[str]]:
+    """``refs`` as reference streams: one stream (strings) or several (lists of strings)."""
+    if isinstance(refs, (str, bytes)):
+        raise TypeError(f"refs must be a sequence of strings or of string sequences, not a single {type(refs).__name__}")
+    refs = list(refs)
     if len(refs) == 0 or isinstance(refs[0], str):
-        return [list(refs)]  # type: ignore[arg-type]
-    return [list(stream) for stream in refs]
+        return [_args.strings("refs", refs)]
+    return [_args.strings(f"refs[{i}]", stream) for i, stream in enumerate(refs)]
 
 
 def score(
@@ -97,21 +101,23 @@ def score(
     ``quarry metrics NAME``; see :func:`names`).
 
     Raises:
+        TypeError: ``hyps`` or ``refs`` not sequences of strings (a lone
+            string included), naming the item.
         QuarryValueError: an unknown metric, streams of different lengths,
             a line the metric cannot read, an invalid option.
         QuarryOSError: a WordNet directory or METEOR jar that cannot be read.
     """
     value, description, details, per_line = _native.score(
-        name,
-        list(hyps),
+        _args.text("name", name),
+        _args.strings("hyps", hyps),
         _streams(refs),
-        weights=None if weights is None else list(weights),
-        smoothing=smoothing,
-        auto_reweigh=auto_reweigh,
-        stem=stem,
-        wordnet=None if wordnet is None else os.fspath(wordnet),
-        use_wordnet=use_wordnet,
-        meteor_jar=None if meteor_jar is None else os.fspath(meteor_jar),
+        weights=None if weights is None else _args.reals("weights", weights),
+        smoothing=_args.text("smoothing", smoothing),
+        auto_reweigh=_args.flag("auto_reweigh", auto_reweigh),
+        stem=_args.flag("stem", stem),
+        wordnet=None if wordnet is None else _args.path("wordnet", wordnet),
+        use_wordnet=_args.flag("use_wordnet", use_wordnet),
+        meteor_jar=None if meteor_jar is None else _args.path("meteor_jar", meteor_jar),
     )
     return Score(name, value, description, json.loads(details), list(per_line))
 
@@ -132,7 +138,7 @@ def bleu(hyps: Sequence[str], refs: References, **options: Any) -> float:
     options as :func:`score`."""
     if options:
         return score("bleu", hyps, refs, **options).score
-    return _native.corpus_bleu(list(hyps), _streams(refs))
+    return _native.corpus_bleu(_args.strings("hyps", hyps), _streams(refs))
 
 
 sentence_bleu = _scorer("sentence-bleu")

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import os
 from itertools import islice
-from typing import Iterable, Iterator, Union
+from typing import Any, Iterable, Iterator, Union
 
-from . import _native
+from . import _args, _native
 from ._native import Doc, Span, Token
-from .errors import QuarryValueError
 
 __all__ = ["load", "Language", "Doc", "Token", "Span"]
 
@@ -38,20 +37,43 @@ class Language:
         """The model directory."""
         return os.fspath(self._pipeline.path)
 
+    def __repr__(self) -> str:
+        return f"<quarry_code.nlp.Language en_core_web_sm from {self.path!r}>"
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickles the pipeline as its model directory, loaded again on
+        unpickling (so it can go to ``multiprocessing`` workers)."""
+        return (load, (self.path,))
+
     def __call__(self, text: str) -> Doc:
-        """Analyses one text."""
-        return self._pipeline.parse_batch([text])[0]
+        """Analyses one text.
+
+        Raises:
+            TypeError: ``text`` is not a ``str``.
+        """
+        return self._pipeline.parse_batch([_args.text("text", text)])[0]
 
     def pipe(self, texts: Iterable[str], batch_size: int = 256) -> Iterator[Doc]:
         """Analyses texts in batches of ``batch_size``, yielding one doc per
-        text in order (the GIL is released while a batch is analysed)."""
-        if batch_size < 1:
-            raise QuarryValueError(f"batch_size must be at least 1, not {batch_size}")
+        text in order (the GIL is released while a batch is analysed).
+
+        Raises:
+            TypeError: ``texts`` is a lone string, or holds something else
+                than strings (named by its position).
+            QuarryValueError: ``batch_size`` is less than 1.
+        """
+        if isinstance(texts, (str, bytes)):
+            raise TypeError(f"texts must be an iterable of strings, not a single {type(texts).__name__}")
+        size = _args.count("batch_size", batch_size, 1)
         iterator = iter(texts)
+        done = 0
         while True:
-            batch = list(islice(iterator, batch_size))
+            batch = list(islice(iterator, size))
             if not batch:
                 return
+            for i, text in enumerate(batch):
+                _args.text(f"texts[{done + i}]", text)
+            done += len(batch)
             yield from self._pipeline.parse_batch(batch)
 
 
@@ -60,8 +82,9 @@ def load(model_dir: Union[str, "os.PathLike[str]"]) -> Language:
     holding ``config.cfg``, or the package folder above it).
 
     Raises:
+        TypeError: ``model_dir`` is not a path.
         QuarryOSError: a missing or unreadable model file.
         QuarryValueError: a model file quarry cannot use (corrupt, or a
             component or setting it does not implement), naming it.
     """
-    return Language(_native.Pipeline.load(os.fspath(model_dir)))
+    return Language(_native.Pipeline.load(_args.path("model_dir", model_dir)))

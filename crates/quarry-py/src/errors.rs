@@ -1,8 +1,11 @@
 //! Errors as exceptions: every failure becomes `quarry_code.errors.QuarryError`
 //! or its `ValueError`/`OSError` subclasses, and a Rust panic is caught before
-//! it reaches Python and raised as a `QuarryError` too.
+//! it reaches Python and raised as a `QuarryError` too. Work runs off the
+//! interpreter ([`detached`]), so a signal (Ctrl-C) interrupts the call.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{sync_channel, RecvTimeoutError};
+use std::time::Duration;
 
 use pyo3::prelude::*;
 
@@ -34,13 +37,49 @@ pub fn to_exception(py: Python<'_>, (kind, message): Failure) -> PyErr {
     }
 }
 
-/// Runs `work` with the GIL released; its failure or panic becomes an exception.
+/// How often a waiting call checks for signals (Ctrl-C, a kernel interrupt).
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// The stack of the thread that runs a call's work: the 8 MiB a Linux main
+/// thread has, where the work used to run.
+const WORK_STACK_BYTES: usize = 8 << 20;
+
+/// Runs `work` with the GIL released, on this process's thread pool
+/// ([`crate::pool`]); its failure or panic becomes an exception.
+///
+/// The work runs on a thread of its own while the calling thread waits
+/// without the GIL and checks for signals every [`SIGNAL_POLL`]: a Ctrl-C
+/// (`KeyboardInterrupt`) or any exception a signal handler raises ends the
+/// call at once. The abandoned work runs to its end in the background, its
+/// result dropped (the libraries offer no cancellation here yet).
 pub fn detached<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
-    T: Send,
-    F: FnOnce() -> Result<T, Failure> + Send,
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, Failure> + Send + 'static,
 {
-    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(work)));
+    let (sender, receiver) = sync_channel(1);
+    std::thread::Builder::new()
+        .name("quarry_code".into())
+        .stack_size(WORK_STACK_BYTES)
+        .spawn(move || {
+            // The caller may have gone (interrupted): then nobody wants the result.
+            let _ = sender.send(catch_unwind(AssertUnwindSafe(|| crate::pool::in_process_pool(work))));
+        })
+        .map_err(|e| to_exception(py, (Kind::Internal, format!("cannot start a thread for the work: {e}"))))?;
+    let mut receiver = receiver;
+    let outcome = loop {
+        // The receiver goes into the GIL-free wait and comes back (it is not `Sync`).
+        let (received, back) = py.detach(move || (receiver.recv_timeout(SIGNAL_POLL), receiver));
+        receiver = back;
+        match received {
+            Ok(outcome) => break outcome,
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => {
+                let message = "internal error (a bug in quarry, please report it): the work ended without a result";
+                return Err(to_exception(py, (Kind::Internal, message.into())));
+            }
+        }
+    };
     match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(failure)) => Err(to_exception(py, failure)),

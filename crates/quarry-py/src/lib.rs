@@ -8,6 +8,9 @@ mod codeqa;
 mod errors;
 mod metrics;
 mod nlp;
+mod nlp_index;
+mod nlp_state;
+mod pool;
 mod query;
 
 use pyo3::prelude::*;
@@ -24,6 +27,18 @@ fn _panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {
     errors::detached(py, move || -> Result<(), errors::Failure> { panic!("{message}") })
 }
 
+/// Sleeps `seconds` as a call's work does (off the interpreter, without the
+/// GIL), so the tests can check that a signal interrupts a long call.
+#[pyfunction]
+fn _sleep_for_test(py: Python<'_>, seconds: f64) -> PyResult<()> {
+    let pause = std::time::Duration::try_from_secs_f64(seconds)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("seconds: {e}")))?;
+    errors::detached(py, move || -> Result<(), errors::Failure> {
+        std::thread::sleep(pause);
+        Ok(())
+    })
+}
+
 /// The module `quarry_code._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -31,12 +46,14 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // module has made any tree-sitter parser or tree.
     unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
     module.add_function(wrap_pyfunction!(_panic_for_test, module)?)?;
+    module.add_function(wrap_pyfunction!(_sleep_for_test, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(query::query_jsonl, module)?)?;
     module.add_function(wrap_pyfunction!(metrics::metric_names, module)?)?;
     module.add_function(wrap_pyfunction!(metrics::score, module)?)?;
     module.add_function(wrap_pyfunction!(metrics::corpus_bleu, module)?)?;
     module.add_function(wrap_pyfunction!(codeqa::codeqa_pairs, module)?)?;
+    module.add_function(wrap_pyfunction!(nlp_state::_doc_from_state, module)?)?;
     module.add_class::<nlp::Pipeline>()?;
     module.add_class::<nlp::Doc>()?;
     module.add_class::<nlp::Token>()?;

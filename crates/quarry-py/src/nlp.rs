@@ -8,11 +8,13 @@ use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PySlice};
 use quarry_nlp::spacy_json::{char_offsets, to_spacy_json};
 use quarry_nlp::NlpError;
 
 use crate::errors::{detached, Failure, Kind};
+use crate::nlp_index::{pick, Pick};
+use crate::nlp_state::doc_state;
 
 /// A loaded pipeline (spaCy's `en_core_web_sm` 3.8 model directory).
 #[pyclass(frozen, module = "quarry_code._native")]
@@ -55,7 +57,7 @@ impl Pipeline {
                     let (kind, message) = nlp_failure(e);
                     (kind, format!("text {k} of the batch: {message}"))
                 })?;
-                docs.push(Doc { data: Arc::new(DocData { doc, offsets: OnceLock::new() }) });
+                docs.push(Doc::new(doc));
             }
             Ok(docs)
         })?;
@@ -74,6 +76,11 @@ impl DocData {
         self.offsets.get_or_init(|| char_offsets(&self.doc))
     }
 
+    /// The character offset of token `i`, or of the text's end for `i` past the last token.
+    fn char_offset(&self, i: usize) -> usize {
+        self.offsets().get(i).copied().unwrap_or_else(|| self.doc.text.chars().count())
+    }
+
     fn token(&self, i: usize) -> &quarry_nlp::Token {
         &self.doc.tokens[i]
     }
@@ -83,6 +90,13 @@ impl DocData {
 #[pyclass(frozen, module = "quarry_code._native")]
 pub struct Doc {
     data: Arc<DocData>,
+}
+
+impl Doc {
+    /// The Python doc of an analysis.
+    pub(crate) fn new(doc: quarry_nlp::Doc) -> Doc {
+        Doc { data: Arc::new(DocData { doc, offsets: OnceLock::new() }) }
+    }
 }
 
 /// One token of a doc.
@@ -100,6 +114,9 @@ pub struct Span {
     end: usize,
 }
 
+/// What `__reduce__` gives pickle: a callable and its arguments.
+type Reduced<'py, A> = (Bound<'py, PyAny>, A);
+
 fn token(data: &Arc<DocData>, i: usize) -> Token {
     Token { data: Arc::clone(data), i }
 }
@@ -108,13 +125,20 @@ fn tokens(data: &Arc<DocData>, indices: impl IntoIterator<Item = usize>) -> Vec<
     indices.into_iter().map(|i| token(data, i)).collect()
 }
 
-/// `index` (negative from the end) as a position in a sequence of `len`.
-fn position(index: isize, len: usize) -> PyResult<usize> {
-    let at = if index < 0 { index + len as isize } else { index };
-    if at < 0 || at as usize >= len {
-        return Err(PyIndexError::new_err(format!("index {index} out of range for {len} tokens")));
-    }
-    Ok(at as usize)
+/// `seq[index]` of a sequence of tokens from `start` to `start + len` of `data`'s doc.
+fn item(
+    py: Python<'_>,
+    data: &Arc<DocData>,
+    start: usize,
+    len: usize,
+    index: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    Ok(match pick(index, len)? {
+        Pick::Token(i) => Py::new(py, token(data, start + i))?.into_any(),
+        Pick::Span(from, to) => {
+            Py::new(py, Span { data: Arc::clone(data), start: start + from, end: start + to })?.into_any()
+        }
+    })
 }
 
 #[pymethods]
@@ -129,8 +153,9 @@ impl Doc {
         self.data.doc.len()
     }
 
-    fn __getitem__(&self, index: isize) -> PyResult<Token> {
-        Ok(token(&self.data, position(index, self.data.doc.len())?))
+    /// A token by its index (negative from the end), or a span by a slice.
+    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        item(py, &self.data, 0, self.data.doc.len(), index)
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -154,6 +179,12 @@ impl Doc {
             .into_iter()
             .map(|r| Span { data: Arc::clone(&self.data), start: r.start, end: r.end })
             .collect()
+    }
+
+    /// Pickles the doc as its analysis ([`doc_state`]).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py, (String,)>> {
+        let rebuild = py.import("quarry_code._native")?.getattr("_doc_from_state")?;
+        Ok((rebuild, (doc_state(&self.data.doc)?,)))
     }
 
     /// The doc as spaCy's `Doc.to_json()` gives it: `text`, `sents`
@@ -311,6 +342,11 @@ impl Token {
     fn __hash__(&self) -> u64 {
         (Arc::as_ptr(&self.data) as u64).wrapping_mul(31).wrapping_add(self.i as u64)
     }
+
+    /// Pickles the token as `doc[i]`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py, (Doc, usize)>> {
+        Ok((py.import("operator")?.getattr("getitem")?, (self.doc(), self.i)))
+    }
 }
 
 #[pymethods]
@@ -336,29 +372,36 @@ impl Span {
     /// Character offset of the span's start in the doc's text.
     #[getter]
     fn start_char(&self) -> usize {
-        self.data.offsets()[self.start]
+        self.data.char_offset(self.start)
     }
 
     /// Character offset of the span's end in the doc's text.
     #[getter]
     fn end_char(&self) -> usize {
-        self.data.offsets()[self.end - 1] + self.data.token(self.end - 1).text.chars().count()
+        match self.end.checked_sub(1).filter(|&last| last >= self.start) {
+            Some(last) => self.data.char_offset(last) + self.data.token(last).text.chars().count(),
+            None => self.start_char(),
+        }
     }
 
     /// The token of the span whose head lies outside it (a sentence's root).
     #[getter]
-    fn root(&self) -> Token {
+    fn root(&self) -> PyResult<Token> {
+        if self.start == self.end {
+            return Err(PyIndexError::new_err("an empty span has no root"));
+        }
         let inside = |h: usize| (self.start..self.end).contains(&h);
         let root = (self.start..self.end).find(|&i| self.data.doc.is_root(i) || !inside(self.data.doc.head(i)));
-        token(&self.data, root.unwrap_or(self.start))
+        Ok(token(&self.data, root.unwrap_or(self.start)))
     }
 
     fn __len__(&self) -> usize {
         self.end - self.start
     }
 
-    fn __getitem__(&self, index: isize) -> PyResult<Token> {
-        Ok(token(&self.data, self.start + position(index, self.end - self.start)?))
+    /// A token by its index in the span (negative from the end), or a span by a slice.
+    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        item(py, &self.data, self.start, self.end - self.start, index)
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -371,5 +414,25 @@ impl Span {
 
     fn __repr__(&self) -> String {
         self.text()
+    }
+
+    /// Spans are equal when they cover the same tokens of the same doc.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Span>().is_ok_and(|o| {
+            let o = o.get();
+            Arc::ptr_eq(&o.data, &self.data) && (o.start, o.end) == (self.start, self.end)
+        })
+    }
+
+    fn __hash__(&self) -> u64 {
+        let at = (Arc::as_ptr(&self.data) as u64).wrapping_mul(31).wrapping_add(self.start as u64);
+        at.wrapping_mul(31).wrapping_add(self.end as u64)
+    }
+
+    /// Pickles the span as `doc[start:end]`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py, (Doc, Bound<'py, PySlice>)>> {
+        let doc = Doc { data: Arc::clone(&self.data) };
+        let range = PySlice::new(py, self.start as isize, self.end as isize, 1);
+        Ok((py.import("operator")?.getattr("getitem")?, (doc, range)))
     }
 }
