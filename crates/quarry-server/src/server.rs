@@ -27,9 +27,9 @@ use lsp_types::{
     CodeActionProviderCapability, Diagnostic, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
     DidSaveTextDocumentParams, FileChangeType, FileSystemWatcher, GlobPattern, HoverParams, HoverProviderCapability,
-    InitializeParams, InitializeResult, LogMessageParams, MessageType, PositionEncodingKind, PublishDiagnosticsParams,
-    Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+    InitializeParams, InitializeResult, LogMessageParams, MessageType, PublishDiagnosticsParams, Registration,
+    RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
 use quarry_query::cache::run::CacheView;
 use quarry_query::project::Project;
@@ -42,7 +42,7 @@ use quarry_workspace::folder::Resolved;
 use quarry_workspace::triage::Policy;
 
 use crate::dependants::ImportGraph;
-use crate::text::Text;
+use crate::text::{Encoding, Text};
 use crate::transport::Incoming;
 use crate::{actions, batch, diagnostics, hover, uri};
 
@@ -102,6 +102,8 @@ pub struct Server {
     published: HashMap<PathBuf, Vec<Diagnostic>>,
     /// When an open document's text last changed.
     last_edit: Option<Instant>,
+    /// What the columns of positions count, as negotiated at `initialize`.
+    encoding: Encoding,
     shutdown: bool,
 }
 
@@ -125,8 +127,10 @@ impl Server {
             }
         };
         let root = root_folder(&params);
+        let offered = params.capabilities.general.as_ref().and_then(|g| g.position_encodings.as_deref());
+        let encoding = Encoding::negotiate(offered);
         let result = InitializeResult {
-            capabilities: capabilities(),
+            capabilities: capabilities(encoding),
             server_info: Some(ServerInfo { name: "quarry".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
         };
         let _ = connection.sender.send(Response::new_ok(id, result).into());
@@ -149,6 +153,7 @@ impl Server {
             summary_before: HashMap::new(),
             published: HashMap::new(),
             last_edit: None,
+            encoding,
             shutdown: false,
         };
         let watch = params
@@ -327,8 +332,8 @@ impl Server {
                 if let Some(params) = self.params::<DidOpenTextDocumentParams>(n) {
                     let doc = params.text_document;
                     let Some(path) = self.path_of(&doc.uri) else { return };
-                    let document =
-                        Document { uri: doc.uri, version: doc.version, text: Text::new(doc.text), current: false };
+                    let text = Text::new(doc.text, self.encoding);
+                    let document = Document { uri: doc.uri, version: doc.version, text, current: false };
                     self.documents.insert(path.clone(), document);
                     self.edited(&path);
                 }
@@ -616,7 +621,7 @@ impl Server {
         let (diagnostics, version) = match self.documents.get(path) {
             Some(document) => (diagnostics::of_file(&uri, &triaged, &document.text), Some(document.version)),
             None => {
-                let text = Text::new(std::mem::take(&mut triaged.report.text));
+                let text = Text::new(std::mem::take(&mut triaged.report.text), self.encoding);
                 (diagnostics::of_file(&uri, &triaged, &text), None)
             }
         };
@@ -738,9 +743,9 @@ fn root_folder(params: &InitializeParams) -> Option<PathBuf> {
     first.or(params.root_uri.as_ref()).and_then(uri::to_path)
 }
 
-fn capabilities() -> ServerCapabilities {
+fn capabilities(encoding: Encoding) -> ServerCapabilities {
     ServerCapabilities {
-        position_encoding: Some(PositionEncodingKind::UTF16),
+        position_encoding: Some(encoding.kind()),
         text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
             open_close: Some(true),
             change: Some(TextDocumentSyncKind::INCREMENTAL),

@@ -5,6 +5,8 @@
 //! they are all waiting when the server reads on: which of them it handles
 //! before analysing is not left to the scheduler.
 
+#![allow(dead_code)]
+
 use std::path::Path;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -30,16 +32,24 @@ pub struct Session {
 impl Session {
     /// Starts a server and initializes it on the workspace folder `root`.
     pub fn initialized(root: &Path) -> Session {
+        Session::initialized_with(root, json!({})).0
+    }
+
+    /// Starts a server and initializes it on the workspace folder `root`
+    /// for a client of `capabilities`; the session and the server's
+    /// `initialize` result.
+    pub fn initialized_with(root: &Path, capabilities: Value) -> (Session, Value) {
         let (to_server, incoming) = unbounded::<Incoming>();
         let (sender, from_server) = bounded::<Message>(0);
         let connection = Connection { sender, receiver: bounded(0).1 };
         let thread = std::thread::spawn(move || Server::initialize(connection, incoming).map(Server::run));
         let mut session = Session { to_server, from_server, thread: Some(thread), next_id: 1 };
         let root = uri(root);
-        let id = session.request("initialize", json!({"processId": null, "rootUri": root, "capabilities": {}}));
-        session.response(id);
+        let id =
+            session.request("initialize", json!({"processId": null, "rootUri": root, "capabilities": capabilities}));
+        let result = session.response(id).response_result.expect("initialize succeeds");
         session.notify("initialized", json!({}));
-        session
+        (session, result)
     }
 
     /// Queues a request; returns its id.
