@@ -250,6 +250,7 @@ pub fn load_model_in(
             }
             let config = EncoderConfig::from_file(&config_path)?;
             let tokenizer = Tokenizer::from_path(tokenizer.unwrap_or(dir))?;
+            check_vocabulary(&config, &tokenizer, &config_path)?;
             let weights = find_weights(dir)?;
             let tensors = read_tensors(&weights)?;
             check_layer_count(&config, &weights, tensors.keys())?;
@@ -258,6 +259,23 @@ pub fn load_model_in(
             Ok(LoadedModel { config, tokenizer, encoder, store, dir: Some(dir.clone()) })
         }
     }
+}
+
+/// Refuses a tokenizer whose own vocabulary has ids past the configuration's `vocab_size`
+/// (another model's tokenizer): the model has no embedding for them, and the first text that
+/// needs one would fail. Added tokens past it are left to fail on use, as in transformers.
+fn check_vocabulary(config: &EncoderConfig, tokenizer: &Tokenizer, config_path: &Path) -> Result<()> {
+    let needed = tokenizer.base_vocab_end();
+    if needed > config.vocab_size {
+        return Err(ModelError::Config(format!(
+            "{} gives ids up to {} but {}'s vocab_size is {}: the tokenizer is not this model's",
+            tokenizer.source().display(),
+            needed - 1,
+            config_path.display(),
+            config.vocab_size
+        )));
+    }
+    Ok(())
 }
 
 /// The number of encoder layers the weight `names` hold (`encoder.layer.N.`, `encoder.layers.N.`

@@ -239,6 +239,12 @@ impl Tokenizer {
         self.inner.get_vocab_size(true)
     }
 
+    /// One more than the largest id of the model's own vocabulary (added tokens left out):
+    /// the embedding rows every ordinary text may need.
+    pub fn base_vocab_end(&self) -> usize {
+        self.inner.get_vocab(false).into_values().max().map_or(0, |id| id as usize + 1)
+    }
+
     /// Id of the padding token (`[PAD]` or `<pad>`; 0 when neither exists).
     pub fn pad_id(&self) -> u32 {
         self.pad_id

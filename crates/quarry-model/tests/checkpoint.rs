@@ -81,3 +81,23 @@ fn label_weights_travel_with_the_checkpoint_and_are_divided_out_of_predictions()
     assert_eq!(again.predict_labels(&ids, 4).unwrap(), predicted);
     std::fs::remove_dir_all(&vocab).unwrap();
 }
+
+#[test]
+fn a_tokenizer_past_the_configured_vocabulary_is_refused_at_load() {
+    let vocab = common::vocab_dir("vocab-size");
+    let source = ModelSource::Scratch(ScratchSpec::parse("1x32x2").unwrap());
+    let model = SpanModel::new(load_model(&source, Some(&vocab), &Device::Cpu, 5).unwrap()).unwrap();
+    let dir = vocab.join("saved");
+    let m = &model.model;
+    save_checkpoint(&dir, &m.config, &m.tokenizer, &m.store, Some(&model.head_config())).unwrap();
+    let config_path = dir.join("config.json");
+    let mut config: serde_json::Value = serde_json::from_slice(&std::fs::read(&config_path).unwrap()).unwrap();
+    config["vocab_size"] = 8.into();
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let error = match load_model(&ModelSource::Dir(dir), None, &Device::Cpu, 0) {
+        Ok(_) => panic!("loaded with a vocabulary of 8"),
+        Err(e) => e.to_string(),
+    };
+    assert!(error.contains("vocab_size is 8") && error.contains("config.json"), "{error}");
+    std::fs::remove_dir_all(&vocab).unwrap();
+}
