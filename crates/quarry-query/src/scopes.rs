@@ -587,21 +587,19 @@ impl<'a, 'f> Builder<'a, 'f> {
 }
 
 /// The innermost scope (module, class, function, lambda, comprehension)
-/// whose defining node spans `node`; the module if none does.
-pub fn innermost_scope(scopes: &Scopes, node: Node<'_>) -> ScopeId {
-    let mut best = ScopeId::MODULE;
-    let mut best_len = usize::MAX;
-    for (id, scope) in ScopeId::enumerate(scopes.all()) {
-        let span = &scope.span;
-        if span.start_byte <= node.start_byte() && node.end_byte() <= span.end_byte && scope.node_id != node.id() {
-            let len = span.end_byte - span.start_byte;
-            if len < best_len {
-                best = id;
-                best_len = len;
-            }
+/// that holds `node`, not one `node` itself defines: the nearest ancestor
+/// defining a scope, read through the parent index `tree` (one step per
+/// ancestor, where comparing `node` with every scope's span cost a scan of
+/// all scopes per call); the module if none does.
+pub fn innermost_scope(tree: &NodeTree<'_>, scopes: &Scopes, node: Node<'_>) -> ScopeId {
+    let mut current = tree.parent_of_id(node.id());
+    while let Some(n) = current {
+        if let Some(id) = scopes.of_node(n.id()) {
+            return id;
         }
+        current = tree.parent_of_id(n.id());
     }
-    best
+    ScopeId::MODULE
 }
 
 #[cfg(test)]

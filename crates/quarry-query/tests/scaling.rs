@@ -128,3 +128,69 @@ fn one_comment_of_many_directives_is_read_in_linear_time() {
     assert_eq!(found.directives.len(), 20_000, "every `# noqa`; an unclosed `lgtm[` is none");
     assert_eq!(found.directives[1].column, 7 + "# noqa: E711 ".len());
 }
+
+/// Counts the findings of `id` of the given example type (1 positive, 0 negative).
+fn count(report: &FileReport, id: &str, example_type: u8) -> usize {
+    report.findings.iter().filter(|f| f.query_id == id && f.example_type == example_type).count()
+}
+
+/// `n` loops at module level, each holding a loop over its own variable and
+/// reading it after the inner loop.
+fn sibling_loops(n: usize) -> String {
+    (0..n).map(|k| format!("for a{k} in x:\n    for a{k} in y:\n        pass\n    use(a{k})\n")).collect()
+}
+
+#[test]
+fn nested_loops_query_reads_only_the_loops_inside_each_loop() {
+    let queries = [find_query("nested-loops-with-same-variable").unwrap()];
+    let (small, _) = analysed(sibling_loops(2_000), &queries);
+    let (large, report) = analysed(sibling_loops(8_000), &queries);
+    assert_linear("Q34", small, large);
+    assert_eq!(count(&report, "nested-loops-with-same-variable", 1), 8_000);
+}
+
+/// A method of `n` `super(B, self)` calls beside `n` functions: finding the
+/// scope of each call must not scan every scope of the file.
+fn super_calls(n: usize) -> String {
+    let calls: String = (0..n).map(|k| format!("        super(B, self).m{k}()\n")).collect();
+    let functions: String = (0..n).map(|k| format!("def g{k}():\n    pass\n")).collect();
+    format!("class A(object):\n    def f(self):\n{calls}{functions}")
+}
+
+#[test]
+fn super_query_finds_each_calls_scope_through_its_ancestors() {
+    let queries = [find_query("super-not-enclosing-class").unwrap()];
+    let (small, _) = analysed(super_calls(3_000), &queries);
+    let (large, report) = analysed(super_calls(12_000), &queries);
+    assert_linear("Q31", small, large);
+    assert_eq!(count(&report, "super-not-enclosing-class", 1), 12_000);
+}
+
+/// `n` module-level bindings, each followed by a test that an earlier
+/// condition decides: only the bindings of the test's variables are read.
+fn decided_tests(n: usize) -> String {
+    (0..n).map(|k| format!("a{k} = 1\nif a < 1 and a > 2:\n    pass\n")).collect()
+}
+
+#[test]
+fn redundant_comparison_reads_only_the_bindings_of_its_variables() {
+    let queries = [find_query("redundant-comparison").unwrap()];
+    let (small, _) = analysed(decided_tests(3_000), &queries);
+    let (large, report) = analysed(decided_tests(12_000), &queries);
+    assert_linear("Q37", small, large);
+    assert_eq!(count(&report, "redundant-comparison", 1), 12_000);
+}
+
+/// `n` functions, each assigning `locals()` to a name and writing through it.
+fn locals_writes(n: usize) -> String {
+    (0..n).map(|k| format!("def f{k}():\n    z = locals()\n    z['a'] = {k}\n")).collect()
+}
+
+#[test]
+fn modification_of_locals_indexes_the_assignments_once() {
+    let queries = [find_query("modification-of-locals").unwrap()];
+    let (small, _) = analysed(locals_writes(1_000), &queries);
+    let (large, report) = analysed(locals_writes(4_000), &queries);
+    assert_linear("Q50", small, large);
+    assert_eq!(count(&report, "modification-of-locals", 1), 4_000);
+}

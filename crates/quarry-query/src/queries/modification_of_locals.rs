@@ -21,7 +21,7 @@
 //! to non-modifying methods (`get`, `keys`, `items`, `values`, `copy`).
 
 use crate::scopes::Resolution;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::syntax::{Field, Kind, SyntaxNode};
 use tree_sitter::Node;
@@ -67,9 +67,10 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             is_locals_call(cx, strip_parentheses(right)).then(|| cx.text(left))
         })
         .collect();
+    let assignments = assignments_to(cx, &assigned);
     for &subscript in cx.nodes(Kind::Subscript) {
         let Some(object) = subscript.field(Field::Value).map(strip_parentheses) else { continue };
-        if !is_locals(cx, &assigned, object, subscript) {
+        if !is_locals(cx, &assignments, object, subscript) {
             continue;
         }
         if is_store_or_delete(subscript) == (polarity == Polarity::Positive) {
@@ -89,35 +90,50 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
             continue;
         }
         let Some(object) = function.field(Field::Object).map(strip_parentheses) else { continue };
-        if is_locals(cx, &assigned, object, call) {
+        if is_locals(cx, &assignments, object, call) {
             findings.push(RawFinding::answer(cx.span(call), message));
         }
     }
     findings
 }
 
+/// The assignments to a plain name, keyed by the name and the node id of
+/// their enclosing scope, each list in source order.
+type Assignments<'f> = HashMap<(&'f str, Option<usize>), Vec<Node<'f>>>;
+
+/// Every assignment to one of the names in `assigned` (those the file ever
+/// assigns `locals()` to), indexed once for the file.
+fn assignments_to<'f>(cx: &FileContext<'f>, assigned: &HashSet<&str>) -> Assignments<'f> {
+    let mut index: Assignments<'f> = HashMap::new();
+    for &a in cx.nodes(Kind::Assignment) {
+        let Some(left) = a.field(Field::Left).filter(|l| l.py_kind() == Kind::Identifier) else { continue };
+        let name = cx.text(left);
+        if assigned.contains(name) {
+            let scope = cx.syntax().enclosing_scope(a).map(|s| s.id());
+            index.entry((name, scope)).or_default().push(a);
+        }
+    }
+    index
+}
+
 /// `locals()`, or a name assigned `locals()` before `at` in the same scope
-/// (its latest assignment before `at`); `assigned`: the names the file
-/// ever assigns `locals()` to.
-fn is_locals(cx: &FileContext<'_>, assigned: &HashSet<&str>, object: Node<'_>, at: Node<'_>) -> bool {
+/// (its latest assignment before `at`), looked up in `assignments`.
+fn is_locals(cx: &FileContext<'_>, assignments: &Assignments<'_>, object: Node<'_>, at: Node<'_>) -> bool {
     if is_locals_call(cx, object) {
         return true;
     }
     if object.py_kind() != Kind::Identifier {
         return false;
     }
-    let name = cx.text(object);
-    // Cheap test first: is the name ever assigned `locals()`?
-    if !assigned.contains(name) {
-        return false;
-    }
     let scope = cx.syntax().enclosing_scope(at).map(|s| s.id());
-    cx.nodes(Kind::Assignment)
+    let Some(candidates) = assignments.get(&(cx.text(object), scope)) else { return false };
+    // Those starting before `at`, latest first; one that also ends after
+    // `at` holds it (`d = d["k"]`) and is passed over.
+    let before = candidates.partition_point(|a| a.start_byte() < at.start_byte());
+    candidates[..before]
         .iter()
-        .filter(|a| a.end_byte() <= at.start_byte())
-        .filter(|a| cx.syntax().enclosing_scope(**a).map(|s| s.id()) == scope)
-        .filter(|a| a.field(Field::Left).is_some_and(|l| l.py_kind() == Kind::Identifier && cx.text(l) == name))
-        .last()
+        .rev()
+        .find(|a| a.end_byte() <= at.start_byte())
         .and_then(|a| a.field(Field::Right))
         .is_some_and(|v| is_locals_call(cx, strip_parentheses(v)))
 }

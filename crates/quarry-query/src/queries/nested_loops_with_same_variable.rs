@@ -45,12 +45,16 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
     let scopes = cx.scopes();
     let loops = cx.nodes(Kind::ForStatement);
     let mut findings = Vec::new();
-    for &outer in loops {
+    let tree = cx.syntax().parents();
+    for (position, &outer) in loops.iter().enumerate() {
         let Some(body) = outer.field(Field::Body) else { continue };
-        let scope = innermost_scope(scopes, outer);
+        let scope = innermost_scope(tree, scopes, outer);
         let outer_names = loop_names(cx, outer);
-        for &inner in loops.iter().filter(|&&l| l.id() != outer.id() && contains(body, l)) {
-            if innermost_scope(scopes, inner) != scope {
+        // The loops are in source order, so those inside `outer` follow it
+        // in one run: read that run, not every loop of the file.
+        let nested = loops[position + 1..].iter().take_while(|l| l.start_byte() < outer.end_byte());
+        for &inner in nested.filter(|&&l| contains(body, l)) {
+            if innermost_scope(tree, scopes, inner) != scope {
                 continue;
             }
             let inner_names = loop_names(cx, inner);
@@ -91,16 +95,22 @@ fn read_outside(scopes: &Scopes, scope: ScopeId, name: &str, outer: Node<'_>, in
         if id != scope && current.is_local(name) {
             continue;
         }
+        // Positions first: they rule out most uses more cheaply than names.
         let read = current.uses.iter().any(|u| {
-            u.name == name
-                && outer.start_byte() <= u.start_byte
+            outer.start_byte() <= u.start_byte
                 && u.span.end_byte <= outer.end_byte()
                 && !(inner.start_byte() <= u.start_byte && u.span.end_byte <= inner.end_byte())
+                && u.name == name
         });
         if read {
             return true;
         }
-        pending.extend(current.children.iter().copied());
+        // Only the nested scopes inside `outer` can hold such a read.
+        let inside = |child: &ScopeId| {
+            let span = &scopes.get(*child).span;
+            outer.start_byte() <= span.start_byte && span.end_byte <= outer.end_byte()
+        };
+        pending.extend(current.children.iter().copied().filter(inside));
     }
     false
 }

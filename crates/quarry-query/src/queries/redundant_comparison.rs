@@ -391,17 +391,18 @@ fn always_leaves(block: Node<'_>) -> bool {
 fn reassigned_between(cx: &FileContext<'_>, fact: &Test<'_>, test: &Test<'_>) -> bool {
     let (start, end) = (fact.node.end_byte(), test.node.start_byte());
     let mut loops: Vec<(usize, usize)> = Vec::new();
-    let mut current = test.node.parent();
+    let tree = cx.syntax().parents();
+    let mut current = tree.parent_of_id(test.node.id());
     while let Some(n) = current {
         if matches!(n.py_kind(), Kind::ForStatement | Kind::WhileStatement) && n.start_byte() > fact.node.start_byte() {
             loops.push((n.start_byte(), n.end_byte()));
         }
-        current = n.parent();
+        current = tree.parent_of_id(n.id());
     }
-    let variables: Vec<&str> = fact.variables().collect();
     let scopes = cx.scopes();
-    let scope = scopes.get(innermost_scope(scopes, test.node));
-    scope.bindings.iter().filter(|b| variables.contains(&b.name.as_str())).any(|binding| {
+    let scope = scopes.get(innermost_scope(tree, scopes, test.node));
+    // The bindings of the fact's variables, through the scope's name index.
+    fact.variables().flat_map(|v| scope.bindings_named(v)).any(|binding| {
         let at = binding.start_byte;
         let in_loop = loops.iter().any(|&(s, e)| s <= at && at < e);
         if in_loop {

@@ -55,7 +55,7 @@ fn find(cx: &FileContext<'_>, polarity: Polarity) -> Vec<RawFinding> {
         }
         let Some(function) = cx.enclosing_function(call) else { continue };
         // The call's own scope must be the method (not a comprehension in it).
-        if scopes.get(innermost_scope(scopes, call)).node_id != function.id() {
+        if scopes.get(innermost_scope(cx.syntax().parents(), scopes, call)).node_id != function.id() {
             continue;
         }
         let Some(class) = cx.syntax().method_class(function) else { continue };
@@ -83,7 +83,7 @@ fn source_name<'f>(cx: &FileContext<'f>, argument: Node<'_>) -> Option<&'f str> 
         return None;
     }
     let name = cx.text(argument);
-    let scope = cx.scopes().get(innermost_scope(cx.scopes(), argument));
+    let scope = cx.scopes().get(innermost_scope(cx.syntax().parents(), cx.scopes(), argument));
     let assigned_locally = scope.bindings_named(name).any(|b| !matches!(b.kind, Some(BindingKind::Parameter)));
     (!assigned_locally).then_some(name)
 }
