@@ -4,7 +4,9 @@
 //! interpreter ([`detached`]), so a signal (Ctrl-C) interrupts the call.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -50,13 +52,27 @@ const WORK_STACK_BYTES: usize = 8 << 20;
 /// The work runs on a thread of its own while the calling thread waits
 /// without the GIL and checks for signals every [`SIGNAL_POLL`]: a Ctrl-C
 /// (`KeyboardInterrupt`) or any exception a signal handler raises ends the
-/// call at once. The abandoned work runs to its end in the background, its
-/// result dropped (the libraries offer no cancellation here yet).
+/// call at once. Work that cannot be told to stop runs to its end in the
+/// background, its result dropped; [`detached_cancellable`] tells it.
 pub fn detached<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T, Failure> + Send + 'static,
 {
+    detached_cancellable(py, move |_| work())
+}
+
+/// [`detached`] for work that watches a cancel flag: the flag is set when
+/// the call ends early (a signal), so that the work stops instead of
+/// running on in the background.
+pub fn detached_cancellable<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&AtomicBool) -> Result<T, Failure> + Send + 'static,
+{
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let work = move || work(&flag);
     let (sender, receiver) = sync_channel(1);
     std::thread::Builder::new()
         .name("quarry_code".into())
@@ -73,7 +89,12 @@ where
         receiver = back;
         match received {
             Ok(outcome) => break outcome,
-            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(signal) = py.check_signals() {
+                    cancel.store(true, Ordering::Relaxed);
+                    return Err(signal);
+                }
+            }
             Err(RecvTimeoutError::Disconnected) => {
                 let message = "internal error (a bug in quarry, please report it): the work ended without a result";
                 return Err(to_exception(py, (Kind::Internal, message.into())));

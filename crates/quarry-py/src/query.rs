@@ -5,15 +5,16 @@
 //! that cannot be analysed raises, warns or is left out, as the caller asks.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use pyo3::prelude::*;
 use quarry_query::Polarity;
 use quarry_syntax::{time_budget_from_secs, SyntaxError, DEFAULT_TIME_BUDGET};
-use quarry_workspace::check::{reported_findings_cached, settings_for, ConfigChoice, Plan};
+use quarry_workspace::check::{reported_findings_cancellable, settings_for, ConfigChoice, Plan};
 use quarry_workspace::config::Settings;
 
-use crate::errors::{detached, to_exception, Failure, Kind};
+use crate::errors::{detached_cancellable, to_exception, Failure, Kind};
 
 /// What `on_error=` asks of files that cannot be analysed.
 #[derive(Clone, Copy, PartialEq)]
@@ -62,7 +63,7 @@ pub fn query_jsonl(
     // The module's own file is its build: the interpreter is not quarry.
     let build = if cache { Some(module_file(py)?) } else { None };
     let request = Request { select, negative, config, budget, on_error };
-    let (lines, warnings) = detached(py, move || run(&paths, request, build.as_deref()))?;
+    let (lines, warnings) = detached_cancellable(py, move |cancel| run(&paths, request, build.as_deref(), cancel))?;
     for (class, message) in warnings {
         let category = py.import("quarry_code.errors")?.getattr(class)?;
         PyErr::warn(py, &category, &std::ffi::CString::new(message)?, 1)?;
@@ -89,7 +90,12 @@ type Warning = (&'static str, String);
 
 /// The findings as JSON lines, and the warnings to give (the cache's, the files'
 /// that could not be analysed).
-fn run(paths: &[PathBuf], request: Request, build: Option<&Path>) -> Result<(Vec<String>, Vec<Warning>), Failure> {
+fn run(
+    paths: &[PathBuf],
+    request: Request,
+    build: Option<&Path>,
+    cancel: &AtomicBool,
+) -> Result<(Vec<String>, Vec<Warning>), Failure> {
     let value = |message: String| (Kind::Value, message);
     let anchor = paths.first().map_or(Path::new("."), PathBuf::as_path);
     let choice = request.config.map_or(ConfigChoice::Discover, ConfigChoice::File);
@@ -106,7 +112,8 @@ fn run(paths: &[PathBuf], request: Request, build: Option<&Path>) -> Result<(Vec
         }
         None => None,
     };
-    let reported = reported_findings_cached(paths, &plan, true, cache.as_ref());
+    let reported = reported_findings_cancellable(paths, &plan, true, cache.as_ref(), cancel)
+        .map_err(|_| (Kind::Internal, "the query was cancelled".to_string()))?;
     let problems = reported.walk_errors.iter().map(|error| (Kind::Os, error.to_string())).chain(
         reported.failed.iter().map(|error| {
             let kind = if matches!(error, SyntaxError::Io(_)) { Kind::Os } else { Kind::Value };

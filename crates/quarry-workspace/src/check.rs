@@ -8,6 +8,7 @@
 //! ([`ConfigChoice::from_options`], [`polarities`], [`per_file_ignore_option`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use quarry_syntax::corpus::source_files_excluding;
@@ -192,6 +193,37 @@ pub fn reported_findings_cached(
     honour_comments: bool,
     cache: Option<&AnalysisCache>,
 ) -> Reported {
+    // A flag nobody sets: the run is never cancelled.
+    let never = AtomicBool::new(false);
+    reported_findings_in_chunks(paths, plan, honour_comments, cache, &never, CHUNK).unwrap_or_default()
+}
+
+/// A run stopped because its caller set the cancel flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
+/// [`reported_findings_cached`] that stops, with [`Cancelled`], once `cancel` is set (by
+/// any thread): between the project's files, checked as each file's report is taken, so a
+/// caller that gave up (a Ctrl-C in Python) does not leave the work running to its end.
+pub fn reported_findings_cancellable(
+    paths: &[PathBuf],
+    plan: &Plan,
+    honour_comments: bool,
+    cache: Option<&AnalysisCache>,
+    cancel: &AtomicBool,
+) -> Result<Reported, Cancelled> {
+    reported_findings_in_chunks(paths, plan, honour_comments, cache, cancel, CANCELLABLE_CHUNK)
+}
+
+/// The run of [`reported_findings_cancellable`], `chunk` files analysed in parallel at a time.
+fn reported_findings_in_chunks(
+    paths: &[PathBuf],
+    plan: &Plan,
+    honour_comments: bool,
+    cache: Option<&AnalysisCache>,
+    cancel: &AtomicBool,
+    chunk: usize,
+) -> Result<Reported, Cancelled> {
     let (files, walk_errors) = plan.files(paths);
     let mut policy = Policy {
         per_file_ignores: &plan.per_file_ignores,
@@ -201,11 +233,17 @@ pub fn reported_findings_cached(
         queries: &plan.queries,
     };
     let mut out = Reported { walk_errors, ..Reported::default() };
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Cancelled);
+    }
     let project = Project::new(&files, &plan.load);
-    let options = plan.run_options(CHUNK);
+    let options = plan.run_options(chunk);
     let mut failed = Vec::new();
     let mut findings = Vec::new();
-    let each = |_: &Path, report: Result<FileReport, SyntaxError>| -> Result<(), std::convert::Infallible> {
+    let each = |_: &Path, report: Result<FileReport, SyntaxError>| -> Result<(), Cancelled> {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Cancelled);
+        }
         match report {
             Ok(report) => {
                 let triaged = policy.triage(report);
@@ -216,15 +254,20 @@ pub fn reported_findings_cached(
         }
         Ok(())
     };
-    let Ok(counts) = match cache {
+    let counts = match cache {
         Some(cache) => analyze_files_cached(&project, &files, &options, cache, &|_| {}, each).map(Some),
         None => analyze_files_in(&project, &files, &options, &|_| {}, each).map(|()| None),
-    };
+    }?;
     out.findings = findings;
     out.failed = failed;
     out.cache = counts;
-    out
+    Ok(out)
 }
+
+/// Files analysed in parallel at a time by [`reported_findings_cancellable`]: fewer than
+/// [`CHUNK`], so that a cancelled run stops after a few files' work, enough to keep every
+/// core busy.
+const CANCELLABLE_CHUNK: usize = 32;
 
 /// Files analysed in parallel at a time: output stays deterministic and
 /// memory bounded on large corpora.
@@ -249,6 +292,24 @@ mod tests {
         let spans: Vec<&str> = reported.findings.iter().map(|f| f.answer_spans[0].span.as_str()).collect();
         assert_eq!(spans, ["import os"]);
         assert_eq!(reported_findings(&[file], &plan, false).findings.len(), 2);
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_and_an_uncancelled_one_reports_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..40 {
+            std::fs::write(dir.path().join(format!("m{i}.py")), "import os\n").unwrap();
+        }
+        let paths = [dir.path().to_path_buf()];
+        let (settings, root) = settings_for(&ConfigChoice::Discover, dir.path(), Settings::default()).unwrap();
+        let plan = Plan::new(&settings, &root, &[Polarity::Positive], None).unwrap();
+        let cancel = AtomicBool::new(false);
+        let whole = reported_findings_cancellable(&paths, &plan, true, None, &cancel).unwrap();
+        let unused = whole.findings.iter().filter(|f| f.query == "Unused import").count();
+        assert_eq!(unused, 40);
+        assert_eq!(whole.findings.len(), reported_findings(&paths, &plan, true).findings.len());
+        cancel.store(true, Ordering::Relaxed);
+        assert_eq!(reported_findings_cancellable(&paths, &plan, true, None, &cancel).unwrap_err(), Cancelled);
     }
 
     #[test]
