@@ -29,7 +29,11 @@ pub fn time_budget_from_secs(seconds: f64) -> Result<Option<Duration>, String> {
     }
     Duration::try_from_secs_f64(seconds).map(Some).map_err(|_| {
         let shown = if seconds.abs() < 1e9 { seconds.to_string() } else { format!("{seconds:e}") };
-        format!("the time budget must be a number of seconds of zero or more, not {shown}")
+        if seconds > 0.0 {
+            format!("a time budget of {shown} seconds is too long to count; 0 means no limit")
+        } else {
+            format!("the time budget must be a number of seconds of zero or more, not {shown}")
+        }
     })
 }
 
@@ -173,5 +177,17 @@ mod tests {
         let source = SourceFile::from_text("m.py", "x = [1, 2, 3]\n".repeat(20_000));
         let error = ParsedFile::parse_within(source, Language::Python, &deadline).err().unwrap();
         assert!(matches!(error, SyntaxError::Cancelled { .. }), "{error}");
+    }
+
+    #[test]
+    fn a_budget_too_long_to_count_says_so() {
+        assert_eq!(time_budget_from_secs(0.0), Ok(None));
+        assert_eq!(time_budget_from_secs(2.5), Ok(Some(Duration::from_millis(2500))));
+        let long = time_budget_from_secs(1e30).unwrap_err();
+        assert!(long.contains("1e30 seconds is too long"), "{long}");
+        for bad in [-1.0, f64::NAN] {
+            let error = time_budget_from_secs(bad).unwrap_err();
+            assert!(error.contains("zero or more"), "{error}");
+        }
     }
 }
