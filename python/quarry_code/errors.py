@@ -2,8 +2,10 @@
 
 Every failure is a :class:`QuarryError`; bad input or options are also a
 :class:`ValueError` (:class:`QuarryValueError`) and files or directories that
-cannot be read an :class:`OSError` (:class:`QuarryOSError`). Messages name the
-file and the problem. A bug inside quarry (a Rust panic) is a bare
+cannot be read an :class:`OSError` (:class:`QuarryOSError`; when a system
+call on a path failed, with ``errno`` and ``filename`` set and of the subclass
+Python's own ``OSError`` would be, such as :class:`FileNotFoundError`).
+Messages name the file and the problem. A bug inside quarry (a Rust panic) is a bare
 :class:`QuarryError` and never crashes the interpreter. Problems that do not
 stop a call are :class:`QuarryWarning` warnings.
 """
@@ -23,10 +25,35 @@ class QuarryOSError(QuarryError, OSError):
     directory without its files)."""
 
 
+class QuarryFileNotFoundError(QuarryOSError, FileNotFoundError):
+    """A path that does not exist (``errno`` and ``filename`` set)."""
+
+
+class QuarryPermissionError(QuarryOSError, PermissionError):
+    """A path quarry may not read (``errno`` and ``filename`` set)."""
+
+
+class QuarryIsADirectoryError(QuarryOSError, IsADirectoryError):
+    """A directory where a file was expected (``errno`` and ``filename`` set)."""
+
+
+class QuarryNotADirectoryError(QuarryOSError, NotADirectoryError):
+    """A file where a directory was expected (``errno`` and ``filename`` set)."""
+
+
 class QuarryWarning(UserWarning):
     """A problem that did not stop the call: a file :func:`quarry_code.query`
     could not analyse (with ``on_error="warn"``), an analysis cache that could
     not be opened. The message names the file and the problem."""
 
 
-__all__ = ["QuarryError", "QuarryValueError", "QuarryOSError", "QuarryWarning"]
+__all__ = [
+    "QuarryError",
+    "QuarryValueError",
+    "QuarryOSError",
+    "QuarryFileNotFoundError",
+    "QuarryPermissionError",
+    "QuarryIsADirectoryError",
+    "QuarryNotADirectoryError",
+    "QuarryWarning",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import textwrap
 from pathlib import Path
@@ -100,6 +101,15 @@ def test_a_missing_path_is_an_os_error_naming_it(tmp_path):
     with pytest.raises(quarry_code.QuarryOSError, match="nowhere") as raised:
         quarry_code.query([missing])
     assert isinstance(raised.value, OSError)
+    # As Python's own: caught as FileNotFoundError, with its errno and filename.
+    assert isinstance(raised.value, FileNotFoundError)
+    assert raised.value.errno == errno.ENOENT
+    assert raised.value.filename == str(missing)
+    # A file where a directory is expected on the way.
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(NotADirectoryError) as raised:
+        quarry_code.query(tmp_path / "plain" / "m.py")
+    assert isinstance(raised.value, quarry_code.errors.QuarryOSError)
 
 
 def test_a_binary_file_is_a_value_error_naming_it(tmp_path):

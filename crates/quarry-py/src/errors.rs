@@ -12,12 +12,21 @@ use std::time::Duration;
 use pyo3::prelude::*;
 
 /// Which exception a failure raises.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Kind {
     /// Bad input or options: `QuarryValueError` (a `ValueError`).
     Value,
     /// A file or directory that cannot be read: `QuarryOSError` (an `OSError`).
     Os,
+    /// A system call on a path failed: `QuarryOSError` with `errno` and `filename`
+    /// set, of the subclass Python's `OSError` picks for the errno (`except
+    /// FileNotFoundError` catches a missing path).
+    Path {
+        /// The operating system's error number.
+        errno: i32,
+        /// The path.
+        path: String,
+    },
     /// Anything else (a bug): `QuarryError`.
     Internal,
 }
@@ -25,14 +34,48 @@ pub enum Kind {
 /// A failure: its kind and a message naming the file and the problem.
 pub type Failure = (Kind, String);
 
+/// The failure of a system call on `path`: [`Kind::Path`] when the error has an errno,
+/// else [`Kind::Os`] with a message naming the path.
+pub fn io_failure(path: &std::path::Path, error: &std::io::Error) -> Failure {
+    match error.raw_os_error() {
+        Some(errno) => (Kind::Path { errno, path: path.display().to_string() }, strerror(errno)),
+        None => (Kind::Os, format!("{}: {error}", path.display())),
+    }
+}
+
+/// The system's description of `errno` ("No such file or directory"), as `os.strerror`.
+fn strerror(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    let suffix = format!(" (os error {errno})");
+    text.strip_suffix(&suffix).map_or(text.clone(), str::to_string)
+}
+
+/// The `quarry_code.errors` class of an OS error numbered `errno`.
+fn os_error_class(errno: i32) -> &'static str {
+    use std::io::ErrorKind;
+    match std::io::Error::from_raw_os_error(errno).kind() {
+        ErrorKind::NotFound => "QuarryFileNotFoundError",
+        ErrorKind::PermissionDenied => "QuarryPermissionError",
+        ErrorKind::IsADirectory => "QuarryIsADirectoryError",
+        ErrorKind::NotADirectory => "QuarryNotADirectoryError",
+        _ => "QuarryOSError",
+    }
+}
+
 /// The exception for `failure`, an instance of `quarry_code.errors`' class.
 pub fn to_exception(py: Python<'_>, (kind, message): Failure) -> PyErr {
-    let class = match kind {
-        Kind::Value => "QuarryValueError",
-        Kind::Os => "QuarryOSError",
-        Kind::Internal => "QuarryError",
+    let errors = match py.import("quarry_code.errors") {
+        Ok(module) => module,
+        Err(error) => return error,
     };
-    let made = py.import("quarry_code.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((message,)));
+    let made = match kind {
+        Kind::Value => errors.getattr("QuarryValueError").and_then(|c| c.call1((message,))),
+        Kind::Os => errors.getattr("QuarryOSError").and_then(|c| c.call1((message,))),
+        Kind::Path { errno, path } => {
+            errors.getattr(os_error_class(errno)).and_then(|c| c.call1((errno, message, path)))
+        }
+        Kind::Internal => errors.getattr("QuarryError").and_then(|c| c.call1((message,))),
+    };
     match made {
         Ok(instance) => PyErr::from_value(instance),
         Err(error) => error,

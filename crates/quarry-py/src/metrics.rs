@@ -94,6 +94,8 @@ fn open_wordnet(dir: Option<PathBuf>) -> Result<Option<WordNet>, Failure> {
 }
 
 fn failure(error: EvalError) -> Failure {
-    let kind = if matches!(error, EvalError::Io(_)) { Kind::Os } else { Kind::Value };
-    (kind, error.to_string())
+    match error {
+        EvalError::Io(io) => crate::errors::io_failure(&io.path, &io.source),
+        other => (Kind::Value, other.to_string()),
+    }
 }

@@ -24,11 +24,11 @@ pub struct Pipeline {
 
 /// A failure of the pipeline as an exception's kind and message.
 pub(crate) fn nlp_failure(error: NlpError) -> Failure {
-    let kind = match error {
-        NlpError::Io(_) | NlpError::Missing { .. } => Kind::Os,
-        _ => Kind::Value,
-    };
-    (kind, error.to_string())
+    match error {
+        NlpError::Io(io) => crate::errors::io_failure(&io.path, &io.source),
+        NlpError::Missing { .. } => (Kind::Os, error.to_string()),
+        other => (Kind::Value, other.to_string()),
+    }
 }
 
 #[pymethods]

@@ -14,7 +14,7 @@ use quarry_syntax::{time_budget_from_secs, SyntaxError, DEFAULT_TIME_BUDGET};
 use quarry_workspace::check::{reported_findings_cancellable, settings_for, ConfigChoice, Plan};
 use quarry_workspace::config::Settings;
 
-use crate::errors::{detached_cancellable, to_exception, Failure, Kind};
+use crate::errors::{detached_cancellable, io_failure, to_exception, Failure, Kind};
 
 /// What `on_error=` asks of files that cannot be analysed.
 #[derive(Clone, Copy, PartialEq)]
@@ -97,6 +97,12 @@ fn run(
     cancel: &AtomicBool,
 ) -> Result<(Vec<String>, Vec<Warning>), Failure> {
     let value = |message: String| (Kind::Value, message);
+    if request.on_error == OnError::Raise {
+        // A path that cannot be read at all fails at once, as Python's own OSError.
+        if let Some((path, error)) = paths.iter().find_map(|p| std::fs::metadata(p).err().map(|e| (p, e))) {
+            return Err(io_failure(path, &error));
+        }
+    }
     let anchor = paths.first().map_or(Path::new("."), PathBuf::as_path);
     let choice = request.config.map_or(ConfigChoice::Discover, ConfigChoice::File);
     let overrides = Settings { select: request.select, ..Settings::default() };
@@ -123,12 +129,18 @@ fn run(
     match request.on_error {
         OnError::Raise => {
             let count = reported.walk_errors.len() + reported.failed.len();
+            let more = if count > 1 {
+                format!(" (and {} more path(s) that could not be analysed)", count - 1)
+            } else {
+                String::new()
+            };
+            if reported.walk_errors.is_empty() {
+                if let Some(SyntaxError::Io(io)) = reported.failed.first() {
+                    let (kind, message) = io_failure(&io.path, &io.source);
+                    return Err((kind, format!("{message}{more}")));
+                }
+            }
             if let Some((kind, message)) = problems.into_iter().next() {
-                let more = if count > 1 {
-                    format!(" (and {} more path(s) that could not be analysed)", count - 1)
-                } else {
-                    String::new()
-                };
                 return Err((kind, format!("{message}{more}")));
             }
         }
