@@ -18,6 +18,7 @@ macro_rules! eprint {
 }
 
 mod commands;
+mod interrupt;
 mod stdio;
 
 use clap::Parser;
@@ -39,6 +40,8 @@ struct Cli {
 fn main() {
     // SAFETY: first thing in `main`, before any parser or tree exists, and called once.
     unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
+    // Before any other thread starts, so that every thread leaves the signals to it.
+    interrupt::install();
     quarry_query::allocator::keep_freed_memory();
     let cli = Cli::parse_from(commands::query::rewrite_legacy_args(std::env::args_os().collect()));
     let code = commands::run(cli.command);

@@ -151,3 +151,23 @@ fn a_shard_records_its_time_budget() {
     assert_eq!(finalize.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&finalize.stderr).contains("other options"), "{finalize:?}");
 }
+
+#[test]
+fn a_rerun_clears_what_a_killed_run_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus(dir.path());
+    let out = dir.path().join("out");
+    // What `kill -9` leaves of a run writing its candidates, then its split files.
+    let left = [".shards/.codeqa-00000-of-00001.jsonl.4194304.0.tmp", ".train.question.4194304.3.tmp"];
+    for name in left {
+        std::fs::create_dir_all(out.join(name).parent().unwrap()).unwrap();
+        std::fs::write(out.join(name), "{\"id\": \"half").unwrap();
+    }
+    let built = build(&corpus, &out, &[]);
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    for name in left {
+        assert!(!out.join(name).exists(), "{name} left behind");
+    }
+    assert!(!out.join(".shards").exists());
+    assert!(!std::fs::read_to_string(out.join("train.question")).unwrap().is_empty());
+}

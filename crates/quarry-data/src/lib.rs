@@ -18,5 +18,6 @@ pub mod jsonl;
 pub mod parquet_file;
 pub mod records;
 pub mod shard;
+mod temporaries;
 
 pub use error::DataError;

@@ -120,7 +120,8 @@ impl AtomicFile {
                 // The process and a count: two threads writing one target at
                 // once each fill a temporary of their own.
                 let n = TEMPORARIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let temp = sibling(&resolved, &format!("{}.{n}.tmp", std::process::id()))?;
+                crate::stale_temporaries::remove_for(&resolved);
+                let temp = sibling(&resolved, &crate::stale_temporaries::tag(n))?;
                 let file = File::create(&temp).with_path(&temp)?;
                 match &existing {
                     Some(meta) if hard_links(meta) > 1 => (Placement::CopyInto { temp }, file),

@@ -11,6 +11,8 @@
 //!   type names the file that failed.
 //! - [`json_surrogates`]: lone UTF-16 surrogate escapes in JSON text, found to be named or
 //!   replaced.
+//! - [`stale_temporaries`]: the temporaries outputs are written under, and what killed runs
+//!   left of them.
 //! - [`skip`]: how a test whose downloaded asset is missing says it is skipped.
 //!
 //! It depends on no other quarry crate and knows nothing of code, text or models.
@@ -23,6 +25,7 @@ pub mod json_surrogates;
 pub mod read;
 pub mod rng;
 pub mod skip;
+pub mod stale_temporaries;
 pub mod typed_index;
 
 pub use atomic::{write_atomically, AtomicFile};

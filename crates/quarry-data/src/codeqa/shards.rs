@@ -28,7 +28,7 @@ use quarry_stdx::AtomicFile;
 use serde::{Deserialize, Serialize};
 
 use super::dataset::{documented_functions_of, BuildOptions, BuildSummary, SPLITS};
-use super::files::SplitWriter;
+use super::files::{split_path, SplitWriter, SUFFIXES};
 use super::generate::{generate, CommentParser, Outcome};
 use super::pair::Kind;
 use crate::codequeries::split::{split_of, Ratios, Split};
@@ -37,6 +37,7 @@ use crate::hub::{Format, Layout};
 use crate::jsonl::{open_lines, stream_records};
 use crate::records::RecordSink;
 use crate::shard::{input_files, relative_path, set_problems, Found, Shard};
+use crate::temporaries::remove_temporaries_beside;
 
 /// The options that decide a CodeQA build's rows; every shard of one dataset has the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -209,6 +210,7 @@ pub fn build_shard(
     counts.insert("functions".into(), found.functions.len());
     let target = candidates_path(&options.out, shard);
     std::fs::create_dir_all(out_dir(&target)).map_err(|e| DataError::io(&target, e))?;
+    remove_temporaries_beside(&target)?;
     let mut file = AtomicFile::create(&target)?;
     let batch = options.batch.max(1);
     let mut done = 0;
@@ -375,6 +377,7 @@ pub fn finalize(out: &Path) -> Result<BuildSummary, DataError> {
         let sizes = summary.split_sizes;
         let has_rows = |_: &str, split: &str| SPLITS.iter().position(|s| *s == split).is_some_and(|k| sizes[k] > 0);
         let card = layout.dataset_card(&[settings.language.as_str()], &SPLITS, &has_rows, &body);
+        remove_temporaries_beside(&out.join("README.md"))?;
         quarry_stdx::atomic::write_atomically(&out.join("README.md"), card.as_bytes())?;
     }
     for manifest in &manifests {
@@ -397,6 +400,9 @@ fn write_split<'r>(
 ) -> Result<usize, DataError> {
     let mut written = 0;
     if !layout.is_hub() {
+        for suffix in SUFFIXES {
+            remove_temporaries_beside(&split_path(out, split, suffix))?;
+        }
         let mut writer = SplitWriter::create(out, split)?;
         for r in rows {
             writer.write(&r.code, &r.code_original, &r.question, &r.answer)?;
@@ -409,6 +415,7 @@ fn write_split<'r>(
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| DataError::io(dir, e))?;
     }
+    remove_temporaries_beside(&path)?;
     let mut sink = RecordSink::create(&path, schema())?;
     for r in rows {
         sink.push(serde_json::json!({

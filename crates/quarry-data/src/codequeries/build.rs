@@ -19,7 +19,7 @@ use quarry_stdx::AtomicFile;
 use quarry_syntax::{code_blocks, Deadline, Language, LoadOptions, ParsedFile, SourceFile, DEFAULT_MAX_DEPTH};
 use rayon::prelude::*;
 
-use super::candidates::{for_each_line, remove_temporaries_of, ShardLine, CUT};
+use super::candidates::{for_each_line, ShardLine, CUT};
 pub use super::candidates::{BuildSummary, CutPositives, SETTINGS};
 use super::examples::file_examples_within;
 use super::labels::Subtokenizer;
@@ -30,6 +30,7 @@ use super::split::{split_of, Ratios, Split};
 use crate::error::DataError;
 use crate::hub::Format;
 use crate::shard::{input_files, relative_path, Shard};
+use crate::temporaries::remove_temporaries_of;
 
 /// What to build.
 pub struct BuildOptions {

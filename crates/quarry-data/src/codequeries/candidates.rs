@@ -2,7 +2,7 @@
 //! before negatives are sampled (which needs every shard), with what selection must know of
 //! each, and what a build reports.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -83,29 +83,6 @@ pub(super) struct ShardLine {
 /// The setting of a shard line that stands for a positive dropped because `max_len` cut
 /// all its answer spans; its record holds the span counts.
 pub(super) const CUT: &str = "cut";
-
-/// Removes what a killed earlier run left of `name` in `dir`: [`quarry_stdx::AtomicFile`] writes
-/// `.NAME.TAG.tmp` beside its target and removes it when dropped, which a killed process
-/// never does. Only this name's temporaries: another shard may be writing beside it.
-pub(super) fn remove_temporaries_of(dir: &Path, name: &str) -> Result<(), DataError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(DataError::io(dir, e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| DataError::io(dir, e))?;
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        let stale = file_name
-            .strip_prefix('.')
-            .and_then(|rest| rest.strip_prefix(name))
-            .is_some_and(|tag| tag.starts_with('.') && tag.ends_with(".tmp"));
-        if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
-            std::fs::remove_file(entry.path()).map_err(|e| DataError::io(entry.path(), e))?;
-        }
-    }
-    Ok(())
-}
 
 /// Calls `visit` with every line of the candidate files `shards`, in order.
 pub(super) fn for_each_line(

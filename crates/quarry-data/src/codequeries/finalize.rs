@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use quarry_stdx::rng::stable_hash;
 use quarry_stdx::AtomicFile;
 
-use super::candidates::{for_each_line, remove_temporaries_of, BuildSummary, ShardLine, CUT, SETTINGS};
+use super::candidates::{for_each_line, BuildSummary, ShardLine, CUT, SETTINGS};
 use super::columns::schema_of;
 use super::manifest::{read_all, Manifest};
 use super::selection::{select, Candidate, Negatives};
@@ -23,6 +23,7 @@ use crate::error::DataError;
 use crate::hub::Layout;
 use crate::records::RecordSink;
 use crate::shard::{set_problems, Found, Shard};
+use crate::temporaries::remove_temporaries_of;
 
 /// Writes the dataset of the shards built in `out`. `None`: it was written already from
 /// the same manifests (a rerun does nothing).
