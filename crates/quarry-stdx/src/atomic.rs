@@ -61,6 +61,37 @@ fn follow_links(target: &Path) -> Result<(PathBuf, bool), IoError> {
     Err(IoError::new(target, std::io::Error::other("too many levels of symbolic links")))
 }
 
+/// An output stream that is finished before its file is put in place: its buffers written
+/// and, for gzip, its trailer, each error returned (a stream dropped unfinished writes them
+/// and drops the errors, so a full disk could leave a cut `.gz` in place).
+trait Finish: Write + Send {
+    /// Writes what is buffered (and a gzip stream's trailer).
+    fn finish(self: Box<Self>) -> std::io::Result<()>;
+    /// The stream as a plain writer.
+    fn as_write(&mut self) -> &mut dyn Write;
+}
+
+impl<W: Write + Send> Finish for BufWriter<W> {
+    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
+        self.flush()
+    }
+
+    fn as_write(&mut self) -> &mut dyn Write {
+        self
+    }
+}
+
+impl<W: Write + Send> Finish for flate2::write::GzEncoder<W> {
+    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
+        self.try_finish()?;
+        self.get_mut().flush()
+    }
+
+    fn as_write(&mut self) -> &mut dyn Write {
+        self
+    }
+}
+
 /// How an output file is put in place.
 enum Placement {
     /// A temporary sibling renamed over the target.
@@ -78,7 +109,7 @@ enum Placement {
 pub struct AtomicFile {
     target: PathBuf,
     placement: Placement,
-    writer: Box<dyn Write + Send>,
+    writer: Box<dyn Finish>,
 }
 
 impl AtomicFile {
@@ -91,8 +122,11 @@ impl AtomicFile {
     fn open(target: &Path, gzip: bool) -> Result<AtomicFile, IoError> {
         if crate::read::is_stdio(target) {
             // `-`: standard output, written as the bytes come.
-            let writer: Box<dyn Write + Send> = if gzip {
-                Box::new(flate2::write::GzEncoder::new(std::io::stdout(), flate2::Compression::default()))
+            let writer: Box<dyn Finish> = if gzip {
+                Box::new(flate2::write::GzEncoder::new(
+                    BufWriter::new(std::io::stdout()),
+                    flate2::Compression::default(),
+                ))
             } else {
                 Box::new(BufWriter::new(std::io::stdout()))
             };
@@ -133,7 +167,7 @@ impl AtomicFile {
                 }
             }
         };
-        let writer: Box<dyn Write + Send> = if gzip {
+        let writer: Box<dyn Finish> = if gzip {
             Box::new(flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::default()))
         } else {
             Box::new(BufWriter::new(file))
@@ -159,7 +193,7 @@ impl AtomicFile {
     /// The stream the contents go to, for code that writes through [`std::io::Write`]; its
     /// errors name no path, so the caller adds the target's.
     pub fn writer(&mut self) -> &mut dyn Write {
-        &mut *self.writer
+        self.writer.as_write()
     }
 
     /// The path being written (links followed): the file's final name.
@@ -177,9 +211,8 @@ impl AtomicFile {
 
     /// Flushes and puts the file in place.
     pub fn commit(mut self) -> Result<(), IoError> {
-        let flushed = self.writer.flush();
-        flushed.with_path(self.written_path())?;
-        drop(std::mem::replace(&mut self.writer, Box::new(std::io::sink())));
+        let writer = std::mem::replace(&mut self.writer, Box::new(BufWriter::new(std::io::sink())));
+        writer.finish().with_path(self.written_path())?;
         match &self.placement {
             Placement::Rename { temp } => std::fs::rename(temp, &self.target).with_path(&self.target),
             Placement::CopyInto { temp } => {
@@ -290,6 +323,45 @@ pub fn recover_dir(dir: &Path) -> Result<(), IoError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Takes `left` bytes, then fails as a full disk does.
+    struct Limited {
+        left: usize,
+    }
+
+    impl Write for Limited {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.left {
+                return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "no space left"));
+            }
+            self.left -= buf.len();
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A gzip output over a writer that takes `left` bytes, `text` written to it.
+    fn gzip_output(left: usize, text: &[u8]) -> AtomicFile {
+        let writer = flate2::write::GzEncoder::new(Limited { left }, flate2::Compression::default());
+        let mut file =
+            AtomicFile { target: PathBuf::from("out.gz"), placement: Placement::InPlace, writer: Box::new(writer) };
+        file.write_all(text).unwrap();
+        file
+    }
+
+    #[test]
+    fn a_gzip_trailer_that_cannot_be_written_fails_the_commit() {
+        // What the stream takes up to its flush: room for all of it but the trailer.
+        let mut probe = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        probe.write_all(b"hello").unwrap();
+        probe.flush().unwrap();
+        let flushed = probe.get_ref().len();
+        assert!(gzip_output(flushed, b"hello").commit().is_err(), "the 8-byte trailer did not fit");
+        assert!(gzip_output(flushed + 8, b"hello").commit().is_ok());
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("quarry-stdx-{name}-{}", std::process::id()));
