@@ -122,7 +122,8 @@ where
         .stack_size(WORK_STACK_BYTES)
         .spawn(move || {
             // The caller may have gone (interrupted): then nobody wants the result.
-            let _ = sender.send(catch_unwind(AssertUnwindSafe(|| crate::pool::in_process_pool(work))));
+            let run = || crate::pool::in_process_pool(work).unwrap_or_else(|e| Err((Kind::Internal, e)));
+            let _ = sender.send(catch_unwind(AssertUnwindSafe(run)));
         })
         .map_err(|e| to_exception(py, (Kind::Internal, format!("cannot start a thread for the work: {e}"))))?;
     let mut receiver = receiver;

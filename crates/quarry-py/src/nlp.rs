@@ -14,7 +14,6 @@ use quarry_nlp::NlpError;
 
 use crate::errors::{detached, Failure, Kind};
 use crate::nlp_index::{pick, Pick};
-use crate::nlp_state::doc_state;
 
 /// A loaded pipeline (spaCy's `en_core_web_sm` 3.8 model directory).
 #[pyclass(frozen, module = "quarry_code._native")]
@@ -435,4 +434,9 @@ impl Span {
         let range = PySlice::new(py, self.start as isize, self.end as isize, 1);
         Ok((py.import("operator")?.getattr("getitem")?, (doc, range)))
     }
+}
+
+/// The state `_doc_from_state` reads back: the doc's analysis as JSON.
+fn doc_state(doc: &quarry_nlp::Doc) -> PyResult<String> {
+    serde_json::to_string(doc).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("cannot save a doc: {e}")))
 }

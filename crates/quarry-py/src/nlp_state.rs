@@ -8,12 +8,7 @@ use pyo3::prelude::*;
 use crate::errors::{to_exception, Kind};
 use crate::nlp::Doc;
 
-/// The state `_doc_from_state` reads back: the doc's analysis as JSON.
-pub fn doc_state(doc: &quarry_nlp::Doc) -> PyResult<String> {
-    serde_json::to_string(doc).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("cannot save a doc: {e}")))
-}
-
-/// A doc from the state of a pickled one ([`doc_state`]).
+/// A doc from the state of a pickled one (`Doc.__reduce__`'s: its analysis as JSON).
 #[pyfunction]
 pub fn _doc_from_state(py: Python<'_>, state: &str) -> PyResult<Doc> {
     let doc: quarry_nlp::Doc = serde_json::from_str(state)

@@ -9,19 +9,18 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::errors::{Failure, Kind};
-
 /// The pool and the process that started its threads.
 static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
 
 /// Runs `work` on this process's pool (one thread per available core), so that
-/// its parallel iterators run on threads that exist.
-pub fn in_process_pool<T: Send>(work: impl FnOnce() -> Result<T, Failure> + Send) -> Result<T, Failure> {
-    process_pool()?.install(work)
+/// its parallel iterators run on threads that exist; an error when the pool's
+/// threads cannot be started.
+pub fn in_process_pool<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, String> {
+    Ok(process_pool()?.install(work))
 }
 
 /// This process's pool, started on first use (again in a forked child).
-fn process_pool() -> Result<Arc<rayon::ThreadPool>, Failure> {
+fn process_pool() -> Result<Arc<rayon::ThreadPool>, String> {
     let mut slot = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let pid = std::process::id();
     match slot.take() {
@@ -37,7 +36,7 @@ fn process_pool() -> Result<Arc<rayon::ThreadPool>, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
         .thread_name(|i| format!("quarry_code-{i}"))
         .build()
-        .map_err(|e| (Kind::Internal, format!("cannot start the threads for the work: {e}")))?;
+        .map_err(|e| format!("cannot start the threads for the work: {e}"))?;
     let pool = Arc::new(pool);
     *slot = Some((pid, pool.clone()));
     Ok(pool)
