@@ -12,22 +12,12 @@ use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 #[test]
 fn checkpoint_round_trip_and_resume() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
-    let vocab = common::vocab_dir("ckpt");
-    let source = ModelSource::Scratch(ScratchSpec::parse("1x32x2").unwrap());
-    let model = SpanModel::new(load_model(&source, Some(&vocab), &Device::Cpu, 5).unwrap()).unwrap();
-    let data = encode_examples(&common::synthetic_set(8, 4), &model.model.tokenizer, 64).unwrap();
-    let refs: Vec<_> = data.iter().collect();
-    let batch = make_batch(&refs, model.model.tokenizer.pad_id(), &Device::Cpu).unwrap();
-    let before = model.logits(&batch.ids, &batch.mask, false).unwrap();
-
-    let dir = vocab.join("saved");
-    let m = &model.model;
-    save_checkpoint(&dir, &m.config, &m.tokenizer, &m.store, Some(&model.head_config())).unwrap();
+    let common::SavedSpanModel { vocab, dir, model, data, batch, logits: before } =
+        common::saved_span_model("ckpt", "1x32x2");
     assert_eq!(read_head_config(&dir).unwrap(), Some(model.head_config()));
     let again = SpanModel::new(load_model(&ModelSource::Dir(dir.clone()), None, &Device::Cpu, 9).unwrap()).unwrap();
     let after = again.logits(&batch.ids, &batch.mask, false).unwrap();
-    let diff: f32 = (before - after).unwrap().abs().unwrap().max_all().unwrap().to_scalar().unwrap();
-    assert_eq!(diff, 0.0);
+    assert_eq!(common::max_difference(&before, &after), 0.0);
 
     // Two epochs, then a resumed run to three: the history continues where it stopped.
     let out = vocab.join("run");
@@ -84,12 +74,8 @@ fn label_weights_travel_with_the_checkpoint_and_are_divided_out_of_predictions()
 
 #[test]
 fn a_tokenizer_past_the_configured_vocabulary_is_refused_at_load() {
-    let vocab = common::vocab_dir("vocab-size");
-    let source = ModelSource::Scratch(ScratchSpec::parse("1x32x2").unwrap());
-    let model = SpanModel::new(load_model(&source, Some(&vocab), &Device::Cpu, 5).unwrap()).unwrap();
-    let dir = vocab.join("saved");
-    let m = &model.model;
-    save_checkpoint(&dir, &m.config, &m.tokenizer, &m.store, Some(&model.head_config())).unwrap();
+    let saved = common::saved_span_model("vocab-size", "1x32x2");
+    let (vocab, dir) = (saved.vocab, saved.dir);
     let config_path = dir.join("config.json");
     let mut config: serde_json::Value = serde_json::from_slice(&std::fs::read(&config_path).unwrap()).unwrap();
     config["vocab_size"] = 8.into();

@@ -8,9 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use candle_core::{Device, Tensor};
-use quarry_model::checkpoint::save_checkpoint;
-use quarry_model::training::data::{encode_examples, make_batch};
-use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
+use quarry_model::{load_model, ModelSource, SpanModel};
 
 /// Splits `dir`'s `model.safetensors` into two shards and an index, as transformers names them.
 fn shard(dir: &Path) {
@@ -42,22 +40,12 @@ fn load_error(dir: &Path) -> String {
 #[test]
 fn a_sharded_checkpoint_loads_as_the_single_file_does() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
-    let vocab = common::vocab_dir("sharded");
-    let source = ModelSource::Scratch(ScratchSpec::parse("2x32x2").unwrap());
-    let model = SpanModel::new(load_model(&source, Some(&vocab), &Device::Cpu, 5).unwrap()).unwrap();
-    let data = encode_examples(&common::synthetic_set(4, 4), &model.model.tokenizer, 64).unwrap();
-    let refs: Vec<_> = data.iter().collect();
-    let batch = make_batch(&refs, model.model.tokenizer.pad_id(), &Device::Cpu).unwrap();
-    let before = model.logits(&batch.ids, &batch.mask, false).unwrap();
-
-    let dir = vocab.join("saved");
-    let m = &model.model;
-    save_checkpoint(&dir, &m.config, &m.tokenizer, &m.store, Some(&model.head_config())).unwrap();
+    let common::SavedSpanModel { vocab, dir, batch, logits: before, .. } =
+        common::saved_span_model("sharded", "2x32x2");
     shard(&dir);
     let sharded = SpanModel::new(load_model(&ModelSource::Dir(dir.clone()), None, &Device::Cpu, 9).unwrap()).unwrap();
     let after = sharded.logits(&batch.ids, &batch.mask, false).unwrap();
-    let diff: f32 = (before - after).unwrap().abs().unwrap().max_all().unwrap().to_scalar().unwrap();
-    assert_eq!(diff, 0.0);
+    assert_eq!(common::max_difference(&before, &after), 0.0);
 
     // A shard that lacks a tensor the index places in it.
     let index_path = dir.join("model.safetensors.index.json");
