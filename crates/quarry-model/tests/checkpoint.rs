@@ -2,6 +2,8 @@
 //! and training resumes from its `last/` state.
 
 mod common;
+#[path = "common/saved.rs"]
+mod saved;
 
 use candle_core::Device;
 use quarry_model::checkpoint::{read_head_config, save_checkpoint};
@@ -12,12 +14,12 @@ use quarry_model::{load_model, ModelSource, ScratchSpec, SpanModel};
 #[test]
 fn checkpoint_round_trip_and_resume() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
-    let common::SavedSpanModel { vocab, dir, model, data, batch, logits: before } =
-        common::saved_span_model("ckpt", "1x32x2");
+    let saved::SavedSpanModel { vocab, dir, model, data, batch, logits: before } =
+        saved::saved_span_model("ckpt", "1x32x2");
     assert_eq!(read_head_config(&dir).unwrap(), Some(model.head_config()));
     let again = SpanModel::new(load_model(&ModelSource::Dir(dir.clone()), None, &Device::Cpu, 9).unwrap()).unwrap();
     let after = again.logits(&batch.ids, &batch.mask, false).unwrap();
-    assert_eq!(common::max_difference(&before, &after), 0.0);
+    assert_eq!(saved::max_difference(&before, &after), 0.0);
 
     // Two epochs, then a resumed run to three: the history continues where it stopped.
     let out = vocab.join("run");
@@ -74,7 +76,7 @@ fn label_weights_travel_with_the_checkpoint_and_are_divided_out_of_predictions()
 
 #[test]
 fn a_tokenizer_past_the_configured_vocabulary_is_refused_at_load() {
-    let saved = common::saved_span_model("vocab-size", "1x32x2");
+    let saved = saved::saved_span_model("vocab-size", "1x32x2");
     let (vocab, dir) = (saved.vocab, saved.dir);
     let config_path = dir.join("config.json");
     let mut config: serde_json::Value = serde_json::from_slice(&std::fs::read(&config_path).unwrap()).unwrap();

@@ -3,6 +3,8 @@
 //! is an error naming the file.
 
 mod common;
+#[path = "common/saved.rs"]
+mod saved;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -40,12 +42,11 @@ fn load_error(dir: &Path) -> String {
 #[test]
 fn a_sharded_checkpoint_loads_as_the_single_file_does() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
-    let common::SavedSpanModel { vocab, dir, batch, logits: before, .. } =
-        common::saved_span_model("sharded", "2x32x2");
+    let saved::SavedSpanModel { vocab, dir, batch, logits: before, .. } = saved::saved_span_model("sharded", "2x32x2");
     shard(&dir);
     let sharded = SpanModel::new(load_model(&ModelSource::Dir(dir.clone()), None, &Device::Cpu, 9).unwrap()).unwrap();
     let after = sharded.logits(&batch.ids, &batch.mask, false).unwrap();
-    assert_eq!(common::max_difference(&before, &after), 0.0);
+    assert_eq!(saved::max_difference(&before, &after), 0.0);
 
     // A shard that lacks a tensor the index places in it.
     let index_path = dir.join("model.safetensors.index.json");
