@@ -336,9 +336,11 @@ impl Tokenizer {
         Ok((find(&["[CLS]", "<s>"])?, find(&["[SEP]", "</s>"])?))
     }
 
-    /// Writes the tokenizer as a `tokenizer.json`.
+    /// Writes the tokenizer as a `tokenizer.json`, atomically (a run stopped while it is
+    /// written leaves the previous file, never half of the new one).
     pub fn save(&self, path: &Path) -> Result<()> {
-        self.inner.save(path, false).map_err(|e| tok_err(path, e))
+        let json = self.inner.to_string(false).map_err(|e| tok_err(path, e))?;
+        Ok(quarry_stdx::write_atomically(path, json.as_bytes())?)
     }
 }
 

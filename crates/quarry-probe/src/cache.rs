@@ -5,10 +5,14 @@
 //! `u32` header length, a JSON header `{"rows", "dim", "layer", "model",
 //! "dataset"}`, then `rows × dim` little-endian `f32`, row-major. Files are
 //! written to a temporary name and renamed, so a crash never leaves a
-//! half-written layer behind.
+//! half-written layer behind; the layers of one extraction are written into a
+//! temporary folder that is renamed into place once all are there
+//! ([`FeatureCache::write_all`]), so a crash never leaves a folder holding only
+//! some of them, which a rerun would take for the whole cache.
 
 use std::path::{Path, PathBuf};
 
+use quarry_stdx::atomic::{recover_dir, write_dir_atomically};
 use quarry_stdx::rng::stable_hash_bytes;
 use quarry_stdx::write_atomically;
 use serde::{Deserialize, Serialize};
@@ -121,8 +125,11 @@ impl FeatureCache {
         self.dir.join(format!("layer_{layer:02}.bin"))
     }
 
-    /// Layer indices present, sorted.
+    /// Layer indices present, sorted (a folder whose replacement by
+    /// [`write_all`](Self::write_all) was cut between its two renames is first put back).
     pub fn layers(&self) -> Result<Vec<usize>> {
+        // Best effort: a read-only output folder must still be readable.
+        let _ = recover_dir(&self.dir);
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -155,6 +162,15 @@ impl FeatureCache {
             bytes.extend_from_slice(&v.to_le_bytes());
         }
         Ok(write_atomically(&path, &bytes)?)
+    }
+
+    /// Writes the whole folder at once: `fill` writes layers (with
+    /// [`write_layer`](Self::write_layer)) into a fresh temporary cache beside this one,
+    /// which takes this folder's place only when `fill` succeeds. A run stopped at any
+    /// moment leaves either no cache or a complete one, never some of the layers.
+    pub fn write_all(&self, fill: impl FnOnce(&FeatureCache) -> Result<()>) -> Result<()> {
+        crate::folder_target::refuse_non_folder(&self.dir)?;
+        write_dir_atomically(&self.dir, |tmp| fill(&FeatureCache::new(tmp)))
     }
 
     /// Reads the header of one layer.

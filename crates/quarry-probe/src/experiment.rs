@@ -201,18 +201,23 @@ pub fn cached_or_extract(
         }
         on_progress(features.first().map(Vec::len).unwrap_or(total), total);
     }
-    for (layer, rows) in features.iter().enumerate() {
-        let dim = rows.first().map(Vec::len).unwrap_or(0);
-        if rows.iter().any(|r| r.len() != dim) {
-            return Err(ProbeError::BadFeatures {
-                path: cache.layer_path(layer),
-                reason: "feature vectors of one layer differ in size".into(),
-            });
+    // All layers appear together: a cache holding only the first few would be trusted by a
+    // rerun, which would then probe those layers only.
+    cache.write_all(|partial| {
+        for (layer, rows) in features.iter().enumerate() {
+            let dim = rows.first().map(Vec::len).unwrap_or(0);
+            if rows.iter().any(|r| r.len() != dim) {
+                return Err(ProbeError::BadFeatures {
+                    path: cache.layer_path(layer),
+                    reason: "feature vectors of one layer differ in size".into(),
+                });
+            }
+            let header =
+                LayerHeader { rows: rows.len(), dim, layer, model: model.to_string(), dataset: dataset_id.to_string() };
+            let data: Vec<f32> = rows.iter().flatten().copied().collect();
+            partial.write_layer(&header, &data)?;
         }
-        let header =
-            LayerHeader { rows: rows.len(), dim, layer, model: model.to_string(), dataset: dataset_id.to_string() };
-        let data: Vec<f32> = rows.iter().flatten().copied().collect();
-        cache.write_layer(&header, &data)?;
-    }
+        Ok(())
+    })?;
     Ok(features)
 }

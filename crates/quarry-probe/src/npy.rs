@@ -24,7 +24,8 @@ use crate::experiment::class_list;
 use crate::task::Task;
 
 /// Writes `features` (`[layer][sample][dim]`, in `dataset`'s sample order) of `model` on
-/// `task` into `dir` as NumPy arrays with their labels and splits.
+/// `task` into `dir` as NumPy arrays with their labels and splits; a file at `dir` is
+/// refused, never replaced.
 pub fn write_npy(dir: &Path, task: Task, dataset: &Dataset, model: &str, features: &[Vec<Vec<f32>>]) -> Result<()> {
     let rows = dataset.samples.len();
     let dim = features.first().and_then(|l| l.first()).map_or(0, Vec::len);
@@ -55,6 +56,7 @@ pub fn write_npy(dir: &Path, task: Task, dataset: &Dataset, model: &str, feature
         "samples": rows,
         "dim": dim,
     });
+    crate::folder_target::refuse_non_folder(dir)?;
     write_dir_atomically(dir, |tmp| -> Result<()> {
         for (layer, rows_of_layer) in features.iter().enumerate() {
             let data = rows_of_layer.iter().flatten().copied();
