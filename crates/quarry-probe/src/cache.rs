@@ -169,7 +169,6 @@ impl FeatureCache {
     /// which takes this folder's place only when `fill` succeeds. A run stopped at any
     /// moment leaves either no cache or a complete one, never some of the layers.
     pub fn write_all(&self, fill: impl FnOnce(&FeatureCache) -> Result<()>) -> Result<()> {
-        crate::folder_target::refuse_non_folder(&self.dir)?;
         write_dir_atomically(&self.dir, |tmp| fill(&FeatureCache::new(tmp)))
     }
 

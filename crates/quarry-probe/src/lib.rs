@@ -17,7 +17,6 @@ pub mod encoder;
 pub mod error;
 pub mod experiment;
 pub mod features;
-pub mod folder_target;
 pub mod generate;
 pub mod heatmap;
 pub mod hub;

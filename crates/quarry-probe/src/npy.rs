@@ -56,7 +56,6 @@ pub fn write_npy(dir: &Path, task: Task, dataset: &Dataset, model: &str, feature
         "samples": rows,
         "dim": dim,
     });
-    crate::folder_target::refuse_non_folder(dir)?;
     write_dir_atomically(dir, |tmp| -> Result<()> {
         for (layer, rows_of_layer) in features.iter().enumerate() {
             let data = rows_of_layer.iter().flatten().copied();

@@ -258,7 +258,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
 /// Writes the directory `dir` all at once: `write` fills a fresh temporary sibling, which
 /// then takes `dir`'s place by renaming. A process killed at any moment leaves either the
 /// complete old directory or the complete new one (see [`recover_dir`] for the instant
-/// between the two renames); a failed `write` leaves the old one untouched.
+/// between the two renames); a failed `write` leaves the old one untouched. A path where
+/// something other than a folder stands is refused, untouched.
 pub fn write_dir_atomically<E: From<IoError>>(dir: &Path, write: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
     if crate::read::is_stdio(dir) {
         return Err(IoError::new(
@@ -270,6 +271,15 @@ pub fn write_dir_atomically<E: From<IoError>>(dir: &Path, write: impl FnOnce(&Pa
     // A link to a directory stays a link: the directory it names is replaced.
     let (dir, _) = follow_links(dir)?;
     let dir = dir.as_path();
+    // Anything else standing there is refused before anything moves: it would be moved
+    // aside as `.NAME.old` and a folder put in its place.
+    if std::fs::symlink_metadata(dir).is_ok_and(|meta| !meta.is_dir()) {
+        return Err(IoError::new(
+            dir,
+            std::io::Error::new(std::io::ErrorKind::AlreadyExists, "exists and is not a folder, not replaced"),
+        )
+        .into());
+    }
     let temp = sibling(dir, "new")?;
     let old = sibling(dir, "old")?;
     recover_dir(dir)?;
@@ -422,6 +432,15 @@ mod tests {
         assert_eq!(std::fs::read_to_string(dir.join("a")).unwrap(), "two");
         let names: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("last")]);
+        // A file where the folder would go is refused and left as it was, nothing moved aside.
+        let file = root.join("results.csv");
+        std::fs::write(&file, "kept").unwrap();
+        let error = write_dir_atomically(&file, put("three")).unwrap_err().to_string();
+        assert!(error.contains("results.csv") && error.contains("not a folder"), "{error}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
+        let mut names: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, vec![std::ffi::OsString::from("last"), "results.csv".into()]);
         std::fs::remove_dir_all(&root).unwrap();
     }
 
