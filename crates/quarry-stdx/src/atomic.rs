@@ -156,11 +156,12 @@ impl AtomicFile {
                 let n = TEMPORARIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 crate::stale_temporaries::remove_for(&resolved);
                 let temp = sibling(&resolved, &crate::stale_temporaries::tag(n))?;
-                let file = File::create(&temp).with_path(&temp)?;
+                // Errors name the output, not its temporary.
+                let file = File::create(&temp).with_path(target)?;
                 match &existing {
                     Some(meta) if hard_links(meta) > 1 => (Placement::CopyInto { temp }, file),
                     Some(meta) => {
-                        file.set_permissions(meta.permissions()).with_path(&temp)?;
+                        file.set_permissions(meta.permissions()).with_path(target)?;
                         (Placement::Rename { temp }, file)
                     }
                     None => (Placement::Rename { temp }, file),
@@ -176,12 +177,10 @@ impl AtomicFile {
         Ok(AtomicFile { target, placement, writer })
     }
 
-    /// The path errors while writing are reported against.
+    /// The path errors while writing are reported against: the output (links followed),
+    /// not the temporary it is written under, which the user never named.
     fn written_path(&self) -> &Path {
-        match &self.placement {
-            Placement::Rename { temp } | Placement::CopyInto { temp } => temp,
-            Placement::InPlace => &self.target,
-        }
+        &self.target
     }
 
     /// Writes bytes.
@@ -360,6 +359,16 @@ mod tests {
             AtomicFile { target: PathBuf::from("out.gz"), placement: Placement::InPlace, writer: Box::new(writer) };
         file.write_all(text).unwrap();
         file
+    }
+
+    #[test]
+    fn errors_name_the_output_not_its_temporary() {
+        let root = scratch("names");
+        // A name the file system takes, whose temporary's (longer) it does not.
+        let target = root.join("n".repeat(250));
+        let error = AtomicFile::create(&target).err().expect("the temporary's name is too long").to_string();
+        assert!(error.starts_with(&target.display().to_string()) && !error.contains(".tmp"), "{error}");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
