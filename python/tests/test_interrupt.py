@@ -20,25 +20,25 @@ def _interrupt_after(seconds: float) -> threading.Timer:
     return timer
 
 
-def test_sigint_interrupts_a_long_call():
-    started = time.monotonic()
-    timer = _interrupt_after(0.2)
+def _interrupted_long_call(after: float) -> None:
+    """A two-minute native call, interrupted by SIGINT after ``after`` seconds."""
+    timer = _interrupt_after(after)
     try:
         with pytest.raises(KeyboardInterrupt):
             quarry_code._native._sleep_for_test(120.0)
     finally:
         timer.cancel()
+
+
+def test_sigint_interrupts_a_long_call():
+    started = time.monotonic()
+    _interrupted_long_call(0.2)
     # The call waits for signals in steps of 50 ms; a generous bound far below the 120 s.
     assert time.monotonic() - started < 60
 
 
 def test_a_call_after_an_interrupt_works():
-    timer = _interrupt_after(0.1)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            quarry_code._native._sleep_for_test(120.0)
-    finally:
-        timer.cancel()
+    _interrupted_long_call(0.1)
     assert quarry_code.metrics.accuracy(["a"], ["a"]) == 1.0
 
 

@@ -1,4 +1,5 @@
-//! `quarry inspect label`, `quarry inspect generate` and `quarry probe` as a user runs them.
+//! `quarry inspect label`, `quarry inspect generate` and `quarry probe` as a user runs them;
+//! `probe`'s folder outputs never take the place of a file.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -321,4 +322,52 @@ fn files_from_reads_only_the_listed_files_and_names_a_missing_one() {
     let absent = from_zip("pkg/Matrix.java\npkg/Gone.java\n", "zip-two");
     assert_eq!(absent.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&absent.stderr).contains("list.txt:2: pkg/Gone.java: not in"), "{absent:?}");
+}
+
+/// A small JBL dataset in INSPECT's format (`tr`/`va`/`te`, label, code).
+fn jbl_dataset(dir: &Path) -> PathBuf {
+    let mut text = String::new();
+    for (i, split) in ["tr", "tr", "tr", "tr", "va", "va", "te", "te"].iter().enumerate() {
+        let label = if i % 2 == 0 { "ORIG" } else { "REPL" };
+        text.push_str(&format!("{split}\t{label}\tvoid f{i} ( ) {{ int x = {i} ; return ; }}\n"));
+    }
+    let path = dir.join("JBL.txt");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn npy_naming_a_file_is_refused_and_the_file_kept() {
+    let dir = temp_dir("npy-file");
+    let data = jbl_dataset(&dir);
+    let taken = dir.join("notes.txt");
+    std::fs::write(&taken, "keep me\n").unwrap();
+    let out_dir = dir.join("out");
+    let out = quarry(&[
+        "probe",
+        "--task",
+        "JBL",
+        "--data",
+        data.to_str().unwrap(),
+        "--model",
+        "hashed-tokens",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--npy",
+        taken.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(taken.to_str().unwrap()), "the error names the path: {stderr}");
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "keep me\n", "the file is untouched");
+    let hidden: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.file_name())
+        .collect();
+    assert!(hidden.is_empty(), "nothing moved aside: {hidden:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -85,14 +85,10 @@ pub fn to_exception(py: Python<'_>, (kind, message): Failure) -> PyErr {
 /// How often a waiting call checks for signals (Ctrl-C, a kernel interrupt).
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
-/// The stack of the thread that runs a call's work: the 8 MiB a Linux main
-/// thread has, where the work used to run.
-const WORK_STACK_BYTES: usize = 8 << 20;
-
 /// Runs `work` with the GIL released, on this process's thread pool
 /// ([`crate::pool`]); its failure or panic becomes an exception.
 ///
-/// The work runs on a thread of its own while the calling thread waits
+/// The work runs on a thread of the pool while the calling thread waits
 /// without the GIL and checks for signals every [`SIGNAL_POLL`]: a Ctrl-C
 /// (`KeyboardInterrupt`) or any exception a signal handler raises ends the
 /// call at once. Work that cannot be told to stop runs to its end in the
@@ -117,15 +113,13 @@ where
     let flag = cancel.clone();
     let work = move || work(&flag);
     let (sender, receiver) = sync_channel(1);
-    std::thread::Builder::new()
-        .name("quarry_code".into())
-        .stack_size(WORK_STACK_BYTES)
-        .spawn(move || {
-            // The caller may have gone (interrupted): then nobody wants the result.
-            let run = || crate::pool::in_process_pool(work).unwrap_or_else(|e| Err((Kind::Internal, e)));
-            let _ = sender.send(catch_unwind(AssertUnwindSafe(run)));
-        })
-        .map_err(|e| to_exception(py, (Kind::Internal, format!("cannot start a thread for the work: {e}"))))?;
+    let pool = crate::pool::process_pool().map_err(|e| to_exception(py, (Kind::Internal, e)))?;
+    // On a thread of the pool, not one started per call: a short call (a metric in a loop)
+    // does not pay for a thread, and the work's parallel iterators run on that pool.
+    pool.spawn(move || {
+        // The caller may have gone (interrupted): then nobody wants the result.
+        let _ = sender.send(catch_unwind(AssertUnwindSafe(work)));
+    });
     let mut receiver = receiver;
     let outcome = loop {
         // The receiver goes into the GIL-free wait and comes back (it is not `Sync`).

@@ -28,13 +28,17 @@ fn _panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {
 }
 
 /// Sleeps `seconds` as a call's work does (off the interpreter, without the
-/// GIL), so the tests can check that a signal interrupts a long call.
+/// GIL, watching its cancel flag), so the tests can check that a signal
+/// interrupts a long call and that the interrupted work stops.
 #[pyfunction]
 fn _sleep_for_test(py: Python<'_>, seconds: f64) -> PyResult<()> {
     let pause = std::time::Duration::try_from_secs_f64(seconds)
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("seconds: {e}")))?;
-    errors::detached(py, move || -> Result<(), errors::Failure> {
-        std::thread::sleep(pause);
+    errors::detached_cancellable(py, move |cancel| -> Result<(), errors::Failure> {
+        let started = std::time::Instant::now();
+        while started.elapsed() < pause && !cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         Ok(())
     })
 }

@@ -12,15 +12,13 @@ use std::sync::{Arc, Mutex};
 /// The pool and the process that started its threads.
 static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
 
-/// Runs `work` on this process's pool (one thread per available core), so that
-/// its parallel iterators run on threads that exist; an error when the pool's
-/// threads cannot be started.
-pub fn in_process_pool<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, String> {
-    Ok(process_pool()?.install(work))
-}
+/// The stack of the pool's threads, which run each call's work: the 8 MiB a
+/// Linux main thread has, where the work used to run.
+const WORK_STACK_BYTES: usize = 8 << 20;
 
-/// This process's pool, started on first use (again in a forked child).
-fn process_pool() -> Result<Arc<rayon::ThreadPool>, String> {
+/// This process's pool (one thread per available core), started on first use
+/// (again in a forked child); an error when its threads cannot be started.
+pub fn process_pool() -> Result<Arc<rayon::ThreadPool>, String> {
     let mut slot = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let pid = std::process::id();
     match slot.take() {
@@ -35,6 +33,7 @@ fn process_pool() -> Result<Arc<rayon::ThreadPool>, String> {
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .thread_name(|i| format!("quarry_code-{i}"))
+        .stack_size(WORK_STACK_BYTES)
         .build()
         .map_err(|e| format!("cannot start the threads for the work: {e}"))?;
     let pool = Arc::new(pool);
