@@ -28,8 +28,12 @@ pub struct BlockRef {
     pub metadata: String,
     /// CodeQueries header (class header or `module`).
     pub header: String,
-    /// The block's lines.
-    pub lines: Vec<LineRun>,
+    /// The block's first and last line ([`CodeBlock::extent`]): it holds
+    /// the lines between them that no other block holds. Its line runs are
+    /// not repeated here: a module-level block cut by `n` definitions has
+    /// `n` of them, and every finding at module level would repeat them
+    /// (`quarry blocks` lists them once).
+    pub extent: LineRun,
 }
 
 /// One finding as a record: the fields of `quarry query --format jsonl`.
@@ -60,7 +64,7 @@ impl From<&CodeBlock> for BlockRef {
             kind: block.kind,
             metadata: block.metadata(),
             header: block.header().to_string(),
-            lines: block.lines.clone(),
+            extent: block.extent(),
         }
     }
 }

@@ -149,6 +149,48 @@ fn nested_loops_query_reads_only_the_loops_inside_each_loop() {
     assert_eq!(count(&report, "nested-loops-with-same-variable", 1), 8_000);
 }
 
+/// One loop over `i` holding `n` sibling loops over `i` again, each body
+/// reading other names, and a read of `i` after them all: every inner loop
+/// is a finding, and each must not rescan every read of the module.
+fn sibling_loops_over_one_variable(n: usize) -> String {
+    let inner: String = (0..n).map(|_| "    for i in y:\n        f(a, b, c, d, e)\n").collect();
+    format!("for i in x:\n{inner}    use(i)\n")
+}
+
+#[test]
+fn nested_loops_query_indexes_the_reads_of_each_loop_variable_once() {
+    let queries = [find_query("nested-loops-with-same-variable").unwrap()];
+    let (small, _) = analysed(sibling_loops_over_one_variable(5_000), &queries);
+    let (large, report) = analysed(sibling_loops_over_one_variable(20_000), &queries);
+    assert_linear("Q34, one outer variable", small, large);
+    assert_eq!(count(&report, "nested-loops-with-same-variable", 1), 20_000);
+    assert_eq!(count(&report, "nested-loops-with-same-variable", 0), 0);
+}
+
+/// `n` unused imports, each followed by a one-line function: the
+/// module-level block is cut into `n` line runs, and each import's finding
+/// names that block.
+fn imports_between_functions(n: usize) -> String {
+    (0..n).map(|k| format!("import m{k}\ndef f{k}(): return {k}\n")).collect()
+}
+
+#[test]
+fn module_level_findings_name_their_block_in_constant_size() {
+    let queries = [find_query("unused-import").unwrap()];
+    let records = |n: usize| {
+        let (_, report) = analysed(imports_between_functions(n), &queries);
+        (serde_json::to_vec(&report.findings).unwrap().len(), report)
+    };
+    let (small, _) = records(1_000);
+    let (large, report) = records(4_000);
+    // Each record repeating the block's runs made four times the input
+    // sixteen times the output.
+    assert!(large < small * 5, "output bytes: n: {small}, 4n: {large}");
+    assert_eq!(count(&report, "unused-import", 1), 4_000);
+    let module = &report.findings[3_999].relevant_blocks[0];
+    assert_eq!((module.metadata.as_str(), module.extent.start, module.extent.end), ("root", 0, 8_000));
+}
+
 /// A method of `n` `super(B, self)` calls beside `n` functions: finding the
 /// scope of each call must not scan every scope of the file.
 fn super_calls(n: usize) -> String {

@@ -120,6 +120,17 @@ impl CodeBlock {
         self.lines.iter().any(|run| run.start <= line && line <= run.end)
     }
 
+    /// The block's first and last line, as one run. Blocks share no line, so
+    /// the block holds exactly the lines of its extent that no other block
+    /// holds: a module-level block's extent spans the functions and classes
+    /// between its statements, a class-level block's its methods. It stands
+    /// for the block in constant size where [`CodeBlock::lines`], one run per
+    /// stretch between definitions, would grow with the file.
+    pub fn extent(&self) -> LineRun {
+        let start = self.lines.first().map_or(0, |run| run.start);
+        LineRun { start, end: self.lines.last().map_or(start, |run| run.end) }
+    }
+
     /// Number of lines in the block.
     pub fn line_count(&self) -> usize {
         self.lines.iter().map(|run| run.end - run.start + 1).sum()

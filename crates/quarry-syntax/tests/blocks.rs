@@ -155,6 +155,29 @@ if True: def same_line(): pass
 }
 
 #[test]
+fn a_blocks_extent_holds_its_lines_and_other_blocks_lines_only() {
+    let interleaved =
+        "import os\n\ndef f(): pass\nx = 1\n\nclass A:\n    y = 2\n    def m(self):\n        pass\n\n    z = 3\nf()\n";
+    for text in [FIGURE_1, FIGURE_8, interleaved] {
+        let file = parse(text);
+        let blocks = code_blocks(&file);
+        for block in blocks.all() {
+            let extent = block.extent();
+            assert_eq!((extent.start, extent.end), (block.lines[0].start, block.lines[block.lines.len() - 1].end));
+            for line in extent.start..=extent.end {
+                let holder = blocks.block_of_line(line);
+                assert!(holder.is_some(), "line {line} in the extent of {} is in no block", block.metadata());
+                assert_eq!(holder.is_some_and(|h| h.index == block.index), block.contains_line(line));
+            }
+        }
+    }
+    let file = parse(interleaved);
+    let module = code_blocks(&file).all()[0].clone();
+    assert_eq!(module.lines.len(), 3, "cut by `f` and by `A`");
+    assert_eq!((module.extent().start, module.extent().end), (0, 12));
+}
+
+#[test]
 fn files_without_code_have_no_blocks() {
     for text in ["", "\n\n", "# only a comment\n# and another\n"] {
         let file = parse(text);

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// Changes when the entries' format or meaning changes.
-const FORMAT: &str = "1";
+const FORMAT: &str = "2";
 
 /// The `CACHEDIR.TAG` that tells backup tools the folder is a cache.
 const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n\
