@@ -18,10 +18,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError};
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError};
+use lsp_server::{Message, Notification, Request, RequestId};
 use quarry_server::server::Server;
-use quarry_server::transport::Incoming;
+use quarry_server::transport::{Incoming, Outgoing};
 use serde_json::{json, Value};
 
 #[global_allocator]
@@ -51,9 +51,8 @@ fn main() {
     let uri = url::Url::from_file_path(&module).unwrap().to_string();
 
     let (to_server, incoming) = unbounded::<Incoming>();
-    let (sender, from_server) = unbounded::<Message>();
-    let connection = Connection { sender, receiver: bounded(0).1 };
-    let server = std::thread::spawn(move || Server::initialize(connection, incoming).map(Server::run));
+    let (out, from_server) = unbounded::<Outgoing>();
+    let server = std::thread::spawn(move || Server::initialize(out, incoming).map(Server::run));
     let send = |message: Message| to_server.send(Incoming::Message(message)).unwrap();
     let root = url::Url::from_file_path(&workspace).unwrap().to_string();
     send(
@@ -117,11 +116,11 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// Waits for the diagnostics of `version` of `uri`; returns how long it took.
-fn wait_version(from: &Receiver<Message>, uri: &str, version: i64) -> Duration {
+fn wait_version(from: &Receiver<Outgoing>, uri: &str, version: i64) -> Duration {
     let started = Instant::now();
     loop {
         match from.recv_timeout(Duration::from_secs(600)) {
-            Ok(Message::Notification(n))
+            Ok(Outgoing::Message(Message::Notification(n)))
                 if n.method == "textDocument/publishDiagnostics"
                     && n.params["uri"] == json!(uri)
                     && n.params["version"] == json!(version) =>
@@ -141,11 +140,13 @@ thread_local! {
 }
 
 /// Reads publications until none comes for `quiet`; returns how many came.
-fn drain_until_quiet(from: &Receiver<Message>, quiet: Duration) -> usize {
+fn drain_until_quiet(from: &Receiver<Outgoing>, quiet: Duration) -> usize {
     let mut published = 0;
     loop {
         match from.recv_timeout(quiet) {
-            Ok(Message::Notification(n)) if n.method == "textDocument/publishDiagnostics" => published += 1,
+            Ok(Outgoing::Message(Message::Notification(n))) if n.method == "textDocument/publishDiagnostics" => {
+                published += 1
+            }
             Ok(_) => {}
             Err(_) => return published,
         }

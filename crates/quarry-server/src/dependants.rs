@@ -1,8 +1,9 @@
 //! Which modules import which, kept between edits: a module's imports are
 //! read from its summary once and forgotten only when that summary changes
-//! (or the file set does, with a new project), so finding the dependants
-//! of an edited module does not resolve every import of the workspace
-//! again on each keystroke.
+//! (or the file set does, with a new project; a file added to the project
+//! changes only the imports that now resolve to it, or otherwise than
+//! before), so finding the dependants of an edited module does not resolve
+//! every import of the workspace again on each keystroke.
 
 use quarry_query::project::{ModuleId, Project};
 
@@ -29,18 +30,28 @@ impl ImportGraph {
     /// The modules that import `module`, directly or through other modules
     /// (not `module` itself), in no particular order.
     pub fn dependants(&mut self, project: &Project, module: ModuleId) -> Vec<ModuleId> {
-        let modules = project.modules().len();
-        self.imports.resize(modules, None);
-        let mut importers: Vec<Vec<ModuleId>> = vec![Vec::new(); modules];
+        self.dependants_of(project, &[module])
+    }
+
+    /// The modules that import one of `modules`, directly or through other
+    /// modules (none of `modules` themselves), in no particular order.
+    pub fn dependants_of(&mut self, project: &Project, modules: &[ModuleId]) -> Vec<ModuleId> {
+        let count = project.modules().len();
+        self.imports.resize(count, None);
+        let mut importers: Vec<Vec<ModuleId>> = vec![Vec::new(); count];
         for (m, imports) in self.imports.iter_mut().enumerate() {
             let m = ModuleId::new(m);
             for &imported in imports.get_or_insert_with(|| project.imports_of(m)).iter() {
                 importers[imported.index()].push(m);
             }
         }
-        let mut seen = vec![false; modules];
-        let (mut queue, mut found) = (vec![module], Vec::new());
-        seen[module.index()] = true;
+        let mut seen = vec![false; count];
+        let mut queue = Vec::new();
+        for &module in modules.iter().filter(|m| m.index() < count) {
+            seen[module.index()] = true;
+            queue.push(module);
+        }
+        let mut found = Vec::new();
         while let Some(m) = queue.pop() {
             for &importer in &importers[m.index()] {
                 if !std::mem::replace(&mut seen[importer.index()], true) {
@@ -50,5 +61,78 @@ impl ImportGraph {
             }
         }
         found
+    }
+
+    /// After files were added to the project (`after` is `before` with more
+    /// files, the same modules first): the modules of `before` whose
+    /// imports resolve differently in `after` (they import a new module, by
+    /// name or by folder, or a name now stands for another module) or whose
+    /// own name changed (a new `__init__.py` made their folder a package),
+    /// whose imports are kept as `after` resolves them.
+    pub fn changed_by_added_files(&mut self, before: &Project, after: &Project) -> Vec<ModuleId> {
+        let count = after.modules().len();
+        self.imports.resize(count, None);
+        let mut changed = Vec::new();
+        for index in 0..before.modules().len().min(count) {
+            let module = ModuleId::new(index);
+            if before.modules().path(module) != after.modules().path(module) {
+                // Not the same module: not a project `after` grew from.
+                changed.push(module);
+                continue;
+            }
+            let now = after.imports_of(module);
+            if before.summary_if_read(module).is_none() {
+                // Read once, in `after`, and lent to `before`.
+                if let Some(summary) = after.summary_if_read(module) {
+                    before.provide_summary(module, summary.clone());
+                }
+            }
+            if before.modules().name(module) != after.modules().name(module) || before.imports_of(module) != now {
+                changed.push(module);
+            }
+            self.imports[index] = Some(now);
+        }
+        changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn an_added_module_changes_its_importers_only() {
+        let temp = tempfile::tempdir().unwrap();
+        let (ws, elsewhere) = (temp.path().join("ws"), temp.path().join("elsewhere"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let write = |path: PathBuf, text: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let importer = write(ws.join("a.py"), "from helper import area\n");
+        let through = write(ws.join("b.py"), "import a\n");
+        let other = write(ws.join("c.py"), "import os\n");
+        let helper = write(elsewhere.join("helper.py"), "def area(w, h):\n    return w * h\n");
+        let files = vec![importer, through, other];
+        let before = Project::new(&files, &Default::default());
+        let mut grown = files.clone();
+        grown.push(helper);
+        let after = Project::new(&grown, &Default::default());
+        let mut graph = ImportGraph::default();
+        let changed = graph.changed_by_added_files(&before, &after);
+        assert_eq!(changed, [ModuleId::new(0)]);
+        assert_eq!(graph.dependants_of(&after, &changed), [ModuleId::new(1)]);
+        let mut of_helper = graph.dependants(&after, ModuleId::new(3));
+        of_helper.sort();
+        assert_eq!(of_helper, [ModuleId::new(0), ModuleId::new(1)]);
+        // A new `__init__.py` renames the modules of its folder (`m` becomes `pkg.m`).
+        let module = write(ws.join("pkg/m.py"), "import os\n");
+        let before = Project::new(std::slice::from_ref(&module), &Default::default());
+        let after = Project::new(&[module, ws.join("pkg/__init__.py")], &Default::default());
+        assert_eq!(after.modules().name(ModuleId::new(0)), "pkg.m");
+        assert_eq!(ImportGraph::default().changed_by_added_files(&before, &after), [ModuleId::new(0)]);
     }
 }

@@ -8,10 +8,11 @@
 use std::io::{self, BufRead, Read};
 use std::ops::Range;
 
-use lsp_server::Message;
-use serde::de::IgnoredAny;
+use lsp_server::{ErrorCode, Message};
 
 use quarry_stdx::json_surrogates::replace_lone_surrogates;
+
+use crate::envelope::{self, Envelope};
 
 /// The largest message body read; a longer one is reported and its bytes
 /// scanned for the next header.
@@ -31,8 +32,20 @@ const QUOTED_CHARS: usize = 40;
 pub enum Incoming {
     /// A well-formed message.
     Message(Message),
-    /// A message that could not be read, with the reason.
+    /// A message that could not be read, with the reason; JSON-RPC asks
+    /// for no answer (a bad frame, a bad response).
     Malformed(String),
+    /// What was read is no valid message, and JSON-RPC asks for an answer
+    /// (a request whose id LSP does not allow, JSON that is no message,
+    /// a body that is not JSON, a batch).
+    Refused {
+        /// What is wrong.
+        reason: String,
+        /// The error response to send: JSON text whose id is written as
+        /// the client wrote it (which `lsp_server::RequestId` may not
+        /// hold), or null.
+        answer: String,
+    },
 }
 
 /// Reads LSP frames from a byte stream, resynchronising after a malformed
@@ -79,26 +92,29 @@ impl<R: BufRead> FrameReader<R> {
         Ok(Some(incoming))
     }
 
-    /// The message a body holds (lone surrogate escapes read as U+FFFD). A
-    /// body that is not JSON (a wrong length cut it or ran past it) is put back to be scanned for the next header;
-    /// JSON that is no message was framed right and is dropped.
+    /// The message a body holds (lone surrogate escapes read as U+FFFD),
+    /// its JSON-RPC envelope checked ([`crate::envelope`]). A body that is
+    /// not JSON (a wrong length cut it or ran past it) is answered with a
+    /// parse error and put back to be scanned for the next header; JSON that
+    /// is no valid message was framed right: it is refused or dropped whole.
     fn decode(&mut self, body: Vec<u8>) -> Incoming {
-        let parsed = serde_json::from_slice::<Message>(&body).or_else(|error| {
+        let mut read = envelope::read(&body);
+        if !matches!(read, Ok(Envelope::Message(_))) {
             // Lone surrogates (JSON, but not Unicode) are replaced and the body read again.
-            let repaired = replace_lone_surrogates(&body).ok_or(error)?;
-            serde_json::from_slice::<Message>(&repaired)
-        });
-        match parsed {
-            Ok(message) => {
-                self.resyncing = false;
-                Incoming::Message(message)
+            if let Some(repaired) = replace_lone_surrogates(&body) {
+                read = envelope::read(&repaired);
             }
+        }
+        self.resyncing = read.is_err();
+        match read {
+            Ok(Envelope::Message(message)) => Incoming::Message(message),
+            Ok(Envelope::Invalid { reason, answer: Some(answer) }) => Incoming::Refused { reason, answer },
+            Ok(Envelope::Invalid { reason, answer: None }) => Incoming::Malformed(reason),
             Err(error) => {
-                self.resyncing = serde_json::from_slice::<IgnoredAny>(&body).is_err();
-                if self.resyncing {
-                    self.input.push_back(body);
-                }
-                Incoming::Malformed(format!("not a JSON-RPC message: {error}"))
+                self.input.push_back(body);
+                let reason = format!("not a JSON-RPC message: {error}");
+                let answer = envelope::error_response("null", ErrorCode::ParseError, &format!("parse error: {error}"));
+                Incoming::Refused { reason, answer }
             }
         }
     }

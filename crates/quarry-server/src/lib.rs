@@ -7,7 +7,8 @@
 //! configuration when `pyproject.toml`/`quarry.toml` changes.
 //!
 //! [`transport`] frames messages (and survives malformed ones, reading
-//! lone UTF-16 surrogate escapes as U+FFFD), [`server`]
+//! lone UTF-16 surrogate escapes as U+FFFD, and answering every request,
+//! one whose id LSP does not allow with an error echoing it), [`server`]
 //! holds the state and the main loop, [`batch`] runs a batch of analyses
 //! that a message can cancel, [`dependants`] keeps the import graph that
 //! says which files an edit affects (the configuration is resolved by
@@ -31,10 +32,17 @@
 //!   `RequestCancelled` or `ContentModified`.
 //! - Unopened files go through `quarry query`'s analysis cache: a
 //!   `cache::run::CacheView` made with each new project (file set or
-//!   configuration) serves and stores their findings, and is told of every
+//!   configuration; after a file joined it, when unopened files are next
+//!   analysed) serves and stores their findings, and is told of every
 //!   module whose text changes (`CacheView::forget`), so the import closures
 //!   it hashes are those of the current project, unsaved buffers included;
 //!   open documents never come from the cache.
+//! - Opening a file the project lacks (outside the workspace folder, or new
+//!   in it) adds it without a rebuild (`Project::with_files_added`: the
+//!   summaries read so far are kept): it is analysed first, alone; then only
+//!   the files whose imports resolve differently with it, and their
+//!   importers, are analysed again (`dependants`). A configuration change,
+//!   or a file deleted, rebuilds the project and analyses every file.
 //! - An open document is reparsed from its last tree
 //!   (`ParsedFile::reparse_within`; the project keeps each overlay's last tree
 //!   across `Project::edited`), and `dependants` keeps the import graph
@@ -55,6 +63,7 @@ pub mod actions;
 pub mod batch;
 pub mod dependants;
 pub mod diagnostics;
+mod envelope;
 mod framing;
 pub mod hover;
 pub mod server;
@@ -66,8 +75,8 @@ pub mod uri;
 /// exits; returns the process exit code (0 after `shutdown` then `exit`,
 /// 1 otherwise, as the protocol asks).
 pub fn run_stdio() -> i32 {
-    let (connection, incoming, threads) = transport::stdio();
-    let ending = server::Server::initialize(connection, incoming).map(server::Server::run);
+    let (out, incoming, threads) = transport::stdio();
+    let ending = server::Server::initialize(out, incoming).map(server::Server::run);
     // The server (and with it the writer's channel) is dropped: the writer ends.
     let _ = threads.join();
     match ending {

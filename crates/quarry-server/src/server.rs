@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::Notification as _;
 use lsp_types::request::Request as _;
 use lsp_types::{
@@ -43,7 +43,7 @@ use quarry_workspace::triage::Policy;
 
 use crate::dependants::ImportGraph;
 use crate::text::{Encoding, Text};
-use crate::transport::Incoming;
+use crate::transport::{Incoming, Outgoing};
 use crate::{actions, batch, diagnostics, hover, uri};
 
 /// Files of the workspace analysed together when no open document waits,
@@ -76,7 +76,8 @@ pub enum Ending {
 
 /// The language server.
 pub struct Server {
-    connection: Connection,
+    /// Where what the server sends goes.
+    out: Sender<Outgoing>,
     incoming: Receiver<Incoming>,
     /// Messages read ahead (to see cancellations and later edits).
     pending: VecDeque<Message>,
@@ -92,7 +93,13 @@ pub struct Server {
     cache: Option<quarry_query::cache::AnalysisCache>,
     /// The cache as the project of the last [`Server::rebuild_project`]
     /// sees it, for unopened files; told of each module whose text changes.
+    /// `None` after a file joined the project, until unopened files are
+    /// analysed next ([`Server::add_to_project`]).
     cache_view: Option<CacheView>,
+    /// The project before files joined it without a rebuild, while the
+    /// files whose imports that changes are yet to be found
+    /// ([`Server::refresh_importers`]).
+    before_added: Option<Project>,
     /// Open documents edited since the project last took their text.
     stale: HashSet<PathBuf>,
     dirty: VecDeque<PathBuf>,
@@ -109,20 +116,25 @@ pub struct Server {
 
 impl Server {
     /// Waits for `initialize`, answers it and returns the server; `None`
-    /// when the client exits or the input closes first.
-    pub fn initialize(connection: Connection, incoming: Receiver<Incoming>) -> Option<Server> {
+    /// when the client exits or the input closes first. What the server
+    /// sends goes to `out`.
+    pub fn initialize(out: Sender<Outgoing>, incoming: Receiver<Incoming>) -> Option<Server> {
         let (id, params) = loop {
             match incoming.recv().ok()? {
                 Incoming::Message(Message::Request(req)) if req.method == request::Initialize::METHOD => {
                     match serde_json::from_value::<InitializeParams>(req.params) {
                         Ok(params) => break (req.id, params),
-                        Err(e) => send_error(&connection, req.id, ErrorCode::InvalidParams, e.to_string()),
+                        Err(e) => send_error(&out, req.id, ErrorCode::InvalidParams, e.to_string()),
                     }
                 }
                 Incoming::Message(Message::Request(req)) => {
-                    send_error(&connection, req.id, ErrorCode::ServerNotInitialized, "not initialized yet".into())
+                    send_error(&out, req.id, ErrorCode::ServerNotInitialized, "not initialized yet".into())
                 }
                 Incoming::Message(Message::Notification(n)) if n.method == notification::Exit::METHOD => return None,
+                // Answered before `initialize` too: JSON-RPC asks for it.
+                Incoming::Refused { answer, .. } => {
+                    let _ = out.send(Outgoing::Raw(answer));
+                }
                 _ => {}
             }
         };
@@ -133,10 +145,10 @@ impl Server {
             capabilities: capabilities(encoding),
             server_info: Some(ServerInfo { name: "quarry".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
         };
-        let _ = connection.sender.send(Response::new_ok(id, result).into());
+        let _ = out.send(Response::new_ok(id, result).into());
         let folder = root.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
         let mut server = Server {
-            connection,
+            out,
             incoming,
             pending: VecDeque::new(),
             config: Resolved::defaults(&folder),
@@ -147,6 +159,7 @@ impl Server {
             imports: ImportGraph::default(),
             cache: None,
             cache_view: None,
+            before_added: None,
             stale: HashSet::new(),
             dirty: VecDeque::new(),
             dirty_set: HashSet::new(),
@@ -198,7 +211,8 @@ impl Server {
             if let Some(message) = self.pending.pop_front() {
                 return Some(Some(message));
             }
-            let incoming = if self.dirty.is_empty() || self.shutdown {
+            let idle = self.dirty.is_empty() && self.before_added.is_none();
+            let incoming = if idle || self.shutdown {
                 self.incoming.recv().ok()?
             } else if let Some(wait) = self.background_delay() {
                 match self.incoming.recv_timeout(wait) {
@@ -213,13 +227,24 @@ impl Server {
                     Err(TryRecvError::Disconnected) => return None,
                 }
             };
-            match incoming {
-                Incoming::Message(message) => return Some(Some(message)),
-                Incoming::Malformed(reason) => {
-                    self.log(MessageType::ERROR, format!("quarry: skipped a message: {reason}"))
-                }
+            if let Some(message) = self.take(incoming) {
+                return Some(Some(message));
             }
         }
+    }
+
+    /// The message `incoming` holds; what holds none is logged, and
+    /// answered when JSON-RPC asks for an answer.
+    fn take(&mut self, incoming: Incoming) -> Option<Message> {
+        match incoming {
+            Incoming::Message(message) => return Some(message),
+            Incoming::Malformed(reason) => self.log(MessageType::ERROR, format!("quarry: skipped a message: {reason}")),
+            Incoming::Refused { reason, answer } => {
+                let _ = self.out.send(Outgoing::Raw(answer));
+                self.log(MessageType::ERROR, format!("quarry: refused a message (answered with an error): {reason}"));
+            }
+        }
+        None
     }
 
     /// How long the dirty files wait yet: only files that are not open wait,
@@ -233,11 +258,8 @@ impl Server {
     /// Reads every message already waiting into `pending`.
     fn read_ahead(&mut self) {
         while let Ok(incoming) = self.incoming.try_recv() {
-            match incoming {
-                Incoming::Message(message) => self.pending.push_back(message),
-                Incoming::Malformed(reason) => {
-                    self.log(MessageType::ERROR, format!("quarry: skipped a message: {reason}"))
-                }
+            if let Some(message) = self.take(incoming) {
+                self.pending.push_back(message);
             }
         }
     }
@@ -245,15 +267,10 @@ impl Server {
     fn on_request(&mut self, req: Request) {
         self.read_ahead();
         if self.is_cancelled(&req.id) {
-            return send_error(&self.connection, req.id, ErrorCode::RequestCanceled, "cancelled".into());
+            return send_error(&self.out, req.id, ErrorCode::RequestCanceled, "cancelled".into());
         }
         if self.shutdown {
-            return send_error(
-                &self.connection,
-                req.id,
-                ErrorCode::InvalidRequest,
-                "the server is shutting down".into(),
-            );
+            return send_error(&self.out, req.id, ErrorCode::InvalidRequest, "the server is shutting down".into());
         }
         let id = req.id.clone();
         let result = match req.method.as_str() {
@@ -277,7 +294,7 @@ impl Server {
             Ok(value) => Response::new_ok(id, value),
             Err((code, message)) => Response::new_err(id, code as i32, message),
         };
-        let _ = self.connection.sender.send(response.into());
+        let _ = self.out.send(response.into());
     }
 
     fn is_cancelled(&mut self, id: &RequestId) -> bool {
@@ -417,7 +434,7 @@ impl Server {
     fn edited(&mut self, path: &Path) {
         if !self.files.iter().any(|f| f == path) {
             self.files.push(path.to_path_buf());
-            self.rebuild_project();
+            self.add_to_project();
         }
         self.remember_summary(path);
         self.last_edit = Some(Instant::now());
@@ -529,6 +546,20 @@ impl Server {
     fn rebuild_project(&mut self) {
         let overlays = self.documents.iter().map(|(p, d)| (p.clone(), Arc::from(d.text.as_str()))).collect();
         self.project = Project::with_overlays(&self.files, &self.config.load, overlays);
+        self.make_cache_view();
+        self.before_added = None;
+        self.imports.clear();
+        self.stale.clear();
+        self.summary_before.clear();
+        self.dirty.clear();
+        self.dirty_set.clear();
+        for path in self.files.clone() {
+            self.mark_dirty(&path);
+        }
+    }
+
+    /// The cache view of the current project (none without a cache).
+    fn make_cache_view(&mut self) {
         self.cache_view = self.cache.as_ref().map(|cache| {
             let options = RunOptions {
                 queries: self.config.queries.clone(),
@@ -539,12 +570,37 @@ impl Server {
             };
             CacheView::new(&self.project, &self.files, &options, cache)
         });
-        self.imports.clear();
-        self.stale.clear();
-        self.summary_before.clear();
-        self.dirty.clear();
-        self.dirty_set.clear();
-        for path in self.files.clone() {
+    }
+
+    /// The last of `files` (an open document new to the project: outside
+    /// the workspace folder, or created in it) joins the project without
+    /// a rebuild, so that its diagnostics wait for its own analysis only:
+    /// the modules keep their ids and the summaries read so far
+    /// (`Project::with_files_added`), and nothing is analysed again here.
+    /// Once the open documents are done, [`Server::refresh_importers`]
+    /// marks dirty the files that the new module changes; the cache view,
+    /// which knows the old modules only, is made again before unopened
+    /// files are analysed.
+    fn add_to_project(&mut self) {
+        let overlays = self.documents.iter().map(|(p, d)| (p.clone(), Arc::from(d.text.as_str()))).collect();
+        let project = self.project.with_files_added(&self.files[self.project.modules().len()..], overlays);
+        // Compared with the project of the published diagnostics: the first one files were added to.
+        let before = std::mem::replace(&mut self.project, project);
+        self.before_added.get_or_insert(before);
+        self.cache_view = None;
+    }
+
+    /// After files joined the project ([`Server::add_to_project`]): marks
+    /// dirty the modules whose imports resolve differently now (they import
+    /// a new module) and the modules that import those, directly or not:
+    /// the files whose analysis the new modules can change, as a rebuild
+    /// would have found them.
+    fn refresh_importers(&mut self) {
+        let Some(before) = self.before_added.take() else { return };
+        let changed = self.imports.changed_by_added_files(&before, &self.project);
+        let dependants = self.imports.dependants_of(&self.project, &changed);
+        for module in changed.into_iter().chain(dependants) {
+            let path = self.project.modules().path(module).to_path_buf();
             self.mark_dirty(&path);
         }
     }
@@ -560,8 +616,18 @@ impl Server {
                 self.forget_in_cache(&path);
             }
         }
+        let open_waits = |server: &Server| server.dirty.iter().any(|p| server.documents.contains_key(p));
+        if self.before_added.is_some() && !open_waits(self) {
+            self.refresh_importers();
+        }
+        if self.dirty.is_empty() {
+            return;
+        }
         let open: Vec<PathBuf> = self.dirty.iter().filter(|p| self.documents.contains_key(*p)).cloned().collect();
         let background = open.is_empty();
+        if background && self.cache_view.is_none() {
+            self.make_cache_view();
+        }
         let batch: Vec<PathBuf> = if background {
             let n = (BATCH_PER_THREAD * rayon::current_num_threads()).min(self.dirty.len());
             self.dirty.drain(..n).collect()
@@ -577,11 +643,8 @@ impl Server {
         let cache = if background { self.cache_view.as_ref() } else { None };
         let ran = batch::run(&batch, &self.project, &self.config, cache, &self.incoming, interrupts);
         for incoming in ran.arrived {
-            match incoming {
-                Incoming::Message(message) => self.pending.push_back(message),
-                Incoming::Malformed(reason) => {
-                    self.log(MessageType::ERROR, format!("quarry: skipped a message: {reason}"))
-                }
+            if let Some(message) = self.take(incoming) {
+                self.pending.push_back(message);
             }
         }
         for (path, outcome) in batch.iter().zip(ran.outcomes) {
@@ -702,7 +765,7 @@ impl Server {
             request::RegisterCapability::METHOD.into(),
             params,
         );
-        let _ = self.connection.sender.send(request.into());
+        let _ = self.out.send(request.into());
     }
 
     fn log(&self, typ: MessageType, message: String) {
@@ -710,7 +773,7 @@ impl Server {
     }
 
     fn notify<N: notification::Notification>(&self, params: N::Params) {
-        let _ = self.connection.sender.send(Notification::new(N::METHOD.into(), params).into());
+        let _ = self.out.send(Notification::new(N::METHOD.into(), params).into());
     }
 }
 
@@ -732,8 +795,8 @@ fn decode<P: serde::de::DeserializeOwned>(params: serde_json::Value) -> Result<P
     serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, format!("invalid parameters: {e}")))
 }
 
-fn send_error(connection: &Connection, id: RequestId, code: ErrorCode, message: String) {
-    let _ = connection.sender.send(Response::new_err(id, code as i32, message).into());
+fn send_error(out: &Sender<Outgoing>, id: RequestId, code: ErrorCode, message: String) {
+    let _ = out.send(Response::new_err(id, code as i32, message).into());
 }
 
 /// The workspace folder: the first workspace folder, else the root URI.

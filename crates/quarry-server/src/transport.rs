@@ -1,13 +1,15 @@
 //! The server's stdio transport: LSP base-protocol messages over standard
 //! input and output, on two threads, as `lsp_server::Connection::stdio`
 //! does, but a malformed message is reported and skipped instead of ending
-//! the connection ([`crate::framing`] reads the frames and resynchronises).
+//! the connection ([`crate::framing`] reads the frames and resynchronises,
+//! [`crate::envelope`] checks each message's JSON-RPC envelope), and what
+//! the server sends may be an answer `lsp_server` cannot hold ([`Outgoing`]).
 
 use std::io::{self, BufRead, Write};
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-use lsp_server::{Connection, Message};
+use crossbeam_channel::{unbounded, Receiver, Sender};
+use lsp_server::{Message, Notification, Request, Response};
 
 use crate::framing::FrameReader;
 pub use crate::framing::{Incoming, MAX_MESSAGE_BYTES};
@@ -27,18 +29,67 @@ impl Threads {
     }
 }
 
-/// Starts the reader and writer threads on standard input and output: the
-/// returned connection's `receiver` is unused (messages arrive on the
-/// returned `Receiver<Incoming>`), its `sender` writes to standard output.
-pub fn stdio() -> (Connection, Receiver<Incoming>, Threads) {
-    let (out_sender, out_receiver) = unbounded::<Message>();
+/// What the server sends.
+#[derive(Debug)]
+pub enum Outgoing {
+    /// A message.
+    Message(Message),
+    /// An answer that no `lsp_server` message holds, as JSON text: an error
+    /// response to a request whose id is not a 32-bit integer or a string
+    /// (echoed as the client wrote it), or a batch's array of them.
+    Raw(String),
+}
+
+impl Outgoing {
+    /// Writes it as one base-protocol frame, and flushes.
+    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        match self {
+            Outgoing::Message(message) => message.write(out),
+            Outgoing::Raw(json) => {
+                write!(out, "Content-Length: {}\r\n\r\n", json.len())?;
+                out.write_all(json.as_bytes())?;
+                out.flush()
+            }
+        }
+    }
+}
+
+impl From<Message> for Outgoing {
+    fn from(message: Message) -> Outgoing {
+        Outgoing::Message(message)
+    }
+}
+
+impl From<Response> for Outgoing {
+    fn from(response: Response) -> Outgoing {
+        Outgoing::Message(response.into())
+    }
+}
+
+impl From<Notification> for Outgoing {
+    fn from(notification: Notification) -> Outgoing {
+        Outgoing::Message(notification.into())
+    }
+}
+
+impl From<Request> for Outgoing {
+    fn from(request: Request) -> Outgoing {
+        Outgoing::Message(request.into())
+    }
+}
+
+/// Starts the reader and writer threads on standard input and output:
+/// messages arrive on the returned `Receiver<Incoming>`, and what is sent
+/// on the returned `Sender<Outgoing>` is written to standard output.
+pub fn stdio() -> (Sender<Outgoing>, Receiver<Incoming>, Threads) {
+    let (out_sender, out_receiver) = unbounded::<Outgoing>();
     let writer = std::thread::Builder::new()
         .name("quarry-lsp-writer".into())
         .spawn(move || {
             let stdout = io::stdout();
             let mut stdout = stdout.lock();
-            for message in out_receiver {
-                message.write(&mut stdout)?;
+            for outgoing in out_receiver {
+                outgoing.write(&mut stdout)?;
             }
             stdout.flush()
         })
@@ -48,9 +99,7 @@ pub fn stdio() -> (Connection, Receiver<Incoming>, Threads) {
         .name("quarry-lsp-reader".into())
         .spawn(move || read_loop(&mut io::stdin().lock(), &in_sender))
         .expect("spawning the reader thread");
-    // The connection's own receiver is never fed: the main loop reads `Incoming`.
-    let (_, unused) = bounded::<Message>(0);
-    (Connection { sender: out_sender, receiver: unused }, in_receiver, Threads { reader, writer })
+    (out_sender, in_receiver, Threads { reader, writer })
 }
 
 /// Reads messages until end of input (or `exit`), sending each, or a note
@@ -95,6 +144,11 @@ mod tests {
                 Incoming::Message(Message::Request(r)) => format!("request {}", r.method),
                 Incoming::Message(other) => format!("{other:?}"),
                 Incoming::Malformed(reason) => format!("malformed: {reason}"),
+                // Also reported, with an answer.
+                Incoming::Refused { reason, answer } => {
+                    assert!(answer.contains(r#""error":{"code":-32"#), "{answer}");
+                    format!("malformed: {reason}")
+                }
             })
             .collect()
     }

@@ -172,6 +172,36 @@ impl Project {
         Project::assemble(self.inner.modules.clone(), summaries, &self.inner.load, overlays, trees)
     }
 
+    /// The same project with the files `added` after its own (its modules
+    /// keep their ids) and `overlays` for its unsaved texts: the summaries
+    /// read so far are kept (shared, not copied), since a summary depends
+    /// on its own file only, except those of files whose overlay is not the
+    /// one this project reads; the overlays' last trees are shared as by
+    /// [`Project::edited`]. An editor's server adds a file it opens this
+    /// way without reading the others' summaries again.
+    pub fn with_files_added(&self, added: &[PathBuf], overlays: HashMap<PathBuf, Arc<str>>) -> Project {
+        let modules = &self.inner.modules;
+        let mut files: Vec<PathBuf> =
+            (0..modules.len()).map(|m| modules.path(ModuleId::new(m)).to_path_buf()).collect();
+        files.extend(added.iter().filter(|path| modules.of_path(path).is_none()).cloned());
+        let same_text = |path: &Path| match (self.inner.overlays.get(path), overlays.get(path)) {
+            (None, None) => true,
+            (Some(old), Some(new)) => Arc::ptr_eq(old, new) || old == new,
+            _ => false,
+        };
+        let summaries = (0..files.len())
+            .map(|m| match self.inner.summaries.get(m).and_then(OnceLock::get) {
+                Some(known) if same_text(&files[m]) => OnceLock::from(known.clone()),
+                _ => OnceLock::new(),
+            })
+            .collect();
+        let trees = self.inner.last_overlay_trees.clone();
+        if let Ok(mut trees) = trees.lock() {
+            trees.retain(|path, _| overlays.contains_key(path));
+        }
+        Project::assemble(Arc::new(ModuleIndex::build(&files)), summaries, &self.inner.load, overlays, trees)
+    }
+
     /// The modules of the project that `module`'s module-level imports
     /// (`import`, `from ... import`, `import *`) name: the imported module,
     /// the packages above it and, for `from m import name`, the submodule
@@ -514,5 +544,38 @@ impl<'f> ProjectFile<'f> {
         let class = self.view.class_named(self.module_names(), dotted);
         self.imported_classes.borrow_mut().insert(dotted.to_string(), class);
         class
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn added_files_keep_the_ids_and_the_summaries_of_unchanged_texts() {
+        let temp = tempfile::tempdir().unwrap();
+        let (a, b, helper) =
+            (temp.path().join("ws/a.py"), temp.path().join("ws/b.py"), temp.path().join("x/helper.py"));
+        for (path, text) in [(&a, "from helper import f\n"), (&b, "X = 1\n"), (&helper, "def f(x):\n    pass\n")] {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let overlay = |text: &str| HashMap::from([(b.clone(), Arc::<str>::from(text))]);
+        let project = Project::with_overlays(&[a.clone(), b.clone()], &LoadOptions::default(), overlay("X = 1\n"));
+        let (ma, mb) = (ModuleId::new(0), ModuleId::new(1));
+        assert!(project.imports_of(ma).is_empty());
+        assert!(project.summary(mb).is_some());
+
+        let grown = project.with_files_added(std::slice::from_ref(&helper), overlay("Y = 2\n"));
+        assert_eq!([grown.module_of(&a), grown.module_of(&b)], [Some(ma), Some(mb)]);
+        let added = grown.module_of(&helper).expect("a module of its own");
+        assert_eq!(added, ModuleId::new(2));
+        // a's summary is shared; b's overlay changed: read again, from the new text.
+        assert!(std::ptr::eq(grown.summary_if_read(ma).unwrap(), project.summary_if_read(ma).unwrap()));
+        assert!(grown.summary_if_read(mb).is_none());
+        assert!(grown.summary(mb).unwrap().names.contains_key("Y"));
+        assert_eq!(grown.imports_of(ma), [added]);
+        // Adding a file the project has changes nothing.
+        assert_eq!(grown.with_files_added(std::slice::from_ref(&a), overlay("Y = 2\n")).modules().len(), 3);
     }
 }

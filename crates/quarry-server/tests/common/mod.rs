@@ -12,9 +12,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use lsp_server::{Message, Notification, Request, RequestId};
 use quarry_server::server::{Ending, Server};
-use quarry_server::transport::Incoming;
+use quarry_server::transport::{read_loop, Incoming, Outgoing};
 use serde_json::{json, Value};
 
 /// How long the test waits for any one message before failing (a hang,
@@ -24,7 +24,7 @@ const HANG: Duration = Duration::from_secs(120);
 /// A server running on its own thread.
 pub struct Session {
     to_server: Sender<Incoming>,
-    from_server: Receiver<Message>,
+    from_server: Receiver<Outgoing>,
     thread: Option<JoinHandle<Option<Ending>>>,
     next_id: i32,
 }
@@ -39,17 +39,26 @@ impl Session {
     /// for a client of `capabilities`; the session and the server's
     /// `initialize` result.
     pub fn initialized_with(root: &Path, capabilities: Value) -> (Session, Value) {
-        let (to_server, incoming) = unbounded::<Incoming>();
-        let (sender, from_server) = bounded::<Message>(0);
-        let connection = Connection { sender, receiver: bounded(0).1 };
-        let thread = std::thread::spawn(move || Server::initialize(connection, incoming).map(Server::run));
-        let mut session = Session { to_server, from_server, thread: Some(thread), next_id: 1 };
-        let root = uri(root);
-        let id =
-            session.request("initialize", json!({"processId": null, "rootUri": root, "capabilities": capabilities}));
-        let result = session.response(id).response_result.expect("initialize succeeds");
+        let mut session = Session::start();
+        let result = session.initialize(root, capabilities);
         session.notify("initialized", json!({}));
         (session, result)
+    }
+
+    /// Starts a server, waiting for `initialize`.
+    pub fn start() -> Session {
+        let (to_server, incoming) = unbounded::<Incoming>();
+        let (out, from_server) = bounded::<Outgoing>(0);
+        let thread = std::thread::spawn(move || Server::initialize(out, incoming).map(Server::run));
+        Session { to_server, from_server, thread: Some(thread), next_id: 1 }
+    }
+
+    /// Sends `initialize` on the workspace folder `root` for a client of
+    /// `capabilities`; the server's result.
+    pub fn initialize(&mut self, root: &Path, capabilities: Value) -> Value {
+        let root = uri(root);
+        let id = self.request("initialize", json!({"processId": null, "rootUri": root, "capabilities": capabilities}));
+        self.response(id).response_result.expect("initialize succeeds")
     }
 
     /// Queues a request; returns its id.
@@ -69,9 +78,29 @@ impl Session {
         self.to_server.send(Incoming::Message(message)).expect("the server is running");
     }
 
-    /// The next message the server sends.
+    /// Queues a message body as a client writes it: framed, and read by
+    /// the transport's reader (framing and envelope checks included).
+    pub fn send_raw(&self, body: &str) {
+        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        read_loop(&mut std::io::Cursor::new(frame.into_bytes()), &self.to_server);
+    }
+
+    /// The next thing the server sends, as the JSON text a client reads.
+    pub fn next_text(&self) -> String {
+        let mut frame = Vec::new();
+        self.from_server.recv_timeout(HANG).expect("the server sent nothing").write(&mut frame).unwrap();
+        let text = String::from_utf8(frame).expect("the server writes UTF-8");
+        let (_, body) = text.split_once("\r\n\r\n").expect("a header, then the body");
+        body.to_string()
+    }
+
+    /// The next message the server sends (an answer that no `Message`
+    /// holds fails the test: take those with [`Session::next_text`]).
     pub fn next(&self) -> Message {
-        self.from_server.recv_timeout(HANG).expect("the server sent nothing")
+        match self.from_server.recv_timeout(HANG).expect("the server sent nothing") {
+            Outgoing::Message(message) => message,
+            Outgoing::Raw(text) => panic!("the server sent {text}, not a message"),
+        }
     }
 
     /// Takes messages up to the first for which `wanted` holds (the server
@@ -113,14 +142,27 @@ impl Session {
     }
 
     /// Shuts the server down; how its loop ended.
-    pub fn shut_down(mut self) -> Option<Ending> {
+    pub fn shut_down(self) -> Option<Ending> {
+        self.shut_down_seeing().0
+    }
+
+    /// Shuts the server down; how its loop ended, and the messages it sent
+    /// before answering `shutdown`.
+    pub fn shut_down_seeing(mut self) -> (Option<Ending>, Vec<Message>) {
         let id = self.request("shutdown", Value::Null);
-        self.response(id);
+        let mut before = Vec::new();
+        self.until(|m| {
+            let answer = matches!(m, Message::Response(r) if r.id == id);
+            if !answer {
+                before.push(m.clone());
+            }
+            answer
+        });
         self.notify("exit", Value::Null);
         // Whatever the server still sends is dropped.
         let thread = self.thread.take().expect("the server thread");
         drop(self.from_server);
-        thread.join().expect("the server thread does not panic")
+        (thread.join().expect("the server thread does not panic"), before)
     }
 }
 

@@ -1,0 +1,141 @@
+//! Time from the `didOpen` of a file outside the workspace folder to its
+//! diagnostics, with the server running in-process on a real workspace
+//! (the transport's channels stand in for standard input and output). Not
+//! part of the test suite:
+//!
+//! ```sh
+//! cargo bench -p quarry-server --bench didopen_outside -- WORKSPACE OUTSIDE_FILE [DIAGNOSTICS_JSON]
+//! ```
+//!
+//! The workspace is analysed first (every file, as the server does on
+//! start, with an empty analysis cache in a temporary folder, or the one
+//! `QUARRY_CACHE_DIR` names) and the bench waits for 5 s of quiet; then
+//! `OUTSIDE_FILE` is opened (its text from disk), the time to its
+//! diagnostics is printed, and the publications that follow until 5 s of
+//! quiet are counted. With `DIAGNOSTICS_JSON`, the last diagnostics
+//! published for every file are written there (sorted by URI), to compare
+//! two builds.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError};
+use lsp_server::{Message, Notification, Request, RequestId};
+use quarry_server::server::Server;
+use quarry_server::transport::{Incoming, Outgoing};
+use serde_json::{json, Value};
+
+#[global_allocator]
+static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
+
+fn main() {
+    // SAFETY: first thing in `main`, before any parser or tree exists, and called once.
+    unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
+    quarry_query::allocator::keep_freed_memory();
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let (Some(workspace), Some(outside)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: didopen_outside WORKSPACE OUTSIDE_FILE [DIAGNOSTICS_JSON]");
+        std::process::exit(2);
+    };
+    let workspace = std::fs::canonicalize(workspace).expect("the workspace exists");
+    let outside = std::fs::canonicalize(outside).expect("the outside file exists");
+    assert!(!outside.starts_with(&workspace), "{} is inside the workspace", outside.display());
+    let text = std::fs::read_to_string(&outside).expect("the outside file is readable");
+    let given = std::env::var_os("QUARRY_CACHE_DIR").filter(|dir| !dir.is_empty());
+    let fresh = given.is_none().then(|| std::env::temp_dir().join(format!("quarry-didopen-{}", std::process::id())));
+    if let Some(fresh) = &fresh {
+        std::env::set_var("QUARRY_CACHE_DIR", fresh);
+    }
+    let uri = url::Url::from_file_path(&outside).unwrap().to_string();
+
+    let (to_server, incoming) = unbounded::<Incoming>();
+    let (out, from_server) = unbounded::<Outgoing>();
+    let server = std::thread::spawn(move || Server::initialize(out, incoming).map(Server::run));
+    let send = |message: Message| to_server.send(Incoming::Message(message)).unwrap();
+    let root = url::Url::from_file_path(&workspace).unwrap().to_string();
+    let params = json!({"processId": null, "rootUri": root, "capabilities": {}});
+    send(Request::new(RequestId::from(1), "initialize".into(), params).into());
+    send(Notification::new("initialized".into(), json!({})).into());
+
+    let mut last = BTreeMap::new();
+    let started = Instant::now();
+    let before = drain_until_quiet(&from_server, Duration::from_secs(5), &mut last);
+    eprintln!("workspace analysed: {before} publications in {:.1} s", started.elapsed().as_secs_f64());
+
+    let document = json!({"uri": uri, "languageId": "python", "version": 1, "text": text});
+    let started = Instant::now();
+    send(Notification::new("textDocument/didOpen".into(), json!({ "textDocument": document })).into());
+    let (latency, others) = wait_version(&from_server, &uri, 1, &mut last);
+    let diagnostics = last.get(&uri).and_then(Value::as_array).map_or(0, Vec::len);
+    println!(
+        "didOpen → diagnostics of {}: {:.1} ms ({diagnostics} diagnostics, {others} other publications first)",
+        outside.display(),
+        ms(latency.max(started.elapsed()))
+    );
+    let after = drain_until_quiet(&from_server, Duration::from_secs(5), &mut last);
+    println!("publications after the open's (until 5 s of quiet): {after}");
+    if let Some(out) = args.get(2) {
+        let text = serde_json::to_string_pretty(&last).unwrap();
+        std::fs::write(out, text).expect("writing the diagnostics");
+    }
+    send(Request::new(RequestId::from(2), "shutdown".into(), Value::Null).into());
+    send(Notification::new("exit".into(), Value::Null).into());
+    let _ = server.join();
+    if let Some(fresh) = fresh {
+        let _ = std::fs::remove_dir_all(fresh);
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Keeps the diagnostics of a publication as the last of its URI; whether
+/// `message` was one.
+fn record(message: &Outgoing, last: &mut BTreeMap<String, Value>) -> bool {
+    match message {
+        Outgoing::Message(Message::Notification(n)) if n.method == "textDocument/publishDiagnostics" => {
+            let uri = n.params["uri"].as_str().unwrap_or_default().to_string();
+            last.insert(uri, n.params["diagnostics"].clone());
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Waits for the diagnostics of `version` of `uri`; how long it took and
+/// how many other publications came first.
+fn wait_version(
+    from: &Receiver<Outgoing>,
+    uri: &str,
+    version: i64,
+    last: &mut BTreeMap<String, Value>,
+) -> (Duration, usize) {
+    let started = Instant::now();
+    let mut others = 0;
+    loop {
+        match from.recv_timeout(Duration::from_secs(600)) {
+            Ok(message) => {
+                if !record(&message, last) {
+                    continue;
+                }
+                let Outgoing::Message(Message::Notification(n)) = message else { continue };
+                if n.params["uri"] == json!(uri) && n.params["version"] == json!(version) {
+                    return (started.elapsed(), others);
+                }
+                others += 1;
+            }
+            Err(RecvTimeoutError::Timeout) => panic!("no diagnostics for version {version}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server stopped"),
+        }
+    }
+}
+
+/// Reads publications until none comes for `quiet`; returns how many came.
+fn drain_until_quiet(from: &Receiver<Outgoing>, quiet: Duration, last: &mut BTreeMap<String, Value>) -> usize {
+    let mut published = 0;
+    while let Ok(message) = from.recv_timeout(quiet) {
+        published += usize::from(record(&message, last));
+    }
+    published
+}
