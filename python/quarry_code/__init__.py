@@ -38,7 +38,9 @@ def query(
     (``file``, ``query``, ``query_id``, ``example_type``, ``answer_spans``,
     ``supporting_fact_spans``, ``relevant_blocks``): the records ``quarry
     query --format jsonl`` prints for the same paths and options, in the same
-    order.
+    order. ``file`` is the path as :func:`os.fsdecode` gives it, so a name
+    that is not UTF-8 round-trips (``os.fsencode(finding["file"])`` is its
+    bytes) where the command's JSON shows U+FFFD.
 
     Args:
         paths: a file or directory (``str``, ``bytes`` or ``os.PathLike``),
@@ -84,7 +86,16 @@ def query(
         time_budget=_args.seconds("time_budget", time_budget),
         on_error=_args.text("on_error", on_error),
     )
-    return [json.loads(line) for line in lines]
+    return [_finding(line, file) for line, file in lines]
+
+
+def _finding(line: str, file: str) -> Dict[str, Any]:
+    """A finding from its JSON line, with ``file`` the path of its file as
+    :func:`os.fsdecode` spells it (the JSON's is text, in which a name that is
+    not UTF-8 loses its bytes), so that ``open(finding["file"])`` opens it."""
+    finding = json.loads(line)
+    finding["file"] = file
+    return finding
 
 
 __all__ = [

@@ -1,10 +1,12 @@
 """Ctrl-C (SIGINT, a notebook's interrupt) ends a long native call at once
 with KeyboardInterrupt, where it used to wait for the whole call (a query
-over the standard library: a minute)."""
+over the standard library: a minute); and the interrupted work stops too,
+where it used to run on in the background, holding a thread of the pool."""
 
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import threading
 import time
@@ -12,6 +14,15 @@ import time
 import pytest
 
 import quarry_code
+
+
+@pytest.fixture(autouse=True)
+def _sigint_raises_keyboard_interrupt():
+    """Python's own SIGINT handler for each test: a run started in a shell's
+    background inherits SIGINT ignored, and Python then installs none."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def _interrupt_after(seconds: float) -> threading.Timer:
@@ -28,6 +39,82 @@ def _interrupted_long_call(after: float) -> None:
             quarry_code._native._sleep_for_test(120.0)
     finally:
         timer.cancel()
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_after_interrupt(call, after: float = 0.3) -> float:
+    """The CPU seconds this process uses in the 1.5 s after ``call`` (a native
+    call of many seconds) is interrupted ``after`` seconds in: about 0 once its
+    work stops, up to a core's worth while it runs on in the background."""
+    timer = _interrupt_after(after)
+    try:
+        call()
+    except KeyboardInterrupt:
+        pass
+    else:
+        pytest.skip("the call ended before the interrupt (a fast build): no work to stop")
+    finally:
+        timer.cancel()
+    before = _cpu_seconds()
+    time.sleep(1.5)
+    return _cpu_seconds() - before
+
+
+def _line(seed: int) -> str:
+    words = "the function returns a value of the file line number list open read write parse token".split()
+    return " ".join(words[(seed * i + i // 5) % len(words)] for i in range(200))
+
+
+# 20,000 lines of 200 words (the same four strings, so that Python holds little):
+# seconds for every metric here in a release build, tens of seconds in a dev build.
+HYPS = [_line(seed) for seed in (3, 5, 7, 11)] * 5000
+REFS = [_line(seed) for seed in (5, 7, 11, 3)] * 5000
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: quarry_code.metrics.score("bleu", HYPS, REFS),
+        lambda: quarry_code.metrics.bleu(HYPS, REFS),
+        lambda: quarry_code.metrics.rouge_l(HYPS, REFS),
+        lambda: quarry_code.metrics.meteor(HYPS, REFS, use_wordnet=False),
+    ],
+    ids=["score-bleu", "bleu", "rouge-l", "meteor"],
+)
+def test_an_interrupted_metric_stops_its_work(call):
+    assert _cpu_after_interrupt(call) < 0.3
+
+
+def test_an_interrupted_pipe_stops_its_work(nlp):
+    texts = ["Returns the value of the line in the file."] * 100_000
+    assert _cpu_after_interrupt(lambda: list(nlp.pipe(texts, batch_size=len(texts)))) < 0.3
+
+
+def test_interrupted_codeqa_pairs_stop_their_work(nlp):
+    # One long first sentence (39,000 characters), parsed in a fraction of a second; its
+    # pairs take time in the square of its length: seconds in a release build, a minute in
+    # a dev build. Interrupted once they are being made (the parse stops between
+    # components, each of which takes longer than the checks between predicates).
+    comment = " ".join(["reads values"] * 3000)
+    assert _cpu_after_interrupt(lambda: quarry_code.codeqa.pairs(comment, nlp), after=1.0) < 0.3
+
+
+def test_calls_after_interrupted_long_calls_do_not_wait():
+    # Enough interrupted calls to hold every thread of the pool while their work ran on.
+    for _ in range(os.cpu_count() or 1):
+        timer = _interrupt_after(0.1)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                quarry_code.metrics.score("bleu", HYPS, REFS)
+        finally:
+            timer.cancel()
+    started = time.monotonic()
+    assert quarry_code.metrics.accuracy(["a"], ["a"]) == 1.0
+    assert time.monotonic() - started < 2
 
 
 def test_sigint_interrupts_a_long_call():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -153,3 +154,37 @@ def test_time_budget_and_on_error_are_checked(tmp_path):
             quarry_code.query(tmp_path / "a.py", time_budget=bad)
     with pytest.raises(quarry_code.QuarryValueError, match="on_error"):
         quarry_code.query(tmp_path / "a.py", on_error="skip")
+
+
+def _non_utf8_file(folder: Path, content: str) -> bytes:
+    """A file named ``caf\\xe9.py`` (Latin-1, not UTF-8) in ``folder``, as bytes;
+    skips where the file system refuses such a name (macOS, Windows)."""
+    name = os.fsencode(folder) + b"/caf\xe9.py"
+    try:
+        with open(name, "w") as file:
+            file.write(content)
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    return name
+
+
+def test_a_file_name_that_is_not_utf8_round_trips(tmp_path, run_cli):
+    (tmp_path / "quarry.toml").write_text('select = ["unused-import"]\n')
+    name = _non_utf8_file(tmp_path, "import os\n")
+    for findings in (quarry_code.query(tmp_path), quarry_code.query(name), quarry_code.query(tmp_path, cache=True)):
+        assert [f["query_id"] for f in findings] == ["unused-import"]
+        # As os.fsdecode spells it: the bytes come back, and the file opens from it.
+        assert os.fsencode(findings[0]["file"]) == name
+        with open(findings[0]["file"]) as file:
+            assert file.read() == "import os\n"
+    # The command's JSON is unchanged (text, the name replaced); the rest is the same.
+    (cli,) = cli_findings(run_cli, str(tmp_path), "--no-cache")
+    assert cli["file"] == name.decode("utf-8", "replace")
+    assert {**cli, "file": None} == {**findings[0], "file": None}
+
+
+def test_an_os_error_names_a_path_that_is_not_utf8_as_given(tmp_path):
+    missing = os.fsencode(tmp_path) + b"/nowhere-\xe9"
+    with pytest.raises(FileNotFoundError) as raised:
+        quarry_code.query(missing)
+    assert os.fsencode(raised.value.filename) == missing

@@ -173,3 +173,17 @@ fn bad_stored_parses_name_file_and_line() {
     let e = StoredParses::read(&path).unwrap_err().to_string();
     assert!(e.contains("docs.jsonl:1") && e.contains("head outside"), "{e}");
 }
+
+#[test]
+fn a_cancelled_generation_stops_and_an_uncancelled_one_equals_generate() {
+    use std::sync::atomic::AtomicBool;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codeqa/parses.jsonl");
+    let mut parser = StoredParses::read(&path).unwrap();
+    let comments = ["Returns the IP address from a HTTP request object.", "TODO"];
+    let whole = generate(&comments, &mut parser, 6);
+    assert!(matches!(&whole[0], Outcome::Pairs(p) if !p.is_empty()), "{whole:?}");
+    let watched = quarry_data::codeqa::generate_cancellable(&comments, &mut parser, 6, &AtomicBool::new(false));
+    assert_eq!(watched, Some(whole));
+    let stopped = quarry_data::codeqa::generate_cancellable(&comments, &mut parser, 6, &AtomicBool::new(true));
+    assert_eq!(stopped, None);
+}

@@ -179,6 +179,7 @@ pub(crate) fn score_lines(
     let mut sum = 0.0;
     let mut line_refs: Vec<&str> = Vec::with_capacity(refs.len());
     for (i, h) in hyps.iter().enumerate() {
+        crate::cancel::check()?;
         line_refs.clear();
         line_refs.extend(refs.iter().map(|r| r[i]));
         let s = score(h, &line_refs);
@@ -193,7 +194,7 @@ pub(crate) fn score_lines(
 pub fn corpus_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<BleuScore, EvalError> {
     check_streams(hyps, refs)?;
     let mut total = BleuStats::default();
-    for stats in segment_stats_all(hyps, refs) {
+    for stats in segment_stats_all(hyps, refs)? {
         total.add(&stats);
     }
     Ok(compute_bleu(&total, false))
@@ -203,15 +204,17 @@ pub fn corpus_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<BleuScore, EvalE
 /// (exponential smoothing, effective order).
 pub fn sentence_bleus(hyps: &[&str], refs: &[Vec<&str>]) -> Result<Vec<BleuScore>, EvalError> {
     check_streams(hyps, refs)?;
-    Ok(segment_stats_all(hyps, refs).iter().map(|s| compute_bleu(s, true)).collect())
+    Ok(segment_stats_all(hyps, refs)?.iter().map(|s| compute_bleu(s, true)).collect())
 }
 
-fn segment_stats_all(hyps: &[&str], refs: &[Vec<&str>]) -> Vec<BleuStats> {
+/// The statistics of every segment ([`crate::cancel`]led between segments).
+fn segment_stats_all(hyps: &[&str], refs: &[Vec<&str>]) -> Result<Vec<BleuStats>, EvalError> {
     hyps.iter()
         .enumerate()
         .map(|(i, h)| {
+            crate::cancel::check()?;
             let seg_refs: Vec<&str> = refs.iter().map(|r| r[i]).collect();
-            segment_stats(h, &seg_refs)
+            Ok(segment_stats(h, &seg_refs))
         })
         .collect()
 }

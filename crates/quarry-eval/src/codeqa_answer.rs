@@ -88,6 +88,7 @@ pub fn codeqa_answer_scores(hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<An
     let mut per_line = Vec::with_capacity(hyps.len());
     let mut sum = AnswerScore::default();
     for (i, h) in hyps.iter().enumerate() {
+        crate::cancel::check()?;
         let truths: Vec<&str> = refs.iter().map(|r| r[i]).collect();
         let s = best_over_references(h, &truths).map_err(|e| match e {
             EvalError::Undefined(m) => EvalError::Undefined(format!("line {}: {m}", i + 1)),

@@ -64,6 +64,7 @@ pub fn codeqa_bleu(hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f64),
     let mut scores = Vec::with_capacity(hyps.len());
     let mut total = 0.0;
     for (i, h) in hyps.iter().enumerate() {
+        crate::cancel::check()?;
         let hyp: Vec<&str> = split_whitespace(h).collect();
         let seg_refs: Vec<Vec<&str>> = refs.iter().map(|r| split_whitespace(r[i]).collect()).collect();
         let s = smoothed_bleu(&seg_refs, &hyp).map_err(|e| match e {

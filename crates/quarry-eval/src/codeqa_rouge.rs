@@ -44,6 +44,7 @@ pub fn codeqa_rouge_l(hyps: &[&str], refs: &[Vec<&str>]) -> Result<(Vec<f64>, f6
     }
     let mut per_line = Vec::with_capacity(hyps.len());
     for (i, h) in hyps.iter().enumerate() {
+        crate::cancel::check()?;
         let seg: Vec<&str> = refs.iter().map(|s| s[i]).collect();
         per_line.push(calc_score(h, &seg)?);
     }

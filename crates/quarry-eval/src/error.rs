@@ -43,6 +43,9 @@ pub enum EvalError {
     /// names it).
     #[error(transparent)]
     Io(#[from] IoError),
+    /// The computation was cancelled by its caller ([`crate::cancel::within`]).
+    #[error("cancelled")]
+    Cancelled,
     /// A WordNet file is malformed.
     #[error("malformed WordNet file {path}, line {line}: {message}")]
     WordNetFormat {

@@ -19,12 +19,14 @@
 //! | [`cs1qa`] | CS1QA's line F1/EM, majority vote, answer BLEU-1 | 0–1 |
 //!
 //! [`metric`] names them all: `metric::score(Metric::from_name("rouge-l"), ...)` is what
-//! `quarry metrics rouge-l` computes.
+//! `quarry metrics rouge-l` computes. A caller on another thread can stop a long one
+//! ([`cancel`]).
 
 #![warn(missing_docs)]
 
 pub mod bleu;
 pub mod bm25;
+pub mod cancel;
 pub mod classification;
 pub mod codeqa_answer;
 pub mod codeqa_bleu;

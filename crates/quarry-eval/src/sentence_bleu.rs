@@ -357,6 +357,7 @@ pub fn line_scores(hyps: &[&str], refs: &[Vec<&str>], opts: &NltkBleuOptions) ->
     let mut sum = 0.0;
     let mut last_refs: Vec<&[&str]> = Vec::new();
     for (i, hyp) in hyp_toks.iter().enumerate() {
+        crate::cancel::check()?;
         let seg_refs: Vec<&[&str]> = ref_toks.iter().map(|s| s[i].as_slice()).collect();
         let counts = segment_counts(&seg_refs, hyp, opts.weights.len());
         let s = score_segments(std::slice::from_ref(&counts), &seg_refs, hyp, opts).map_err(|e| match e {

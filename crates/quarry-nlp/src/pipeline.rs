@@ -2,6 +2,7 @@
 //! [`Doc`], running the components in the config's order.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmpv::Value;
 use rustc_hash::FxHashMap;
@@ -202,14 +203,27 @@ impl Pipeline {
     /// Analyses many texts; each gets its own result. Texts go through the
     /// network in batches, which gives each the same result as alone.
     pub fn pipe(&self, texts: &[&str]) -> Vec<Result<Doc, NlpError>> {
-        let mut out = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(BATCH) {
-            out.extend(self.pipe_batch(chunk));
-        }
-        out
+        let never = AtomicBool::new(false);
+        self.pipe_cancellable(texts, &never).unwrap_or_default()
     }
 
-    fn pipe_batch(&self, texts: &[&str]) -> Vec<Result<Doc, NlpError>> {
+    /// [`Pipeline::pipe`] that stops once `cancel` is set (by any thread), checked
+    /// before each component runs on each batch of texts: `None` when it stopped,
+    /// else the same results.
+    pub fn pipe_cancellable(&self, texts: &[&str], cancel: &AtomicBool) -> Option<Vec<Result<Doc, NlpError>>> {
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(BATCH) {
+            out.extend(self.pipe_batch(chunk, cancel)?);
+        }
+        Some(out)
+    }
+
+    /// One batch through every component; `None` once `cancel` is set.
+    fn pipe_batch(&self, texts: &[&str], cancel: &AtomicBool) -> Option<Vec<Result<Doc, NlpError>>> {
+        let cancelled = || cancel.load(Ordering::Relaxed);
+        if cancelled() {
+            return None;
+        }
         let mut results: Vec<Result<Doc, NlpError>> = Vec::with_capacity(texts.len());
         let mut raws = Vec::new();
         let mut docs: Vec<Doc> = Vec::new();
@@ -234,6 +248,9 @@ impl Pipeline {
         let mut tokvecs: Vec<f32> = Vec::new();
         let width = self.tok2vec.as_ref().map_or(0, |t| t.width);
         for step in &self.steps {
+            if cancelled() {
+                return None;
+            }
             match step {
                 Step::Tok2Vec => {
                     if let Some(t2v) = &self.tok2vec {
@@ -289,7 +306,7 @@ impl Pipeline {
         for (k, doc) in slots.into_iter().zip(docs) {
             results[k] = Ok(doc);
         }
-        results
+        Some(results)
     }
 }
 

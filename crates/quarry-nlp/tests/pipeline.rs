@@ -82,6 +82,18 @@ fn batch_equals_single() {
 }
 
 #[test]
+fn a_cancelled_pipe_stops_and_an_uncancelled_one_equals_pipe() {
+    use std::sync::atomic::AtomicBool;
+    let Some(p) = pipeline() else { return };
+    let inputs: Vec<String> = (0..300).map(|i| format!("Returns the value {i}. Opens a file.")).collect();
+    let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    let whole = p.pipe_cancellable(&inputs, &AtomicBool::new(false)).expect("not cancelled");
+    let plain: Vec<_> = p.pipe(&inputs).into_iter().map(|d| d.expect("parse")).collect();
+    assert_eq!(whole.into_iter().map(|d| d.expect("parse")).collect::<Vec<_>>(), plain);
+    assert!(p.pipe_cancellable(&inputs, &AtomicBool::new(true)).is_none());
+}
+
+#[test]
 fn awkward_input_gets_a_result_or_an_error() {
     let Some(p) = pipeline() else { return };
     assert!(p.parse("").expect("empty").is_empty());

@@ -24,8 +24,9 @@ pub enum Kind {
     Path {
         /// The operating system's error number.
         errno: i32,
-        /// The path.
-        path: String,
+        /// The path, as the file system spells it (Python gets it as `os.fsdecode`
+        /// does, so that a name that is not UTF-8 round-trips).
+        path: std::path::PathBuf,
     },
     /// Anything else (a bug): `QuarryError`.
     Internal,
@@ -38,7 +39,7 @@ pub type Failure = (Kind, String);
 /// else [`Kind::Os`] with a message naming the path.
 pub fn io_failure(path: &std::path::Path, error: &std::io::Error) -> Failure {
     match error.raw_os_error() {
-        Some(errno) => (Kind::Path { errno, path: path.display().to_string() }, strerror(errno)),
+        Some(errno) => (Kind::Path { errno, path: path.to_path_buf() }, strerror(errno)),
         None => (Kind::Os, format!("{}: {error}", path.display())),
     }
 }
@@ -72,6 +73,8 @@ pub fn to_exception(py: Python<'_>, (kind, message): Failure) -> PyErr {
         Kind::Value => errors.getattr("QuarryValueError").and_then(|c| c.call1((message,))),
         Kind::Os => errors.getattr("QuarryOSError").and_then(|c| c.call1((message,))),
         Kind::Path { errno, path } => {
+            // As an `OsString`, a `str` as `os.fsdecode` makes it (a `PathBuf` would be a `pathlib.Path`).
+            let path = path.into_os_string();
             errors.getattr(os_error_class(errno)).and_then(|c| c.call1((errno, message, path)))
         }
         Kind::Internal => errors.getattr("QuarryError").and_then(|c| c.call1((message,))),
@@ -86,7 +89,8 @@ pub fn to_exception(py: Python<'_>, (kind, message): Failure) -> PyErr {
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 /// Runs `work` with the GIL released, on this process's thread pool
-/// ([`crate::pool`]); its failure or panic becomes an exception.
+/// ([`crate::pool`]); its failure or panic becomes an exception. For work
+/// that is short whatever its input; long work is [`detached_cancellable`].
 ///
 /// The work runs on a thread of the pool while the calling thread waits
 /// without the GIL and checks for signals every [`SIGNAL_POLL`]: a Ctrl-C
@@ -101,13 +105,20 @@ where
     detached_cancellable(py, move |_| work())
 }
 
+/// The failure a cancelled call's work ends with; nobody reads it, since the call
+/// has already ended with the exception of the signal that cancelled it.
+pub fn cancelled() -> Failure {
+    (Kind::Internal, "the call was cancelled".to_string())
+}
+
 /// [`detached`] for work that watches a cancel flag: the flag is set when
 /// the call ends early (a signal), so that the work stops instead of
-/// running on in the background.
+/// running on in the background (and holding a thread of the pool that later
+/// calls wait for). The work's result once cancelled is dropped unread.
 pub fn detached_cancellable<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
     T: Send + 'static,
-    F: FnOnce(&AtomicBool) -> Result<T, Failure> + Send + 'static,
+    F: FnOnce(&Arc<AtomicBool>) -> Result<T, Failure> + Send + 'static,
 {
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();

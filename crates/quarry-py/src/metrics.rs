@@ -2,14 +2,16 @@
 //! as `quarry metrics NAME` computes it on files.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
+use quarry_eval::cancel::within;
 use quarry_eval::metric::{self, Input, Metric, Options};
 use quarry_eval::sentence_bleu::Smoothing;
 use quarry_eval::wordnet::WordNet;
 use quarry_eval::EvalError;
 
-use crate::errors::{detached, Failure, Kind};
+use crate::errors::{cancelled, detached_cancellable, Failure, Kind};
 
 /// Every metric's name and a line of help, in `quarry metrics --help`'s order.
 #[pyfunction]
@@ -21,7 +23,8 @@ pub fn metric_names() -> Vec<(&'static str, &'static str)> {
 /// the score of every line.
 type Scored = (f64, String, String, Vec<f64>);
 
-/// Scores `hyps` against the reference streams `refs` with the metric `name`.
+/// Scores `hyps` against the reference streams `refs` with the metric `name`; an
+/// interrupted call stops its work at the metric's next line ([`quarry_eval::cancel`]).
 #[pyfunction]
 #[pyo3(signature = (name, hyps, refs, weights=None, smoothing="method0".to_string(), auto_reweigh=false, stem=false, wordnet=None, use_wordnet=true, meteor_jar=None))]
 #[allow(clippy::too_many_arguments)]
@@ -38,7 +41,8 @@ pub fn score(
     use_wordnet: bool,
     meteor_jar: Option<PathBuf>,
 ) -> PyResult<Scored> {
-    detached(py, move || {
+    detached_cancellable(py, move |cancel| {
+        let cancel = Arc::clone(cancel);
         let metric = Metric::from_name(&name).ok_or_else(|| {
             let known: Vec<&str> = Metric::all().map(Metric::name).collect();
             (Kind::Value, format!("unknown metric `{name}`; known: {}", known.join(", ")))
@@ -63,20 +67,21 @@ pub fn score(
             .zip(&names)
             .map(|(lines, name)| Input { name, lines: lines.iter().map(String::as_str).collect() })
             .collect();
-        let s = metric::score(metric, &hyps, &refs, &options).map_err(failure)?;
+        let s = within(cancel, || metric::score(metric, &hyps, &refs, &options)).map_err(failure)?;
         let details = serde_json::Value::Object(s.details).to_string();
         Ok((s.score, s.description, details, s.per_line))
     })
 }
 
 /// Corpus BLEU alone, as `sacrebleu.corpus_bleu(hyps, refs).score` (the headline of
-/// `score("bleu", ...)` without the sentence BLEU of every line it also computes).
+/// `score("bleu", ...)` without the sentence BLEU of every line it also computes);
+/// interrupted, as [`score`].
 #[pyfunction]
 pub fn corpus_bleu(py: Python<'_>, hyps: Vec<String>, refs: Vec<Vec<String>>) -> PyResult<f64> {
-    detached(py, move || {
+    detached_cancellable(py, move |cancel| {
         let hyps: Vec<&str> = hyps.iter().map(String::as_str).collect();
         let refs: Vec<Vec<&str>> = refs.iter().map(|stream| stream.iter().map(String::as_str).collect()).collect();
-        quarry_eval::bleu::corpus_bleu(&hyps, &refs).map(|s| s.score).map_err(failure)
+        within(Arc::clone(cancel), || quarry_eval::bleu::corpus_bleu(&hyps, &refs)).map(|s| s.score).map_err(failure)
     })
 }
 
@@ -96,6 +101,7 @@ fn open_wordnet(dir: Option<PathBuf>) -> Result<Option<WordNet>, Failure> {
 fn failure(error: EvalError) -> Failure {
     match error {
         EvalError::Io(io) => crate::errors::io_failure(&io.path, &io.source),
+        EvalError::Cancelled => cancelled(),
         other => (Kind::Value, other.to_string()),
     }
 }

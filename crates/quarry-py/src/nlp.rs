@@ -12,7 +12,7 @@ use pyo3::types::{PyList, PySlice};
 use quarry_nlp::spacy_json::{char_offsets, to_spacy_json};
 use quarry_nlp::NlpError;
 
-use crate::errors::{detached, Failure, Kind};
+use crate::errors::{cancelled, detached, detached_cancellable, Failure, Kind};
 use crate::nlp_index::{pick, Pick};
 
 /// A loaded pipeline (spaCy's `en_core_web_sm` 3.8 model directory).
@@ -45,13 +45,15 @@ impl Pipeline {
         self.inner.dir().to_path_buf()
     }
 
-    /// Analyses `texts`, one doc each, in order, without the GIL.
+    /// Analyses `texts`, one doc each, in order, without the GIL; an interrupted call
+    /// stops its work before the pipeline's next component.
     fn parse_batch(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<Doc>> {
         let pipeline = Arc::clone(&self.inner);
-        let docs = detached(py, move || {
+        let docs = detached_cancellable(py, move |cancel| {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let mut docs = Vec::with_capacity(refs.len());
-            for (k, result) in pipeline.pipe(&refs).into_iter().enumerate() {
+            let results = pipeline.pipe_cancellable(&refs, cancel).ok_or_else(cancelled)?;
+            for (k, result) in results.into_iter().enumerate() {
                 let doc = result.map_err(|e| {
                     let (kind, message) = nlp_failure(e);
                     (kind, format!("text {k} of the batch: {message}"))

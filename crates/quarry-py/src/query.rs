@@ -1,5 +1,6 @@
 //! `quarry_code.query`: [`quarry_workspace::check`] over paths, findings as the
-//! JSON lines `quarry query --format jsonl` prints; with `cache=True`
+//! JSON lines `quarry query --format jsonl` prints, each with its file's path (which
+//! the JSON's `file` spells lossily when the name is not UTF-8); with `cache=True`
 //! through the analysis cache `quarry query` uses for the same project
 //! ([`quarry_workspace::cache_dir`] says why it is off by default). A file
 //! that cannot be analysed raises, warns or is left out, as the caller asks.
@@ -14,7 +15,7 @@ use quarry_syntax::{time_budget_from_secs, SyntaxError, DEFAULT_TIME_BUDGET};
 use quarry_workspace::check::{reported_findings_cancellable, settings_for, ConfigChoice, Plan};
 use quarry_workspace::config::Settings;
 
-use crate::errors::{detached_cancellable, io_failure, to_exception, Failure, Kind};
+use crate::errors::{cancelled, detached_cancellable, io_failure, to_exception, Failure, Kind};
 
 /// What `on_error=` asks of files that cannot be analysed.
 #[derive(Clone, Copy, PartialEq)]
@@ -39,8 +40,9 @@ impl OnError {
 }
 
 /// The reported findings of the selected queries over `paths`, one JSON
-/// object per finding; configuration as `quarry query` finds it (`config`:
-/// this file instead); `cache`: through the project's analysis cache (one
+/// object per finding with the path of its file (a `str` as `os.fsdecode`
+/// gives it, so that a name that is not UTF-8 round-trips); configuration as
+/// `quarry query` finds it (`config`: this file instead); `cache`: through the project's analysis cache (one
 /// that cannot be opened is not used, with a warning); `time_budget`: seconds
 /// per file (0 or `None`: none); `on_error`: what a path or file that cannot be
 /// analysed does (`raise`, `warn` or `ignore`).
@@ -56,7 +58,7 @@ pub fn query_jsonl(
     cache: bool,
     time_budget: Option<f64>,
     on_error: String,
-) -> PyResult<Vec<String>> {
+) -> PyResult<Vec<Line>> {
     let on_error = OnError::parse(&on_error).map_err(|failure| to_exception(py, failure))?;
     let budget = time_budget_from_secs(time_budget.unwrap_or(0.0))
         .map_err(|message| to_exception(py, (Kind::Value, format!("time_budget: {message}"))))?;
@@ -88,14 +90,17 @@ struct Request {
 /// A warning to give: the class's name in `quarry_code.errors` and the message.
 type Warning = (&'static str, String);
 
-/// The findings as JSON lines, and the warnings to give (the cache's, the files'
-/// that could not be analysed).
+/// A finding as a JSON line and the path of its file.
+type Line = (String, std::ffi::OsString);
+
+/// The findings as JSON lines with their files' paths, and the warnings to give
+/// (the cache's, the files' that could not be analysed).
 fn run(
     paths: &[PathBuf],
     request: Request,
     build: Option<&Path>,
     cancel: &AtomicBool,
-) -> Result<(Vec<String>, Vec<Warning>), Failure> {
+) -> Result<(Vec<Line>, Vec<Warning>), Failure> {
     let value = |message: String| (Kind::Value, message);
     if request.on_error == OnError::Raise {
         // A path that cannot be read at all fails at once, as Python's own OSError.
@@ -118,8 +123,8 @@ fn run(
         }
         None => None,
     };
-    let reported = reported_findings_cancellable(paths, &plan, true, cache.as_ref(), cancel)
-        .map_err(|_| (Kind::Internal, "the query was cancelled".to_string()))?;
+    let reported =
+        reported_findings_cancellable(paths, &plan, true, cache.as_ref(), cancel).map_err(|_| cancelled())?;
     let problems = reported.walk_errors.iter().map(|error| (Kind::Os, error.to_string())).chain(
         reported.failed.iter().map(|error| {
             let kind = if matches!(error, SyntaxError::Io(_)) { Kind::Os } else { Kind::Value };
@@ -149,8 +154,14 @@ fn run(
     }
     let lines = reported
         .findings
-        .iter()
-        .map(|f| serde_json::to_string(f).map_err(|e| (Kind::Internal, format!("cannot serialize a finding: {e}"))))
-        .collect::<Result<_, _>>()?;
+        .into_iter()
+        .zip(reported.finding_paths)
+        .map(|(finding, path)| {
+            let line = serde_json::to_string(&finding)
+                .map_err(|e| (Kind::Internal, format!("cannot serialize a finding: {e}")))?;
+            // An `OsString` becomes a `str` as `os.fsdecode` makes it (a `PathBuf`, a `pathlib.Path`).
+            Ok((line, path.into_os_string()))
+        })
+        .collect::<Result<_, Failure>>()?;
     Ok((lines, warnings))
 }

@@ -170,6 +170,9 @@ impl Plan {
 pub struct Reported {
     /// The reported findings, in the order `quarry query --format jsonl` prints them.
     pub findings: Vec<FindingRecord>,
+    /// The path of each finding's file, in the order of `findings` (the finding's
+    /// `file` is text, which cannot spell a name that is not UTF-8).
+    pub finding_paths: Vec<PathBuf>,
     /// Paths that could not be walked (messages naming the path).
     pub walk_errors: Vec<String>,
     /// Files that could not be analysed, each error naming its file.
@@ -240,7 +243,8 @@ fn reported_findings_in_chunks(
     let options = plan.run_options(chunk);
     let mut failed = Vec::new();
     let mut findings = Vec::new();
-    let each = |_: &Path, report: Result<FileReport, SyntaxError>| -> Result<(), Cancelled> {
+    let mut finding_paths = Vec::new();
+    let each = |path: &Path, report: Result<FileReport, SyntaxError>| -> Result<(), Cancelled> {
         if cancel.load(Ordering::Relaxed) {
             return Err(Cancelled);
         }
@@ -249,6 +253,7 @@ fn reported_findings_in_chunks(
                 let triaged = policy.triage(report);
                 let reported = triaged.findings.into_iter().filter(|t| t.status == Status::Reported);
                 findings.extend(reported.map(|t| t.finding));
+                finding_paths.resize(findings.len(), path.to_path_buf());
             }
             Err(error) => failed.push(error),
         }
@@ -259,6 +264,7 @@ fn reported_findings_in_chunks(
         None => analyze_files_in(&project, &files, &options, &|_| {}, each).map(|()| None),
     }?;
     out.findings = findings;
+    out.finding_paths = finding_paths;
     out.failed = failed;
     out.cache = counts;
     Ok(out)

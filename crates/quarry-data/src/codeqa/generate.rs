@@ -4,8 +4,12 @@
 //! adds the flow around it: preprocess the comment, parse it, and when its
 //! main clause has no subject ("Returns the value"), parse it again with
 //! "the code" put before it (paper, Section 4.2) and generate from that.
+//! [`generate_cancellable`] is [`generate`] that a caller on another thread can
+//! stop (a Ctrl-C in Python): a long comment takes time in the product of its
+//! predicates and its length.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use quarry_nlp::Doc;
 
@@ -90,10 +94,19 @@ pub fn code_prefix_len(doc: &Doc) -> usize {
 /// `code_subject`: the doc starts with the "the code" that preprocessing
 /// added.
 pub fn pairs_from_doc(doc: &Doc, code_subject: bool, max: usize) -> Vec<Pair> {
+    pairs_from_doc_cancellable(doc, code_subject, max, &AtomicBool::new(false)).unwrap_or_default()
+}
+
+/// [`pairs_from_doc`] that stops once `cancel` is set, checked before each
+/// predicate: `None` when it stopped.
+fn pairs_from_doc_cancellable(doc: &Doc, code_subject: bool, max: usize, cancel: &AtomicBool) -> Option<Vec<Pair>> {
     let preds = predicates(doc);
     let main = main_predicate(doc, &preds);
     let mut ranked: Vec<(usize, usize, Pair)> = Vec::new();
     for (k, p) in preds.iter().enumerate() {
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
         let Some(subject) = &p.subject else { continue };
         let prefix = if code_subject { code_prefix_len(doc) } else { 0 };
         let is_code = prefix > 0 && subject.tokens == (0..prefix).collect::<Vec<_>>();
@@ -158,7 +171,7 @@ pub fn pairs_from_doc(doc: &Doc, code_subject: bool, max: usize) -> Vec<Pair> {
             out.push(pair);
         }
     }
-    out
+    Some(out)
 }
 
 /// The template inputs of a predicate.
@@ -184,6 +197,19 @@ pub enum Outcome {
 /// Pairs for many comments, parsing in batches: first every comment's
 /// text, then, for those without a subject, the text with "the code".
 pub fn generate(comments: &[&str], parser: &mut dyn CommentParser, max: usize) -> Vec<Outcome> {
+    generate_cancellable(comments, parser, max, &AtomicBool::new(false)).unwrap_or_default()
+}
+
+/// [`generate`] that stops once `cancel` is set (by any thread), checked between
+/// the parses and before each predicate of each comment: `None` when it stopped,
+/// else the same outcomes.
+pub fn generate_cancellable(
+    comments: &[&str],
+    parser: &mut dyn CommentParser,
+    max: usize,
+    cancel: &AtomicBool,
+) -> Option<Vec<Outcome>> {
+    let cancelled = || cancel.load(Ordering::Relaxed);
     let texts: Vec<Option<String>> = comments.iter().map(|c| comment_text(c)).collect();
     let first: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
     let mut parsed = parser.parse_many(&first).into_iter();
@@ -200,6 +226,9 @@ pub fn generate(comments: &[&str], parser: &mut dyn CommentParser, max: usize) -
                 second_texts.push(with_code_subject(text));
             }
         }
+    }
+    if cancelled() {
+        return None;
     }
     let refs: Vec<&str> = second_texts.iter().map(String::as_str).collect();
     let mut coded = vec![false; comments.len()];
@@ -221,6 +250,9 @@ pub fn generate(comments: &[&str], parser: &mut dyn CommentParser, max: usize) -
             Err(e) => docs[i] = Some(Err(e)),
         }
     }
+    if cancelled() {
+        return None;
+    }
     let refs: Vec<&str> = third_texts.iter().map(String::as_str).collect();
     for (i, d) in third_idx.into_iter().zip(parser.parse_many(&refs)) {
         match d {
@@ -232,12 +264,15 @@ pub fn generate(comments: &[&str], parser: &mut dyn CommentParser, max: usize) -
             Err(e) => docs[i] = Some(Err(e)),
         }
     }
+    if cancelled() {
+        return None;
+    }
     docs.into_iter()
         .zip(coded)
         .map(|(d, coded)| match d {
-            None => Outcome::Pairs(Vec::new()),
-            Some(Ok(doc)) => Outcome::Pairs(pairs_from_doc(&doc, coded, max)),
-            Some(Err(e)) => Outcome::ParseError(e),
+            None => Some(Outcome::Pairs(Vec::new())),
+            Some(Ok(doc)) => pairs_from_doc_cancellable(&doc, coded, max, cancel).map(Outcome::Pairs),
+            Some(Err(e)) => Some(Outcome::ParseError(e)),
         })
         .collect()
 }

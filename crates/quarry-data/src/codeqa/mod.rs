@@ -38,8 +38,8 @@ pub mod yesno;
 
 pub use comment_file::read_comments;
 pub use generate::{
-    generate, lacks_subject, pairs_from_doc, reads_as_code_subject, texts_to_parse, wants_code_subject, CommentParser,
-    Outcome, DEFAULT_MAX_PAIRS,
+    generate, generate_cancellable, lacks_subject, pairs_from_doc, reads_as_code_subject, texts_to_parse,
+    wants_code_subject, CommentParser, Outcome, DEFAULT_MAX_PAIRS,
 };
 pub use pair::{Kind, Pair};
 pub use parallel::{
