@@ -31,7 +31,7 @@ static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMa
 
 /// quarry answers questions about source code and measures how well models do it.
 #[derive(Parser)]
-#[command(name = "quarry", version, about)]
+#[command(name = "quarry", version)]
 struct Cli {
     #[command(subcommand)]
     command: commands::Command,
@@ -41,12 +41,12 @@ fn main() {
     // SAFETY: first thing in `main`, before any parser or tree exists, and called once.
     unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
     // Before any other thread starts, so that every thread leaves the signals to it.
-    interrupt::install();
+    interrupt::install(commands::output::error);
     quarry_query::allocator::keep_freed_memory();
     let cli = Cli::parse_from(commands::query::rewrite_legacy_args(std::env::args_os().collect()));
     let code = commands::run(cli.command);
     stdio::flush_out();
-    std::process::exit(code);
+    interrupt::exit(code);
 }
 
 #[cfg(test)]

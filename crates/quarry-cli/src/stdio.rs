@@ -48,8 +48,10 @@ pub fn flush_out() {
 /// error (2) otherwise.
 pub fn stdout_failed(error: io::Error) -> ! {
     if error.kind() == io::ErrorKind::BrokenPipe {
-        std::process::exit(0);
+        crate::interrupt::exit(0);
     }
-    print_err(format_args!("quarry: error: cannot write standard output: {error}\n"));
-    std::process::exit(EXIT_INPUT_ERROR);
+    if !crate::interrupt::silenced() {
+        print_err(format_args!("quarry: error: cannot write standard output: {error}\n"));
+    }
+    crate::interrupt::exit(EXIT_INPUT_ERROR);
 }

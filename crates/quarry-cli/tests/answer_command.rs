@@ -80,6 +80,24 @@ fn generated_answers_come_from_the_written_candidates() {
     let args = ["generate", "answer", "--model", &best_model, "--data", &data, "--out", &s(&out)];
     let refused = quarry(&[&args[..], &["--select", "expected-f1", "--select-temperature", "0"]].concat());
     assert_eq!(refused.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--select-temperature must be positive"));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("--select-temperature") && said.contains("must be above zero"), "{said}");
     assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn limit_bounds_the_examples_encoded_and_cached_not_only_those_trained_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let vocab = vocab_dir();
+    let (data, model) = (s(&pairs()), dir.path().join("model"));
+    let train = ["train", "answer", "--train", &data, "--valid", &data, "--model", "scratch:1x16x2"];
+    let shape = ["--decoder-layers", "1", "--decoder-ffn", "32", "--max-len", "48", "--max-target-len", "12"];
+    let frozen = ["--freeze-encoder", "--freeze-embeddings", "--cache-encoder-outputs", "--limit", "2"];
+    let run = ["--tokenizer", &s(&vocab), "--out", &s(&model), "--epochs", "1"];
+    let output = ok(quarry(&[&train[..], &shape[..], &frozen[..], &run[..]].concat()));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The fixture's 8 pairs have 8 distinct sources; the first 2 are the same file's in
+    // both sets.
+    assert!(stderr.contains("encoder outputs of 2 sources cached"), "{stderr}");
+    assert!(stderr.contains("2 training and 2 validation examples"), "{stderr}");
 }

@@ -95,3 +95,26 @@ fn middle_lines_baseline_scores_the_fixture_rows() {
         assert!((0.0..=1.0).contains(&f1) && f1 > 0.0, "{column}: {f1}");
     }
 }
+
+#[test]
+fn a_killed_run_s_temporary_in_the_working_directory_is_cleared_by_the_next_run() {
+    let dir = temp("leftover");
+    // What `kill -9` leaves of `--predictions p.jsonl` (process ids past the kernel's
+    // maximum never run), and an unrelated file of the same shape that stays.
+    let leftover = dir.join(".p.jsonl.4999999.0.tmp");
+    let other = dir.join(".q.jsonl.4999999.0.tmp");
+    for path in [&leftover, &other] {
+        std::fs::write(path, "{\"row\":0,").unwrap();
+    }
+    let rows = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../quarry-model/tests/fixtures/cs1qa/rows.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_quarry"))
+        .args(["cs1qa", "eval", "lines", "--baseline", "--data", rows.to_str().unwrap(), "--predictions", "p.jsonl"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!leftover.exists(), "the output's leftover is cleared");
+    assert!(other.exists(), "another output's is not");
+    assert_eq!(std::fs::read_to_string(dir.join("p.jsonl")).unwrap().lines().count(), 25);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

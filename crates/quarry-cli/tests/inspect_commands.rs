@@ -265,10 +265,10 @@ fn experiment_inspect_probes_every_task_writes_both_reports_and_resumes() {
     ];
     let run = || quarry(&[&experiment[..], &["--out", out.to_str().unwrap(), "--epochs", "2"]].concat());
     // NPT's 24 samples leave no validation sample: the task is left out, named, and the
-    // run goes on with the others (exit 1 at the end).
+    // run goes on with the others (exit 2 at the end, as every input error).
     let first = run();
     let said = String::from_utf8_lossy(&first.stderr);
-    assert_eq!(first.status.code(), Some(1), "{said}");
+    assert_eq!(first.status.code(), Some(2), "{said}");
     assert!(said.contains("1 task(s) left out: NPT") && said.contains("no validation sample"), "{said}");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     for task in ["| LEN |", "| JBL |", "**Left out**: NPT"] {

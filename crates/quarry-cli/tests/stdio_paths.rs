@@ -55,3 +55,24 @@ fn dash_reads_standard_input_and_writes_standard_output() {
     assert!(from_file.status.success() && from_stdin.status.success());
     assert_eq!(from_file.stdout, from_stdin.stdout);
 }
+
+#[test]
+fn a_folder_output_named_dash_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder_outputs: [&[&str]; 7] = [
+        &["dataset", "codequeries", "--corpus", "c", "--out", "-"],
+        &["dataset", "codeqa", "--corpus", "c", "--lang", "python", "--out", "-"],
+        &["inspect", "generate", "--corpus", "c", "--task", "LEN", "--out", "-"],
+        &["probe", "--task", "LEN", "--data", "d", "--model", "hashed-tokens", "--out", "-"],
+        &["probe", "--task", "LEN", "--data", "d", "--model", "hashed-tokens", "--out", "o", "--npy", "-"],
+        &["train", "span", "--train", "t", "--valid", "v", "--model", "m", "--out", "-"],
+        &["experiment", "inspect", "--data", "d", "--model", "m", "--out", "-"],
+    ];
+    for args in folder_outputs {
+        let run = Command::new(env!("CARGO_BIN_EXE_quarry")).args(args).current_dir(dir.path()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("a folder cannot be written to standard output"), "{args:?}: {stderr}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{args:?} wrote something");
+    }
+}

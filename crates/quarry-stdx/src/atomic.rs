@@ -27,9 +27,6 @@ fn sibling(target: &Path, tag: &str) -> Result<PathBuf, IoError> {
     }
 }
 
-/// Temporaries made so far by this process.
-static TEMPORARIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 /// Creates the folder `path` is to be written in, when it has one.
 fn create_parent(path: &Path) -> Result<(), IoError> {
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -110,6 +107,10 @@ pub struct AtomicFile {
     target: PathBuf,
     placement: Placement,
     writer: Box<dyn Finish>,
+    /// The temporary, kept open until it is put in place (finishing the writer closes its
+    /// own handle): a run stopped by a signal finds its unfinished outputs among its open
+    /// files, up to the rename.
+    _open: Option<File>,
 }
 
 impl AtomicFile {
@@ -130,7 +131,12 @@ impl AtomicFile {
             } else {
                 Box::new(BufWriter::new(std::io::stdout()))
             };
-            return Ok(AtomicFile { target: PathBuf::from("<stdout>"), placement: Placement::InPlace, writer });
+            return Ok(AtomicFile {
+                target: PathBuf::from("<stdout>"),
+                placement: Placement::InPlace,
+                writer,
+                _open: None,
+            });
         }
         let (resolved, through_proc) = follow_links(target)?;
         let existing = match std::fs::metadata(target) {
@@ -151,11 +157,8 @@ impl AtomicFile {
             }
             _ => {
                 create_parent(&resolved)?;
-                // The process and a count: two threads writing one target at
-                // once each fill a temporary of their own.
-                let n = TEMPORARIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 crate::stale_temporaries::remove_for(&resolved);
-                let temp = sibling(&resolved, &crate::stale_temporaries::tag(n))?;
+                let temp = sibling(&resolved, &crate::stale_temporaries::next_tag())?;
                 // Errors name the output, not its temporary.
                 let file = File::create(&temp).with_path(target)?;
                 match &existing {
@@ -168,13 +171,14 @@ impl AtomicFile {
                 }
             }
         };
+        let open = if matches!(placement, Placement::InPlace) { None } else { file.try_clone().ok() };
         let writer: Box<dyn Finish> = if gzip {
             Box::new(flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::default()))
         } else {
             Box::new(BufWriter::new(file))
         };
         let target = if matches!(placement, Placement::InPlace) { target.to_path_buf() } else { resolved };
-        Ok(AtomicFile { target, placement, writer })
+        Ok(AtomicFile { target, placement, writer, _open: open })
     }
 
     /// The path errors while writing are reported against: the output (links followed),
@@ -210,8 +214,18 @@ impl AtomicFile {
 
     /// Flushes and puts the file in place.
     pub fn commit(mut self) -> Result<(), IoError> {
+        self.finish_writing()?;
+        self.put_in_place()
+    }
+
+    /// Writes out what is buffered (and a gzip stream's trailer).
+    fn finish_writing(&mut self) -> Result<(), IoError> {
         let writer = std::mem::replace(&mut self.writer, Box::new(BufWriter::new(std::io::sink())));
-        writer.finish().with_path(self.written_path())?;
+        writer.finish().with_path(self.written_path())
+    }
+
+    /// Puts the finished temporary in place.
+    fn put_in_place(&self) -> Result<(), IoError> {
         match &self.placement {
             Placement::Rename { temp } => std::fs::rename(temp, &self.target).with_path(&self.target),
             Placement::CopyInto { temp } => {
@@ -254,11 +268,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     file.commit()
 }
 
-/// Writes the directory `dir` all at once: `write` fills a fresh temporary sibling, which
-/// then takes `dir`'s place by renaming. A process killed at any moment leaves either the
-/// complete old directory or the complete new one (see [`recover_dir`] for the instant
-/// between the two renames); a failed `write` leaves the old one untouched. A path where
-/// something other than a folder stands is refused, untouched.
+/// Writes the directory `dir` all at once: `write` fills a fresh staging folder beside it,
+/// `.NAME.PID.N.tmp` as [`AtomicFile`]'s temporaries are named, which then takes `dir`'s
+/// place by renaming. A process killed at any moment leaves either the complete old
+/// directory or the complete new one (see [`recover_dir`] for the instant between the two
+/// renames); a failed `write` leaves the old one untouched. A path where something other
+/// than a folder stands is refused, untouched.
+///
+/// The staging folder is kept open while it is filled, so that a run stopped by a signal
+/// finds it among its open files and removes it as it removes its unfinished files; what a
+/// process killed outright leaves is removed by the next write of `dir` once that process
+/// no longer runs ([`crate::stale_temporaries`]), and a staging folder of a process that
+/// still runs is never touched.
 pub fn write_dir_atomically<E: From<IoError>>(dir: &Path, write: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
     if crate::read::is_stdio(dir) {
         return Err(IoError::new(
@@ -279,26 +300,77 @@ pub fn write_dir_atomically<E: From<IoError>>(dir: &Path, write: impl FnOnce(&Pa
         )
         .into());
     }
-    let temp = sibling(dir, "new")?;
     let old = sibling(dir, "old")?;
     recover_dir(dir)?;
-    if temp.exists() {
-        std::fs::remove_dir_all(&temp).with_path(&temp)?;
-    }
-    std::fs::create_dir_all(&temp).with_path(&temp)?;
-    if let Err(e) = write(&temp) {
-        let _ = std::fs::remove_dir_all(&temp);
-        return Err(e);
-    }
-    sync_dir_files(&temp)?;
+    create_parent(dir)?;
+    crate::stale_temporaries::remove_for(dir);
+    let staging = Staging::create(sibling(dir, &crate::stale_temporaries::next_tag())?)?;
+    write(&staging.path)?;
+    sync_dir_files(&staging.path)?;
     if dir.exists() {
         std::fs::rename(dir, &old).with_path(dir)?;
     }
-    std::fs::rename(&temp, dir).with_path(dir)?;
+    staging.put_in_place(dir)?;
     if old.exists() {
         std::fs::remove_dir_all(&old).with_path(&old)?;
     }
     Ok(())
+}
+
+/// The folder [`write_dir_atomically`] fills: open while it exists (the open files of a
+/// process are how a signal's handler finds its unfinished outputs), removed when dropped
+/// before it is put in place.
+struct Staging {
+    path: PathBuf,
+    /// The folder itself, open; `None` where a folder cannot be opened as a file.
+    _open: Option<File>,
+}
+
+impl Staging {
+    fn create(path: PathBuf) -> Result<Staging, IoError> {
+        std::fs::create_dir(&path).with_path(&path)?;
+        let open = File::open(&path).ok();
+        Ok(Staging { path, _open: open })
+    }
+
+    /// Renames the folder to `dir`, which must not exist.
+    fn put_in_place(mut self, dir: &Path) -> Result<(), IoError> {
+        std::fs::rename(&self.path, dir).with_path(dir)?;
+        self.path = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// Removes one of this process's temporaries, still being written (a run stopped by a
+/// signal), and says whether it was there to remove. A file is unlinked; a staging folder is
+/// first renamed to a fresh temporary name, so that a thread still filling it can put
+/// nothing more in it (its paths no longer lead there), then removed whole. A temporary
+/// already put in place under its output's name is no longer there and is left alone.
+pub fn discard(path: &Path) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return false };
+    if !meta.is_dir() {
+        return std::fs::remove_file(path).is_ok();
+    }
+    let (Some(dir), Some((target, _))) =
+        (path.parent(), path.file_name().and_then(|n| n.to_str()).and_then(crate::stale_temporaries::owner))
+    else {
+        return false;
+    };
+    let doomed = dir.join(format!(".{target}.{}", crate::stale_temporaries::next_tag()));
+    if std::fs::rename(path, &doomed).is_err() {
+        return false;
+    }
+    // Failing here leaves a temporary of this process, which the next run clears.
+    let _ = std::fs::remove_dir_all(&doomed);
+    true
 }
 
 /// Flushes every file of `dir` to disk, so that the rename publishes complete files even
@@ -355,8 +427,12 @@ mod tests {
     /// A gzip output over a writer that takes `left` bytes, `text` written to it.
     fn gzip_output(left: usize, text: &[u8]) -> AtomicFile {
         let writer = flate2::write::GzEncoder::new(Limited { left }, flate2::Compression::default());
-        let mut file =
-            AtomicFile { target: PathBuf::from("out.gz"), placement: Placement::InPlace, writer: Box::new(writer) };
+        let mut file = AtomicFile {
+            target: PathBuf::from("out.gz"),
+            placement: Placement::InPlace,
+            writer: Box::new(writer),
+            _open: None,
+        };
         file.write_all(text).unwrap();
         file
     }
@@ -403,6 +479,44 @@ mod tests {
         names.sort();
         assert_eq!(names, ["b.bin", "sub"]);
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// Whether this process has `path` open (Linux lists its open files).
+    #[cfg(target_os = "linux")]
+    fn open_here(path: &Path) -> bool {
+        let path = path.canonicalize().unwrap();
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|p| p == path))
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_temporary_stays_open_until_it_is_in_place() {
+        let root = scratch("open");
+        let mut file = AtomicFile::create(&root.join("out.jsonl.gz")).unwrap();
+        file.write_all(b"{}\n").unwrap();
+        file.finish_writing().unwrap();
+        let Placement::Rename { temp } = &file.placement else { panic!("a new file is renamed into place") };
+        assert!(open_here(temp), "finished but not yet renamed, it is still found among the open files");
+        file.put_in_place().unwrap();
+        drop(file);
+        assert!(!open_here(&root.join("out.jsonl.gz")));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_discarded_staging_folder_is_gone_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let staging = dir.path().join(format!(".last.{}", crate::stale_temporaries::next_tag()));
+        std::fs::create_dir_all(staging.join("sub")).unwrap();
+        std::fs::write(staging.join("sub/weights"), "half").unwrap();
+        let file = dir.path().join(format!(".out.jsonl.{}", crate::stale_temporaries::next_tag()));
+        std::fs::write(&file, "half").unwrap();
+        assert!(discard(&staging) && discard(&file));
+        assert!(!discard(&staging), "nothing is left to discard");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub struct EncoderBenchArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// AdamW learning rate of the training steps.
-    #[arg(value_parser = super::numbers::positive, long, default_value_t = 5e-5)]
+    #[arg(value_parser = super::numbers::positive, long = "learning-rate", visible_alias = "lr", default_value_t = 5e-5)]
     pub lr: f64,
     /// Also write the synthetic batch (ids and labels) as JSON here, for a reference run.
     #[arg(long)]

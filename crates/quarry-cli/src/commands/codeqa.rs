@@ -12,6 +12,7 @@ use quarry_data::codeqa::{
 use quarry_stdx::AtomicFile;
 use serde::Serialize;
 
+use super::input::Format;
 use super::output::{report_error, with_stdout, write_json, EXIT_INPUT_ERROR, EXIT_OK};
 
 /// Arguments of `quarry codeqa`.
@@ -113,9 +114,9 @@ struct ScoreArgs {
     /// The gold file: `{"docstring", "pairs": [{"question", "answer"}]}` per line.
     #[arg(long)]
     gold: PathBuf,
-    /// `text` or `json`.
-    #[arg(long, default_value = "text")]
-    format: String,
+    /// Output format (`text` is accepted for `pretty`).
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    format: Format,
 }
 
 #[derive(Args)]
@@ -129,9 +130,9 @@ struct TextsArgs {
 struct StatsArgs {
     /// A directory of `{split}.question`/`.answer` (and `.code`, `.code.original`) files.
     dir: PathBuf,
-    /// `text` or `json`.
-    #[arg(long, default_value = "text")]
-    format: String,
+    /// Output format (`text` is accepted for `pretty`).
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    format: Format,
 }
 
 /// Runs a codeqa subcommand.
@@ -264,7 +265,7 @@ fn score_cmd(args: ScoreArgs) -> i32 {
         crate::commands::output::error(&format!("cannot parse: {e}"));
     });
     with_stdout(|out| {
-        if args.format == "json" {
+        if args.format == Format::Json {
             return write_json(out, &report);
         }
         out.write_all(report.to_text().as_bytes())
@@ -302,11 +303,13 @@ fn texts(args: TextsArgs) -> i32 {
 
 fn stats_cmd(args: StatsArgs) -> i32 {
     match stats(&args.dir) {
-        Ok(s) => {
-            with_stdout(
-                |out| if args.format == "json" { write_json(out, &s) } else { out.write_all(render(&s).as_bytes()) },
-            )
-        }
+        Ok(s) => with_stdout(|out| {
+            if args.format == Format::Json {
+                write_json(out, &s)
+            } else {
+                out.write_all(render(&s).as_bytes())
+            }
+        }),
         Err(e) => report_error(&e.to_string()),
     }
 }

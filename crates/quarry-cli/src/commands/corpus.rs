@@ -28,7 +28,7 @@ pub struct PypiArgs {
     #[arg(long)]
     manifest: Option<PathBuf>,
     /// Output folder, replaced whole: `NAME-VERSION/` folders and `manifest.json`.
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     out: PathBuf,
     /// Base URL of PyPI's JSON API.
     #[arg(long, default_value = quarry_data::corpus::pypi::fetch::PYPI_JSON_API)]

@@ -18,6 +18,7 @@ use quarry_model::{LoadedModel, ModelSource};
 use quarry_stdx::AtomicFile;
 use serde_json::json;
 
+use super::input::Format;
 use super::model_arg::{DeviceArgs, InferenceArgs};
 use super::output::{report_error, with_stdout, write_json, EXIT_INPUT_ERROR, EXIT_OK};
 use super::training::{load, run_training, TrainArgs};
@@ -41,13 +42,24 @@ pub enum Cs1qaCommand {
 #[derive(Subcommand)]
 pub enum TrainTask {
     /// Question type over question + code segments (`--train`/`--valid`: annotated JSONL).
+    #[command(mut_arg("train", |a| a.help(ROWS_TRAIN)), mut_arg("valid", |a| a.help(ROWS_VALID)))]
     Type(TrainArgs),
     /// Code-line selection (`--train`/`--valid`: annotated JSONL).
+    #[command(mut_arg("train", |a| a.help(ROWS_TRAIN)), mut_arg("valid", |a| a.help(ROWS_VALID)))]
     Lines(TrainArgs),
     /// Dense retriever on BM25 positives with in-batch negatives (`--train`/`--valid`:
     /// retrieval question files such as `q_train.jsonl`, `q_dev.jsonl`).
+    #[command(
+        mut_arg("train", |a| a.help("Retrieval questions to train on (`q_train.jsonl`); each one's positive is its BM25 top-1 in --corpus")),
+        mut_arg("valid", |a| a.help("Retrieval questions to validate on (`q_dev.jsonl`)"))
+    )]
     Dense(DenseTrainArgs),
 }
+
+/// `--train` of `cs1qa train type|lines`.
+const ROWS_TRAIN: &str = "Annotated rows to train on: JSON Lines in CS1QA's schema (`train_cleaned.jsonl`)";
+/// `--valid` of `cs1qa train type|lines`.
+const ROWS_VALID: &str = "Annotated rows to validate on, same format (`dev_cleaned.jsonl`)";
 
 /// Arguments of `quarry cs1qa train dense`.
 #[derive(Args)]
@@ -67,8 +79,10 @@ pub struct DenseTrainArgs {
 #[derive(Subcommand)]
 pub enum EvalTask {
     /// Type accuracy and per-class F1 of a `train type` checkpoint, voted over segments.
+    #[command(mut_arg("model", |a| a.required(true)))]
     Type(ModelEvalArgs),
     /// Line F1 and EM (all rows, valid-line rows) of a checkpoint or the baseline.
+    #[command(mut_arg("model", |a| a.required_unless_present("baseline").conflicts_with("baseline")))]
     Lines(LinesEvalArgs),
     /// BLEU-1 of retrieved answers, overall and per questioner.
     Answers(AnswersArgs),
@@ -91,7 +105,7 @@ pub struct ModelEvalArgs {
     /// Writes one JSON line per row with its prediction.
     #[arg(long)]
     pub predictions: Option<PathBuf>,
-    /// `pretty` or `json`.
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
 }
@@ -106,8 +120,8 @@ pub struct LinesEvalArgs {
     #[arg(long)]
     pub baseline: bool,
     /// Lines of the baseline window (60 in the paper).
-    #[arg(long, default_value_t = 60)]
-    pub width: u64,
+    #[arg(value_parser = crate::commands::numbers::amount, long, default_value_t = 60)]
+    pub width: usize,
 }
 
 /// Arguments of `quarry cs1qa eval answers`.
@@ -119,7 +133,7 @@ pub struct AnswersArgs {
     /// Annotated rows with answers; a retrieval id is the 0-based line of its row.
     #[arg(long)]
     pub rows: PathBuf,
-    /// `pretty` or `json`.
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
 }
@@ -136,7 +150,7 @@ pub struct DenseEvalArgs {
     /// Pooling when the model is not a `train dense` checkpoint.
     #[arg(long)]
     pub pooling: Option<String>,
-    /// `pretty` or `json`.
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
     /// How questions are encoded.
@@ -179,15 +193,14 @@ pub enum Method {
     Dense,
 }
 
-/// Output format.
+/// Output format of `retrieve`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum HitsFormat {
+    /// One JSON line per question (`json` is accepted too).
+    #[value(alias = "json")]
+    Jsonl,
     /// Human-readable text.
     Pretty,
-    /// JSON (one document; `retrieve`: one line per question).
-    Json,
-    /// One JSON line per question (`retrieve`).
-    Jsonl,
 }
 
 /// Arguments of `quarry cs1qa retrieve`.
@@ -206,8 +219,8 @@ pub struct RetrieveArgs {
     #[arg(value_parser = crate::commands::numbers::amount, long, default_value_t = 5)]
     pub top_k: usize,
     /// `jsonl` (`{"id", "hits": [{"id", "score"}]}` per line) or `pretty`.
-    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = HitsFormat::Jsonl)]
+    pub format: HitsFormat,
     /// Write here (atomically) instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -354,7 +367,7 @@ fn eval_lines(args: LinesEvalArgs) -> Result<i32> {
     let c = &args.common;
     let data = rows(&c.data)?;
     let selections = if args.baseline {
-        middle_baseline(&data, args.width)
+        middle_baseline(&data, args.width as u64)
     } else {
         let model = LineModel::new(load_eval_model(&c.model, &c.run.device)?)?;
         let examples = model.encode(&data, c.run.max_len)?;
@@ -452,7 +465,7 @@ fn retrieve(args: RetrieveArgs) -> Result<i32> {
             dense_search(&model, &corpus, &qs, args.top_k, args.encoding.max_len, args.encoding.batch_size)?
         }
     };
-    if args.format == Format::Pretty {
+    if args.format == HitsFormat::Pretty {
         let text = hits_text(&qs, &corpus, &results);
         return match &args.out {
             Some(path) => {

@@ -55,7 +55,7 @@ struct CodeqaBuildArgs {
     #[command(flatten)]
     parser: super::codeqa::ParserArgs,
     /// Output directory.
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     out: PathBuf,
     /// Seed of the Yes/No choice and the split shuffle.
     #[arg(long, default_value_t = 0)]
@@ -101,7 +101,7 @@ struct CodeQueriesArgs {
     #[arg(long)]
     corpus: PathBuf,
     /// Output directory.
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     out: PathBuf,
     /// Queries to run (id, exact name or Q-index); repeatable or
     /// comma-separated. Default: all.

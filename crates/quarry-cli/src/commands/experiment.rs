@@ -56,7 +56,7 @@ pub struct Cs1qaArgs {
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
     /// Output directory (hits, runs, stage records, reports).
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     pub out: PathBuf,
     /// Seeds of the type and line runs, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "7,42,312")]
@@ -118,7 +118,7 @@ pub struct CodeQaArgs {
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
     /// Output directory (pairs used, runs, answers, stage records, reports).
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     pub out: PathBuf,
     /// The last N dev pairs validate; the others train.
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 200)]
@@ -205,7 +205,7 @@ pub struct InspectArgs {
     #[arg(long, default_value = "1k")]
     pub size: String,
     /// Output folder (feature cache, results.csv, heatmaps, stage records, reports).
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     pub out: PathBuf,
     /// Maximum epochs of each probe.
     #[arg(value_parser = crate::commands::numbers::epochs, long, default_value_t = 20)]
@@ -241,7 +241,7 @@ pub struct CodeQueriesArgs {
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
     /// Output directory (dataset, runs, stage records, report).
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     pub out: PathBuf,
     /// Queries to build the dataset for (id, name or Q-index); repeatable or
     /// comma-separated. Default: all.
@@ -299,7 +299,7 @@ pub fn run(task: ExperimentTask) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             crate::commands::output::error(&crate::commands::output::describe(&e));
-            1
+            crate::commands::output::EXIT_INPUT_ERROR
         }
     }
 }

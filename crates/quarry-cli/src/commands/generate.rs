@@ -42,7 +42,7 @@ pub struct GenerateAnswerArgs {
     #[arg(value_parser = crate::commands::numbers::size, long, default_value_t = 32)]
     pub batch_size: usize,
     /// Answer only the first N questions.
-    #[arg(long)]
+    #[arg(value_parser = crate::commands::numbers::amount, long)]
     pub limit: Option<usize>,
     /// Training answers (e.g. `RUN/train.answer`) to learn each word's usual written form
     /// from: an uncased model's `yes` is written `Yes` when the training answers write it so.
@@ -56,7 +56,7 @@ pub struct GenerateAnswerArgs {
     /// Temperature of `--select expected-f1`: the candidates' probabilities are flattened
     /// to `p^(1/T)` (1: as the model gives them; the default 4 was best on held-out CodeQA
     /// pairs, where beam search's probabilities are too peaked).
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(value_parser = crate::commands::numbers::positive, long, default_value_t = 4.0)]
     pub select_temperature: f64,
     /// Also write every input's candidates, best first, as JSON lines
     /// (`{"line": N, "candidates": [{"text": ..., "log_prob": ...}, ...]}`).

@@ -45,6 +45,7 @@ impl FileArgs {
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Human-readable text.
+    #[value(alias = "text")]
     Pretty,
     /// One stable JSON document on stdout.
     Json,

@@ -61,7 +61,7 @@ struct GenerateArgs {
     #[arg(value_parser = crate::commands::numbers::amount, long, default_value_t = 1000)]
     size: usize,
     /// Output folder; files go to DIR/datasets_TASK/TASK_ORIG_<size>.txt.
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     out: PathBuf,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 0)]

@@ -13,6 +13,7 @@ pub mod encode;
 pub mod evaluate;
 pub mod evaluate_answer;
 pub mod experiment;
+pub mod folder_arg;
 pub mod generate;
 pub mod input;
 pub mod inspect;
@@ -50,7 +51,7 @@ pub enum Command {
     /// Assemble corpora to build datasets from (e.g. `quarry corpus pypi`).
     #[command(subcommand)]
     Corpus(corpus::CorpusCommand),
-    /// Build datasets (CodeQueries) from corpora.
+    /// Build datasets from corpora (CodeQueries, CodeQA), perturb them, finish sharded builds.
     Dataset(dataset::DatasetArgs),
     /// CodeQA question–answer pairs from comments, scoring and statistics.
     Codeqa(codeqa::CodeqaArgs),

@@ -29,16 +29,23 @@ pub fn report_error(message: &str) -> i32 {
 // leaves out and goes on, `quarry: warning: ...` for what the user should know,
 // `quarry: note: ...` for what they may act on;
 // control characters of the message are escaped (a file name cannot rewrite the
-// terminal). Tidy keeps these the only places that print the prefixes.
+// terminal). Tidy keeps these the only places that print the prefixes. Once a signal
+// stops the run, other threads' diagnostics are left out (`interrupt::silenced`).
 
 /// Prints `message` as an error (`quarry: error: ...`).
 pub fn error(message: &str) {
+    if crate::interrupt::silenced() {
+        return;
+    }
     eprintln!("quarry: error: {}", crate::stdio::visible(message));
 }
 
 /// Prints `message` as an input left out of a run that goes on (`quarry: error: ... (skipped)`;
 /// a message that already ends by saying so is not told twice).
 pub fn skipped(message: &str) {
+    if crate::interrupt::silenced() {
+        return;
+    }
     let told = message.trim_end_matches([')', '.']).ends_with("skipped");
     let tail = if told { "" } else { " (skipped)" };
     eprintln!("quarry: error: {}{tail}", crate::stdio::visible(message));
@@ -64,11 +71,17 @@ pub fn describe(error: &anyhow::Error) -> String {
 
 /// Prints `message` as a note (`quarry: note: ...`): nothing is wrong, but the user may act.
 pub fn note(message: &str) {
+    if crate::interrupt::silenced() {
+        return;
+    }
     eprintln!("quarry: note: {}", crate::stdio::visible(message));
 }
 
 /// Prints `message` as a warning (`quarry: warning: ...`).
 pub fn warning(message: &str) {
+    if crate::interrupt::silenced() {
+        return;
+    }
     eprintln!("quarry: warning: {}", crate::stdio::visible(message));
 }
 

@@ -52,13 +52,13 @@ pub struct ProbeArgs {
     features: Option<PathBuf>,
     /// Also write the features as NumPy arrays here (layer_NN.npy, labels.npy, splits.npy,
     /// meta.json), for probing them in Python.
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     npy: Option<PathBuf>,
     /// Layers to probe: `all` or a comma-separated list.
     #[arg(long, default_value = "all")]
     layers: String,
     /// Output folder: results.csv, heatmaps, confusion matrices, feature cache.
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     out: PathBuf,
     /// Use an MLP probe with one hidden layer of this width.
     #[arg(value_parser = crate::commands::numbers::length, long)]

@@ -29,6 +29,11 @@ pub enum TrainTask {
     /// (`--train`/`--valid` are such prefixes, e.g. `data/codeqa/python/dev`; `--max-len`
     /// caps the source sequence): an encoder with a Transformer decoder, or one of the
     /// paper's recurrent baselines (`--arch`).
+    #[command(
+        mut_arg("train", |a| a.help("Training pairs: the prefix of `PREFIX.code`, `PREFIX.question` and `PREFIX.answer` (e.g. `data/codeqa/python/dev`)")),
+        mut_arg("valid", |a| a.help("Validation pairs: a prefix, as --train")),
+        mut_arg("max_len", |a| a.help("Source (question and code) length cap in sub-tokens; longer sources are truncated"))
+    )]
     Answer(AnswerArgs),
 }
 
@@ -156,7 +161,12 @@ fn train_answer(args: AnswerArgs) -> Result<()> {
     };
     let model = AnswerModel::new(model, config)?;
     let encode = |prefix: &PathBuf| -> Result<Vec<quarry_model::EncodedAnswer>> {
-        let examples = quarry_data::codeqa::read_split(prefix, true, false)?;
+        let mut examples = quarry_data::codeqa::read_split(prefix, true, false)?;
+        // `--limit` before encoding: the rest would be encoded (and their encoder outputs
+        // cached) for nothing.
+        if let Some(n) = common.limit {
+            examples.truncate(n);
+        }
         examples
             .iter()
             .map(|e| model.encode(&e.question, &e.code, e.answer.as_deref()))

@@ -33,7 +33,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
     /// Output directory: `best/` (lowest validation loss) and `last/` (resumable state).
-    #[arg(long)]
+    #[arg(long, value_parser = super::folder_arg::folder_output())]
     pub out: PathBuf,
     /// Epochs, batch, learning rate and warm-up.
     #[command(flatten)]
@@ -55,13 +55,13 @@ pub struct TrainArgs {
     #[arg(long)]
     pub resume: bool,
     /// Also write the resumable `OUT/last` every N optimizer steps within an epoch.
-    #[arg(long)]
+    #[arg(value_parser = crate::commands::numbers::amount, long)]
     pub checkpoint_every: Option<usize>,
     /// Device and precision.
     #[command(flatten)]
     pub device: DeviceArgs,
     /// Train and validate on the first N examples of each file only.
-    #[arg(long)]
+    #[arg(value_parser = crate::commands::numbers::amount, long)]
     pub limit: Option<usize>,
     /// Checkpoints kept once training ends: `best` (lowest validation loss; the resumable
     /// `last/` is removed), `last`, or `all`.
