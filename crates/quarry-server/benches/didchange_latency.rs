@@ -15,14 +15,15 @@
 //! appends an assignment at the end of the module (incremental sync) and
 //! waits for that version's diagnostics. Prints p50, p95 and max.
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError};
-use lsp_server::{Message, Notification, Request, RequestId};
-use quarry_server::server::Server;
-use quarry_server::transport::{Incoming, Outgoing};
-use serde_json::{json, Value};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use lsp_server::{Message, Notification};
+use quarry_server::transport::Outgoing;
+use serde_json::json;
 
 #[global_allocator]
 static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
@@ -43,27 +44,11 @@ fn main() {
     // The analysis cache in a fresh folder of its own, unless
     // QUARRY_CACHE_DIR names one (to time a start on a warm cache): the
     // workspace is left untouched.
-    let given = std::env::var_os("QUARRY_CACHE_DIR").filter(|dir| !dir.is_empty());
-    let fresh = given.is_none().then(|| std::env::temp_dir().join(format!("quarry-didchange-{}", std::process::id())));
-    if let Some(fresh) = &fresh {
-        std::env::set_var("QUARRY_CACHE_DIR", fresh);
-    }
     let uri = url::Url::from_file_path(&module).unwrap().to_string();
 
-    let (to_server, incoming) = unbounded::<Incoming>();
-    let (out, from_server) = unbounded::<Outgoing>();
-    let server = std::thread::spawn(move || Server::initialize(out, incoming).map(Server::run));
-    let send = |message: Message| to_server.send(Incoming::Message(message)).unwrap();
-    let root = url::Url::from_file_path(&workspace).unwrap().to_string();
-    send(
-        Request::new(
-            RequestId::from(1),
-            "initialize".into(),
-            json!({"processId": null, "rootUri": root, "capabilities": {}}),
-        )
-        .into(),
-    );
-    send(Notification::new("initialized".into(), json!({})).into());
+    let session = common::InProcess::start(&workspace, "didchange");
+    let from_server = &session.from_server;
+    let send = |message: Message| session.send(message);
 
     let started = Instant::now();
     send(
@@ -73,10 +58,10 @@ fn main() {
         )
         .into(),
     );
-    let first = wait_version(&from_server, &uri, 0);
+    let first = wait_version(from_server, &uri, 0);
     eprintln!("open → diagnostics: {:.1} ms ({} diagnostics)", ms(first), LAST.with(|l| *l.borrow()));
     // The rest of the workspace: every file published once, then quiet.
-    let published = drain_until_quiet(&from_server, Duration::from_secs(5));
+    let published = drain_until_quiet(from_server, Duration::from_secs(5));
     eprintln!("workspace analysed: {published} publications in {:.1} s", started.elapsed().as_secs_f64());
 
     let lines = text.lines().count() as u32 + 1;
@@ -92,7 +77,7 @@ fn main() {
             )
             .into(),
         );
-        latencies.push(wait_version(&from_server, &uri, version).max(started.elapsed()));
+        latencies.push(wait_version(from_server, &uri, version).max(started.elapsed()));
     }
     latencies.sort();
     let pick = |q: f64| latencies[((latencies.len() as f64 * q).ceil() as usize).clamp(1, latencies.len()) - 1];
@@ -103,12 +88,7 @@ fn main() {
         ms(pick(0.95)),
         ms(*latencies.last().unwrap())
     );
-    send(Request::new(RequestId::from(2), "shutdown".into(), Value::Null).into());
-    send(Notification::new("exit".into(), Value::Null).into());
-    let _ = server.join();
-    if let Some(fresh) = fresh {
-        let _ = std::fs::remove_dir_all(fresh);
-    }
+    drop(session);
 }
 
 fn ms(d: Duration) -> f64 {

@@ -16,13 +16,14 @@
 //! published for every file are written there (sorted by URI), to compare
 //! two builds.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError};
-use lsp_server::{Message, Notification, Request, RequestId};
-use quarry_server::server::Server;
-use quarry_server::transport::{Incoming, Outgoing};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use lsp_server::{Message, Notification};
+use quarry_server::transport::Outgoing;
 use serde_json::{json, Value};
 
 #[global_allocator]
@@ -41,49 +42,34 @@ fn main() {
     let outside = std::fs::canonicalize(outside).expect("the outside file exists");
     assert!(!outside.starts_with(&workspace), "{} is inside the workspace", outside.display());
     let text = std::fs::read_to_string(&outside).expect("the outside file is readable");
-    let given = std::env::var_os("QUARRY_CACHE_DIR").filter(|dir| !dir.is_empty());
-    let fresh = given.is_none().then(|| std::env::temp_dir().join(format!("quarry-didopen-{}", std::process::id())));
-    if let Some(fresh) = &fresh {
-        std::env::set_var("QUARRY_CACHE_DIR", fresh);
-    }
     let uri = url::Url::from_file_path(&outside).unwrap().to_string();
 
-    let (to_server, incoming) = unbounded::<Incoming>();
-    let (out, from_server) = unbounded::<Outgoing>();
-    let server = std::thread::spawn(move || Server::initialize(out, incoming).map(Server::run));
-    let send = |message: Message| to_server.send(Incoming::Message(message)).unwrap();
-    let root = url::Url::from_file_path(&workspace).unwrap().to_string();
-    let params = json!({"processId": null, "rootUri": root, "capabilities": {}});
-    send(Request::new(RequestId::from(1), "initialize".into(), params).into());
-    send(Notification::new("initialized".into(), json!({})).into());
+    let session = common::InProcess::start(&workspace, "didopen");
+    let from_server = &session.from_server;
+    let send = |message: Message| session.send(message);
 
     let mut last = BTreeMap::new();
     let started = Instant::now();
-    let before = drain_until_quiet(&from_server, Duration::from_secs(5), &mut last);
+    let before = drain_until_quiet(from_server, Duration::from_secs(5), &mut last);
     eprintln!("workspace analysed: {before} publications in {:.1} s", started.elapsed().as_secs_f64());
 
     let document = json!({"uri": uri, "languageId": "python", "version": 1, "text": text});
     let started = Instant::now();
     send(Notification::new("textDocument/didOpen".into(), json!({ "textDocument": document })).into());
-    let (latency, others) = wait_version(&from_server, &uri, 1, &mut last);
+    let (latency, others) = wait_version(from_server, &uri, 1, &mut last);
     let diagnostics = last.get(&uri).and_then(Value::as_array).map_or(0, Vec::len);
     println!(
         "didOpen → diagnostics of {}: {:.1} ms ({diagnostics} diagnostics, {others} other publications first)",
         outside.display(),
         ms(latency.max(started.elapsed()))
     );
-    let after = drain_until_quiet(&from_server, Duration::from_secs(5), &mut last);
+    let after = drain_until_quiet(from_server, Duration::from_secs(5), &mut last);
     println!("publications after the open's (until 5 s of quiet): {after}");
     if let Some(out) = args.get(2) {
         let text = serde_json::to_string_pretty(&last).unwrap();
         std::fs::write(out, text).expect("writing the diagnostics");
     }
-    send(Request::new(RequestId::from(2), "shutdown".into(), Value::Null).into());
-    send(Notification::new("exit".into(), Value::Null).into());
-    let _ = server.join();
-    if let Some(fresh) = fresh {
-        let _ = std::fs::remove_dir_all(fresh);
-    }
+    drop(session);
 }
 
 fn ms(d: Duration) -> f64 {
