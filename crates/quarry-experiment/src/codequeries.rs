@@ -472,6 +472,14 @@ pub fn run(config: &Config, progress: &mut Progress<'_>) -> Result<Report> {
         let summary = build(&options, &|_, _| {})?;
         Ok(summary.written)
     })?;
+    // Every file a later stage reads must hold examples: say so now, not after training.
+    let needed = [("ideal", "train"), ("ideal", "valid"), ("ideal", "test"), ("file_ideal", "test")];
+    let needed = needed.into_iter().chain([("twostep", "train"), ("twostep", "valid"), ("twostep", "test")]);
+    for (family, split) in needed {
+        if written.get(&format!("{family}_{split}")).is_none_or(|&count| count == 0) {
+            non_empty(Vec::<()>::new(), &run.data_file(family, split))?;
+        }
+    }
 
     // Section 5.1: the span model on ideal examples.
     let train_set = run.span_set("train")?;

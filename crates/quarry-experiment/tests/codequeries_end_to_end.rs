@@ -115,3 +115,25 @@ fn runs_the_protocol_and_resumes_by_skipping_finished_stages() {
     assert_eq!(report2.table3[0].all, report.table3[0].all);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_corpus_too_small_for_the_split_is_refused_before_any_training() {
+    let dir = temp_dir("too-small");
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    write_corpus(&corpus, 2);
+    write_vocab(&dir);
+    let mut config = Config::new(corpus, "scratch:1x16x2".into(), dir.join("out"));
+    config.tokenizer = Some(dir.clone());
+    config.queries = vec!["Unused import".into()];
+    config.max_len = 64;
+    config.epochs = 1;
+    let mut steps = 0;
+    let error = {
+        let mut message = |_: &str| {};
+        let mut train = |_: &quarry_model::training::train::TrainEvent| steps += 1;
+        run(&config, &mut Progress { message: &mut message, train: &mut train }).unwrap_err().to_string()
+    };
+    assert_eq!(steps, 0, "trained before refusing: {error}");
+    assert!(error.contains("no examples") && error.contains("--split"), "{error}");
+}

@@ -19,7 +19,11 @@ pub fn parse_device(spec: &str) -> Result<Device> {
         },
     };
     if !cfg!(feature = "cuda") {
-        return Err(err("this build has no CUDA support; rebuild with `--features cuda`".into()));
+        let message = concat!(
+            "this build has no CUDA support; build one with `scripts/build-cuda` ",
+            "(`--features cuda` and the CUDA toolchain; see the README's \"On a GPU\")"
+        );
+        return Err(err(message.into()));
     }
     let device = Device::new_cuda(ordinal).map_err(|e| err(e.to_string()))?;
     #[cfg(feature = "cuda")]
@@ -74,7 +78,7 @@ mod tests {
         assert!(parse_device("tpu").is_err());
         assert!(parse_device("cuda:x").is_err());
         if !cfg!(feature = "cuda") {
-            assert!(parse_device("cuda:0").unwrap_err().to_string().contains("--features cuda"));
+            assert!(parse_device("cuda:0").unwrap_err().to_string().contains("scripts/build-cuda"));
         }
     }
 }
