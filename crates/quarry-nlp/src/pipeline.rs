@@ -45,19 +45,17 @@ pub struct Pipeline {
 }
 
 /// Finds the versioned model directory (the one with `config.cfg`) at or
-/// just below `dir`.
+/// up to two levels below `dir`, the nearest level first: the versioned
+/// directory itself, the package directory above it, or the folder an
+/// unzipped wheel was extracted to.
 pub fn find_model_dir(dir: &Path) -> Result<PathBuf, NlpError> {
     if dir.join("config.cfg").is_file() {
         return Ok(dir.to_path_buf());
     }
-    let mut found = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.join("config.cfg").is_file() {
-                found.push(p);
-            }
-        }
+    let children = subfolders(dir);
+    let mut found: Vec<PathBuf> = children.iter().filter(|p| p.join("config.cfg").is_file()).cloned().collect();
+    if found.is_empty() {
+        found = children.iter().flat_map(|c| subfolders(c)).filter(|p| p.join("config.cfg").is_file()).collect();
     }
     found.sort();
     match found.len() {
@@ -65,6 +63,12 @@ pub fn find_model_dir(dir: &Path) -> Result<PathBuf, NlpError> {
         0 => Err(NlpError::Missing { path: dir.join("config.cfg") }),
         _ => Err(NlpError::corrupt(dir, "several model directories below it; name one")),
     }
+}
+
+/// The folders directly in `dir` (none when it cannot be read).
+fn subfolders(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect()
 }
 
 impl Pipeline {

@@ -219,3 +219,25 @@ fn deeply_nested_punctuation_tokenizes_quickly() {
     assert_eq!(tokens[depth], "word");
     assert!(elapsed < std::time::Duration::from_secs(3), "{elapsed:?}");
 }
+
+#[test]
+fn the_model_directory_is_found_up_to_two_levels_below_the_folder_given() {
+    let root = tempfile::tempdir().unwrap();
+    // An unzipped wheel: package folder, versioned model folder, and the dist-info beside them.
+    let model = root.path().join("en_core_web_sm/en_core_web_sm-3.8.0");
+    std::fs::create_dir_all(&model).unwrap();
+    std::fs::create_dir_all(root.path().join("en_core_web_sm-3.8.0.dist-info")).unwrap();
+    std::fs::write(model.join("config.cfg"), "").unwrap();
+    let find = quarry_nlp::pipeline::find_model_dir;
+    for given in [root.path().to_path_buf(), root.path().join("en_core_web_sm"), model.clone()] {
+        assert_eq!(find(&given).unwrap(), model, "from {}", given.display());
+    }
+    // A nearer model wins; two at the same level are refused.
+    std::fs::create_dir_all(root.path().join("near")).unwrap();
+    std::fs::write(root.path().join("near/config.cfg"), "").unwrap();
+    assert_eq!(find(root.path()).unwrap(), root.path().join("near"));
+    std::fs::create_dir_all(root.path().join("other")).unwrap();
+    std::fs::write(root.path().join("other/config.cfg"), "").unwrap();
+    assert!(find(root.path()).is_err());
+    assert!(find(&root.path().join("missing")).is_err());
+}
