@@ -26,13 +26,9 @@ use lsp_server::{Message, Notification};
 use quarry_server::transport::Outgoing;
 use serde_json::{json, Value};
 
-#[global_allocator]
-static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
-
 fn main() {
     // SAFETY: first thing in `main`, before any parser or tree exists, and called once.
-    unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
-    quarry_query::allocator::keep_freed_memory();
+    unsafe { common::use_the_servers_allocator() };
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let (Some(workspace), Some(outside)) = (args.first(), args.get(1)) else {
         eprintln!("usage: didopen_outside WORKSPACE OUTSIDE_FILE [DIAGNOSTICS_JSON]");

@@ -11,6 +11,21 @@ use quarry_server::server::Server;
 use quarry_server::transport::{Incoming, Outgoing};
 use serde_json::{json, Value};
 
+#[global_allocator]
+static GLOBAL: quarry_query::allocator::MiMalloc = quarry_query::allocator::MiMalloc;
+
+/// Allocates as `quarry server` does: tree-sitter's trees through the global allocator, freed
+/// memory kept for reuse.
+///
+/// # Safety
+/// As [`quarry_query::allocator::route_tree_sitter_allocations`]: called once, first thing
+/// in `main`, before any parser or tree exists.
+pub unsafe fn use_the_servers_allocator() {
+    // SAFETY: the caller's promise, above.
+    unsafe { quarry_query::allocator::route_tree_sitter_allocations() };
+    quarry_query::allocator::keep_freed_memory();
+}
+
 /// A server initialised on a workspace folder, running on a thread of its own.
 pub struct InProcess {
     to_server: Sender<Incoming>,
