@@ -340,3 +340,25 @@ fn emulated_concatenation_equals_cat() {
     let expected = Tensor::cat(&parts, 0).unwrap();
     assert_eq!(max_diff(&read(dir.path(), "out", expected.shape()), &expected), 0.0);
 }
+
+/// The emulated GELU kernels, four elements a thread and one at a time, against the CPU op
+/// and its gradient.
+#[test]
+fn emulated_gelu_and_its_gradient_match_the_cpu_loops() {
+    let Some(runner) = runner_or_skip("emulated_gelu_and_its_gradient_match_the_cpu_loops") else { return };
+    let rng = SeededRng::new(19);
+    let x = Var::from_tensor(&rng.normal(&Shape::from(515), 2.0, &Device::Cpu).unwrap()).unwrap();
+    let dy = rng.normal(&Shape::from(515), 1.0, &Device::Cpu).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "x", x.as_tensor());
+    write(dir.path(), "dy", &dy);
+    run(runner, &["gelu".to_string(), dir.path().display().to_string()]);
+    let y = crate::kernels::ops::gelu(x.as_tensor()).unwrap();
+    let grads = (&y * &dy).unwrap().sum_all().unwrap().backward().unwrap();
+    let dx = grads.get(x.as_tensor()).unwrap();
+    assert!(max_diff(&read(dir.path(), "y", y.shape()), &y) < 1e-5);
+    assert!(max_diff(&read(dir.path(), "dx", dx.shape()), dx) < 1e-5);
+    let odd = Shape::from(514);
+    assert!(max_diff(&read(dir.path(), "y_odd", &odd), &y.narrow(0, 1, 514).unwrap()) < 1e-5);
+    assert!(max_diff(&read(dir.path(), "dx_odd", &odd), &dx.narrow(0, 1, 514).unwrap()) < 1e-5);
+}

@@ -5,7 +5,7 @@
 
 use candle_core::{DType, Device, Tensor, Var};
 
-use crate::kernels::{attention, bias_add, dropout, embedding, layer_norm, masked_softmax};
+use crate::kernels::{attention, bias_add, dropout, embedding, layer_norm, masked_softmax, ops};
 
 fn gpu() -> Device {
     Device::new_cuda(0).expect("a CUDA device")
@@ -166,6 +166,26 @@ fn cuda_bias_add_matches_the_cpu_in_f32_and_bf16() {
     let ours = bias_add::bias_add(&xg, &bg).unwrap();
     let theirs = xg.broadcast_add(&bg).unwrap();
     assert_eq!(max_diff(&ours, &theirs), 0.0, "bf16");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_gelu_matches_the_cpu_in_f32_and_candle_in_bf16() {
+    let x = Tensor::randn(0f32, 2., (4096, 1536), &Device::Cpu).unwrap();
+    let diffs = compare(std::slice::from_ref(&x), |t| ops::gelu(&t[0]).unwrap());
+    assert!(diffs[0] < 1e-5 && diffs[1] < 1e-5, "{diffs:?}");
+    // An odd count from an odd offset: the one-at-a-time path.
+    let odd = x.flatten_all().unwrap().narrow(0, 1, 1001).unwrap();
+    assert!(compare(&[odd], |t| ops::gelu(&t[0]).unwrap()).iter().all(|d| *d < 1e-5));
+    let xg = x.to_device(&gpu()).unwrap().to_dtype(DType::BF16).unwrap();
+    let ours = Var::from_tensor(&xg).unwrap();
+    let theirs = Var::from_tensor(&xg).unwrap();
+    let (y_ours, y_theirs) = (ops::gelu(ours.as_tensor()).unwrap(), theirs.as_tensor().gelu_erf().unwrap());
+    assert!(max_diff(&y_ours, &y_theirs) <= 0.0625, "bf16 forward");
+    let g_ours = y_ours.sum_all().unwrap().backward().unwrap();
+    let g_theirs = y_theirs.sum_all().unwrap().backward().unwrap();
+    let (g_ours, g_theirs) = (g_ours.get(ours.as_tensor()).unwrap(), g_theirs.get(theirs.as_tensor()).unwrap());
+    assert!(max_diff(g_ours, g_theirs) <= 0.0625, "bf16 gradient");
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! residual sub-layer end, self- and cross-attention, dropout, the tied output loss), with the
 //! matrix product and vector arithmetic they share. On CUDA, quarry's own kernels
 //! (`cuda/quarry.cu`, with the `cuda` feature) run the embedding gradient, training layer norm,
-//! masked softmax, bias addition, dropout, concatenation, fused self-attention and AdamW (in
-//! place), each op with a CPU loop the tests check (and the kernels' source run on the CPU by
+//! masked softmax, bias addition, dropout, concatenation, GELU, fused self-attention and
+//! AdamW (in place), each op with a CPU loop the tests check (and the kernels' source run on the CPU by
 //! `cuda/emulation/`), and cuBLASLt the linear layers; AdamW's update runs per tensor on the
 //! CPU and on flat tensors elsewhere. Every kernel gives the composed candle path's
 //! results; the layers in [`crate::nn`] choose between them.
@@ -30,6 +30,8 @@ pub(crate) mod dropout;
 pub(crate) mod embedding;
 pub(crate) mod fast_math;
 pub(crate) mod fused_linear;
+#[cfg(feature = "cuda")]
+pub(crate) mod gelu_cuda;
 pub(crate) mod layer_norm;
 #[cfg(feature = "cuda")]
 pub(crate) mod linear_lt;

@@ -2,8 +2,9 @@
 //!
 //! Each forward runs in one pass over contiguous f32 data, and so does each backward on the
 //! CPU (a fused gradient kernel per operation, which records no graph of its own: these
-//! operations have first derivatives only). Other devices and dtypes use the equivalent
-//! composed operations, backward passes included.
+//! operations have first derivatives only). GELU and its gradient also run on CUDA, in f32
+//! and bf16 (`gelu_cuda`). Other devices and dtypes use the equivalent composed operations,
+//! backward passes included.
 
 use candle_core::{bail, CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Result, Shape, Tensor, D};
 use rayon::prelude::*;
@@ -304,8 +305,13 @@ impl CustomOp1 for Gelu {
         Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
 
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(&self, x: &candle_core::CudaStorage, layout: &Layout) -> Result<(candle_core::CudaStorage, Shape)> {
+        super::gelu_cuda::gelu(x, layout)
+    }
+
     fn bwd(&self, arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        if grad.dtype() == DType::F32 {
+        if grad.dtype() == arg.dtype() && (grad.dtype() == DType::F32 || grad.device().is_cuda()) {
             return Ok(Some(arg.contiguous()?.apply_op2_no_bwd(&grad.contiguous()?, &GeluGrad)?));
         }
         let d = arg.contiguous()?.apply_op1_no_bwd(&GeluDerivative)?;
@@ -371,6 +377,17 @@ impl CustomOp2 for GeluGrad {
         });
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
+
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        x: &candle_core::CudaStorage,
+        xl: &Layout,
+        dy: &candle_core::CudaStorage,
+        dl: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        super::gelu_cuda::gelu_grad(x, xl, dy, dl)
+    }
 }
 
 impl CustomOp1 for GeluDerivative {
@@ -383,9 +400,11 @@ impl CustomOp1 for GeluDerivative {
     }
 }
 
-/// Exact (erf) GELU.
+/// Exact (erf) GELU: quarry's op for f32 on the CPU and f32 or bf16 on CUDA, candle's
+/// `gelu_erf` otherwise.
 pub(crate) fn gelu(x: &Tensor) -> Result<Tensor> {
-    if x.device().is_cpu() && x.dtype() == DType::F32 {
+    let cuda = x.device().is_cuda() && matches!(x.dtype(), DType::F32 | DType::BF16);
+    if cuda || (x.device().is_cpu() && x.dtype() == DType::F32) {
         x.contiguous()?.apply_op1(Gelu)
     } else {
         x.gelu_erf()

@@ -52,19 +52,51 @@ __device__ __forceinline__ AttnHead attn_head(uint32_t seq, uint32_t heads, uint
     return g;
 }
 
-// Copies rows first .. first + rows of the projections' block at column `offset` (0 queries,
-// hidden keys, 2 * hidden values; or of the context, whose `row` is hidden) into `dst`
-// ([rows][stride] f32; columns d .. DMAX and rows past the sequence zero).
+// A tile of ATTN_ROWS rows of DMAX columns in registers, between its loads from global memory
+// and its store to shared memory: every load of a tile is issued before any is waited for, and
+// a loop fetches its next tile while it computes on the current one. Each thread holds the
+// elements threadIdx.x + k * ATTN_THREADS (the kernels run ATTN_THREADS threads a block).
+template <int DMAX>
+struct TileRegs {
+    static constexpr int N = ATTN_ROWS * DMAX / ATTN_THREADS;
+    float v[N];
+};
+
+// Fetches rows first .. first + ATTN_ROWS of the projections' block at column `offset` (0
+// queries, hidden keys, 2 * hidden values; or of the context, whose `row` is hidden) into
+// `regs`; columns d .. DMAX and rows past the sequence are zero.
+template <typename T, int DMAX>
+__device__ __forceinline__ void fetch_rows(
+    TileRegs<DMAX>& regs, const T* src, size_t base, uint32_t row, uint32_t offset, uint32_t first, uint32_t seq,
+    uint32_t d
+) {
+#pragma unroll
+    for (int k = 0; k < TileRegs<DMAX>::N; ++k) {
+        const uint32_t e = threadIdx.x + k * ATTN_THREADS, r = e / DMAX, c = e % DMAX;
+        const bool inside = first + r < seq && c < d;
+        regs.v[k] = inside ? load_float(src + base + (size_t)(first + r) * row + offset + c) : 0.0f;
+    }
+}
+
+// Stores a fetched tile into `dst` ([ATTN_ROWS][stride] f32).
+template <int DMAX>
+__device__ __forceinline__ void store_rows(float* dst, uint32_t stride, const TileRegs<DMAX>& regs) {
+#pragma unroll
+    for (int k = 0; k < TileRegs<DMAX>::N; ++k) {
+        const uint32_t e = threadIdx.x + k * ATTN_THREADS;
+        dst[(e / DMAX) * stride + e % DMAX] = regs.v[k];
+    }
+}
+
+// fetch_rows and store_rows at once, for the tiles a block reads once.
 template <typename T, int DMAX>
 __device__ __forceinline__ void load_rows(
     float* dst, uint32_t stride, const T* src, size_t base, uint32_t row, uint32_t offset, uint32_t first,
-    uint32_t rows, uint32_t seq, uint32_t d
+    uint32_t seq, uint32_t d
 ) {
-    for (uint32_t e = threadIdx.x; e < rows * DMAX; e += blockDim.x) {
-        const uint32_t r = e / DMAX, c = e % DMAX;
-        const bool inside = first + r < seq && c < d;
-        dst[r * stride + c] = inside ? load_float(src + base + (size_t)(first + r) * row + offset + c) : 0.0f;
-    }
+    TileRegs<DMAX> regs;
+    fetch_rows<T, DMAX>(regs, src, base, row, offset, first, seq, d);
+    store_rows<DMAX>(dst, stride, regs);
 }
 
 // Row strides in shared memory: a row every lane reads at once (the same address, broadcast)
@@ -131,7 +163,7 @@ __device__ void attention_forward(
     const AttnHead g = attn_head(seq, heads, d);
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const uint32_t q0 = blockIdx.y * ATTN_ROWS, mine = q0 + warp * R;
-    load_rows<T, DMAX>(&qs[0][0], DMAX, qkv, g.qkv_base, g.row, 0, q0, ATTN_ROWS, seq, d);
+    load_rows<T, DMAX>(&qs[0][0], DMAX, qkv, g.qkv_base, g.row, 0, q0, seq, d);
     float m[R], l[R], acc[R][PER_LANE];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -142,11 +174,18 @@ __device__ void attention_forward(
     }
     const float* key_bias = bias + (size_t)g.b * seq;
     const float scale2 = scale * ATTN_LOG2E;
+    TileRegs<DMAX> kr, vr;
+    fetch_rows<T, DMAX>(kr, qkv, g.qkv_base, g.row, g.hidden, 0, seq, d);
+    fetch_rows<T, DMAX>(vr, qkv, g.qkv_base, g.row, 2 * g.hidden, 0, seq, d);
     for (uint32_t k0 = 0; k0 < seq; k0 += ATTN_TILE) {
         __syncthreads();  // the previous tile is no longer read
-        load_rows<T, DMAX>(&ks[0][0], KS, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_TILE, seq, d);
-        load_rows<T, DMAX>(&vs[0][0], DMAX, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_TILE, seq, d);
+        store_rows<DMAX>(&ks[0][0], KS, kr);
+        store_rows<DMAX>(&vs[0][0], DMAX, vr);
         __syncthreads();
+        if (k0 + ATTN_TILE < seq) {  // the next tile's loads, in flight while this one is used
+            fetch_rows<T, DMAX>(kr, qkv, g.qkv_base, g.row, g.hidden, k0 + ATTN_TILE, seq, d);
+            fetch_rows<T, DMAX>(vr, qkv, g.qkv_base, g.row, 2 * g.hidden, k0 + ATTN_TILE, seq, d);
+        }
         const uint32_t j = k0 + lane;
         // Scores in base 2 (times log2 e), so that each exponential is one exp2f.
         const float kb = j < seq ? key_bias[j] * ATTN_LOG2E : 0.0f;
@@ -221,8 +260,8 @@ __device__ void attention_backward_kv(
     const AttnHead g = attn_head(seq, heads, d);
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const uint32_t k0 = blockIdx.y * ATTN_ROWS, mine = k0 + warp * R;
-    load_rows<T, DMAX>(&ks[0][0], DMAX, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_ROWS, seq, d);
-    load_rows<T, DMAX>(&vs[0][0], DMAX, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_ROWS, seq, d);
+    load_rows<T, DMAX>(&ks[0][0], DMAX, qkv, g.qkv_base, g.row, g.hidden, k0, seq, d);
+    load_rows<T, DMAX>(&vs[0][0], DMAX, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, seq, d);
     const float* key_bias = bias + (size_t)g.b * seq;
     float kb[R], dk[R][PER_LANE], dv[R][PER_LANE];
 #pragma unroll
@@ -231,11 +270,18 @@ __device__ void attention_backward_kv(
 #pragma unroll
         for (int t = 0; t < PER_LANE; ++t) dk[r][t] = dv[r][t] = 0.0f;
     }
+    TileRegs<DMAX> qr, dor;
+    fetch_rows<T, DMAX>(qr, qkv, g.qkv_base, g.row, 0, 0, seq, d);
+    fetch_rows<T, DMAX>(dor, dctx, g.ctx_base, g.hidden, 0, 0, seq, d);
     for (uint32_t i0 = 0; i0 < seq; i0 += ATTN_TILE) {
         __syncthreads();
-        load_rows<T, DMAX>(&qs[0][0], QS, qkv, g.qkv_base, g.row, 0, i0, ATTN_TILE, seq, d);
-        load_rows<T, DMAX>(&dos[0][0], QS, dctx, g.ctx_base, g.hidden, 0, i0, ATTN_TILE, seq, d);
+        store_rows<DMAX>(&qs[0][0], QS, qr);
+        store_rows<DMAX>(&dos[0][0], QS, dor);
         __syncthreads();
+        if (i0 + ATTN_TILE < seq) {
+            fetch_rows<T, DMAX>(qr, qkv, g.qkv_base, g.row, 0, i0 + ATTN_TILE, seq, d);
+            fetch_rows<T, DMAX>(dor, dctx, g.ctx_base, g.hidden, 0, i0 + ATTN_TILE, seq, d);
+        }
         const uint32_t i = i0 + lane;
         const bool inside = i < seq;
         const float row_lse = inside ? lse[g.stat_base + i] : 0.0f;
@@ -287,8 +333,8 @@ __device__ void attention_backward_q(
     const AttnHead g = attn_head(seq, heads, d);
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const uint32_t q0 = blockIdx.y * ATTN_ROWS, mine = q0 + warp * R;
-    load_rows<T, DMAX>(&qs[0][0], DMAX, qkv, g.qkv_base, g.row, 0, q0, ATTN_ROWS, seq, d);
-    load_rows<T, DMAX>(&dos[0][0], DMAX, dctx, g.ctx_base, g.hidden, 0, q0, ATTN_ROWS, seq, d);
+    load_rows<T, DMAX>(&qs[0][0], DMAX, qkv, g.qkv_base, g.row, 0, q0, seq, d);
+    load_rows<T, DMAX>(&dos[0][0], DMAX, dctx, g.ctx_base, g.hidden, 0, q0, seq, d);
     float row_lse[R], row_delta[R], dq[R][PER_LANE];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -299,11 +345,18 @@ __device__ void attention_backward_q(
         for (int t = 0; t < PER_LANE; ++t) dq[r][t] = 0.0f;
     }
     const float* key_bias = bias + (size_t)g.b * seq;
+    TileRegs<DMAX> kr, vr;
+    fetch_rows<T, DMAX>(kr, qkv, g.qkv_base, g.row, g.hidden, 0, seq, d);
+    fetch_rows<T, DMAX>(vr, qkv, g.qkv_base, g.row, 2 * g.hidden, 0, seq, d);
     for (uint32_t k0 = 0; k0 < seq; k0 += ATTN_TILE) {
         __syncthreads();
-        load_rows<T, DMAX>(&ks[0][0], KS, qkv, g.qkv_base, g.row, g.hidden, k0, ATTN_TILE, seq, d);
-        load_rows<T, DMAX>(&vs[0][0], KS, qkv, g.qkv_base, g.row, 2 * g.hidden, k0, ATTN_TILE, seq, d);
+        store_rows<DMAX>(&ks[0][0], KS, kr);
+        store_rows<DMAX>(&vs[0][0], KS, vr);
         __syncthreads();
+        if (k0 + ATTN_TILE < seq) {
+            fetch_rows<T, DMAX>(kr, qkv, g.qkv_base, g.row, g.hidden, k0 + ATTN_TILE, seq, d);
+            fetch_rows<T, DMAX>(vr, qkv, g.qkv_base, g.row, 2 * g.hidden, k0 + ATTN_TILE, seq, d);
+        }
         const uint32_t j = k0 + lane;
         const bool inside = j < seq;
         const float kb = inside ? key_bias[j] : 0.0f;
@@ -339,11 +392,14 @@ __device__ void attention_backward_q(
 
 // The entry points, one per value type and largest head dimension, named
 // attention_{forward,backward_kv,backward_q}_{f32,bf16}_d{32,64} and attention_delta_{f32,bf16}.
+// The forward pass is bounded to 128 registers a thread, four blocks to a multiprocessor
+// (ptxas gives it 143 unbounded, three blocks; bounded, it spills at most 12 bytes, none for
+// heads of 32).
 #define ATTN_PARAMS uint32_t seq, uint32_t heads, uint32_t d, float scale, uint32_t dropping, uint64_t key, \
                     uint64_t threshold, float keep_scale
 #define ATTN_ARGS seq, heads, d, scale, dropping, key, threshold, keep_scale
 #define ATTN_ENTRY_POINTS(T, NAME, DMAX)                                                                      \
-    extern "C" __global__ void attention_forward_##NAME##_d##DMAX(                                            \
+    extern "C" __global__ void __launch_bounds__(ATTN_THREADS, 4) attention_forward_##NAME##_d##DMAX(       \
         const T* qkv, const float* bias, T* ctx, float* lse, ATTN_PARAMS                                     \
     ) {                                                                                                       \
         attention_forward<T, DMAX>(qkv, bias, ctx, lse, ATTN_ARGS);                                           \

@@ -160,6 +160,71 @@ extern "C" __global__ void bias_add_bf16(
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = __hadd(x[i], b[i % cols]);
 }
 
+// kernels/gelu_cuda.rs (ops.rs's Gelu and GeluGrad): exact GELU y = x Phi(x) and its input
+// gradient dx = dy (Phi(x) + x phi(x)), computed in f32 as the CPU loops compute them; f32
+// buffers on 16-byte boundaries are read and written four elements at a time.
+#define GELU_SQRT_2_INV 0.70710678118654752f
+#define GELU_INV_SQRT_2PI 0.39894228040143268f
+
+__device__ __forceinline__ float gelu_value(float x) { return 0.5f * x * (1.0f + erff(x * GELU_SQRT_2_INV)); }
+
+__device__ __forceinline__ float gelu_slope(float x) {
+    return 0.5f * (1.0f + erff(x * GELU_SQRT_2_INV)) + x * GELU_INV_SQRT_2PI * __expf(-0.5f * x * x);
+}
+
+__device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
+
+template <typename T>
+__device__ void gelu_elements(const T* x, T* y, size_t first, size_t n) {
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        store_float(y + i, gelu_value(load_float(x + i)));
+}
+
+template <typename T>
+__device__ void gelu_grad_elements(const T* x, const T* dy, T* dx, size_t first, size_t n) {
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = first + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        store_float(dx + i, load_float(dy + i) * gelu_slope(load_float(x + i)));
+}
+
+extern "C" __global__ void gelu_f32(const float* x, float* y, const size_t n) {
+    size_t done = 0;
+    if (aligned16(x) && aligned16(y)) {
+        const size_t n4 = n / 4, stride = (size_t)blockDim.x * gridDim.x;
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+            const float4 v = reinterpret_cast<const float4*>(x)[i];
+            reinterpret_cast<float4*>(y)[i] = make_float4(gelu_value(v.x), gelu_value(v.y), gelu_value(v.z), gelu_value(v.w));
+        }
+        done = n4 * 4;
+    }
+    gelu_elements<float>(x, y, done, n);
+}
+
+extern "C" __global__ void gelu_bf16(const __nv_bfloat16* x, __nv_bfloat16* y, const size_t n) {
+    gelu_elements<__nv_bfloat16>(x, y, 0, n);
+}
+
+extern "C" __global__ void gelu_grad_f32(const float* x, const float* dy, float* dx, const size_t n) {
+    size_t done = 0;
+    if (aligned16(x) && aligned16(dy) && aligned16(dx)) {
+        const size_t n4 = n / 4, stride = (size_t)blockDim.x * gridDim.x;
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+            const float4 v = reinterpret_cast<const float4*>(x)[i], g = reinterpret_cast<const float4*>(dy)[i];
+            reinterpret_cast<float4*>(dx)[i] =
+                make_float4(g.x * gelu_slope(v.x), g.y * gelu_slope(v.y), g.z * gelu_slope(v.z), g.w * gelu_slope(v.w));
+        }
+        done = n4 * 4;
+    }
+    gelu_grad_elements<float>(x, dy, dx, done, n);
+}
+
+extern "C" __global__ void gelu_grad_bf16(
+    const __nv_bfloat16* x, const __nv_bfloat16* dy, __nv_bfloat16* dx, const size_t n
+) {
+    gelu_grad_elements<__nv_bfloat16>(x, dy, dx, 0, n);
+}
+
 // kernels/adamw_multi.rs (MultiTensorAdamW): AdamW over every parameter tensor in one launch,
 // in place, with the arithmetic of kernels/adamw_flat.rs's AdamWStep operation for operation,
 // rounded the same way (the __f*_rn intrinsics keep the compiler from fusing them).

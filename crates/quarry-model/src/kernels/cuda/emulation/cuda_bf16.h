@@ -36,6 +36,7 @@ inline dim3 blockDim;
 inline dim3 gridDim;
 
 #define __global__
+#define __launch_bounds__(...)
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
@@ -77,6 +78,8 @@ struct alignas(16) float4 {
     float x, y, z, w;
 };
 inline float2 make_float2(float x, float y) { return float2{x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+inline float __expf(float x) { return std::exp(x); }
 
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline float __fadd_rn(float a, float b) { return a + b; }

@@ -11,6 +11,9 @@
 //     reads grad, unique_ids, offsets, order (the ids as f32); writes out
 //   run_kernel concat3 DIR
 //     reads a, b, c; writes out
+//   run_kernel gelu DIR
+//     reads x, dy; writes y and dx (16-byte aligned, four at a time) and y_odd, dx_odd (the
+//     same kernels from the second element on, one at a time)
 //   run_kernel dropout DIR KEY THRESHOLD KEEP_SCALE_BITS
 //     reads x; writes y
 //   run_kernel adamw_multi DIR LENS HAS_GRAD DECAYS C1 .. C7
@@ -254,6 +257,22 @@ int adamw_multi(char** argv) {
     return 0;
 }
 
+int gelu(char** argv) {
+    const std::string dir = argv[2];
+    const std::vector<float> x = read_floats(dir + "/x"), dy = read_floats(dir + "/dy");
+    const size_t n = x.size();
+    std::vector<float> y(n), dx(n), y_odd(n - 1), dx_odd(n - 1);
+    emulation::launch(gelu_f32, dim3{2, 1, 1}, 64, x.data(), y.data(), n);
+    emulation::launch(gelu_grad_f32, dim3{2, 1, 1}, 64, x.data(), dy.data(), dx.data(), n);
+    emulation::launch(gelu_f32, dim3{2, 1, 1}, 64, x.data() + 1, y_odd.data(), n - 1);
+    emulation::launch(gelu_grad_f32, dim3{2, 1, 1}, 64, x.data() + 1, dy.data() + 1, dx_odd.data(), n - 1);
+    write_floats(dir + "/y", y);
+    write_floats(dir + "/dx", dx);
+    write_floats(dir + "/y_odd", y_odd);
+    write_floats(dir + "/dx_odd", dx_odd);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -267,6 +286,7 @@ int main(int argc, char** argv) {
     if (kernel == "layer_norm" && argc == 6) return layer_norm(argv);
     if (kernel == "grouped_row_sum" && argc == 5) return grouped_row_sum(argv);
     if (kernel == "concat3" && argc == 3) return concat3(argv);
+    if (kernel == "gelu" && argc == 3) return gelu(argv);
     std::fprintf(stderr, "usage: run_kernel KERNEL DIR ... (see the file's header)\n");
     return 2;
 }
