@@ -28,13 +28,16 @@ pub struct CodeQaScores {
 
 /// Scores `hyps` against `refs` (`refs[k][i]`: k-th reference of line `i`). METEOR runs the
 /// jar at `meteor_jar` (or `$QUARRY_METEOR_JAR`); when there is none, or it fails, the other
-/// scores are still returned and `meteor` holds the reason.
+/// scores are still returned and `meteor` holds the reason. A cancel
+/// ([`crate::cancel::within`]) stops it all with [`EvalError::Cancelled`], METEOR included.
 pub fn codeqa_scores(hyps: &[&str], refs: &[Vec<&str>], meteor_jar: Option<&Path>) -> Result<CodeQaScores, EvalError> {
     let (_, bleu) = codeqa_bleu::codeqa_bleu(hyps, refs)?;
     let (_, rouge_l) = codeqa_rouge::codeqa_rouge_l(hyps, refs)?;
     let (_, qa) = codeqa_answer::codeqa_answer_scores(hyps, refs)?;
-    let meteor =
-        codeqa_meteor::codeqa_meteor(hyps, refs, meteor_jar).map(|(s, _)| s * 100.0).map_err(|e| e.to_string());
+    let meteor = match codeqa_meteor::codeqa_meteor(hyps, refs, meteor_jar) {
+        Err(EvalError::Cancelled) => return Err(EvalError::Cancelled),
+        scored => scored.map(|(s, _)| s * 100.0).map_err(|e| e.to_string()),
+    };
     Ok(CodeQaScores {
         bleu: bleu * 100.0,
         rouge_l: rouge_l * 100.0,

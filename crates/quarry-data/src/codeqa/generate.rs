@@ -5,8 +5,9 @@
 //! main clause has no subject ("Returns the value"), parse it again with
 //! "the code" put before it (paper, Section 4.2) and generate from that.
 //! [`generate_cancellable`] is [`generate`] that a caller on another thread can
-//! stop (a Ctrl-C in Python): a long comment takes time in the product of its
-//! predicates and its length.
+//! stop (a Ctrl-C in Python): a long comment takes its parser, and the
+//! generator, time in its length (the generator makes words only for the
+//! pairs it keeps, see `tests/codeqa_scaling.rs`).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,12 +17,14 @@ use quarry_nlp::Doc;
 use super::filters::keep_answer;
 use super::pair::{Kind, Pair};
 use super::preprocess::{comment_text, with_code_subject, with_it_subject};
-use super::roles::{predicates, Predicate};
-use super::variants::{merged, split};
+use super::roles::{predicates_with, Predicate, Tree};
+use super::variants::{merged, split_with};
 use super::verb_group::verb_group;
-use super::wh::{bare_object_question, modifier_questions, object_questions, subject_question, Clause};
-use super::words::words;
-use super::yesno::yes_no_question;
+use super::wh::{
+    bare_object_question, is_asked, modifier_question, object_question, rest_has_words, subject_question, Clause,
+};
+use super::words::{has_word, words};
+use super::yesno::{has_yes_no_question, yes_no_question};
 
 /// The most pairs kept per comment by default.
 pub const DEFAULT_MAX_PAIRS: usize = 6;
@@ -98,20 +101,31 @@ pub fn pairs_from_doc(doc: &Doc, code_subject: bool, max: usize) -> Vec<Pair> {
 }
 
 /// [`pairs_from_doc`] that stops once `cancel` is set, checked before each
-/// predicate: `None` when it stopped.
+/// predicate and each pair made: `None` when it stopped.
+///
+/// Every question a predicate allows is first a [`Candidate`], ranked
+/// without its words; the words are made in rank order, only until `max`
+/// pairs are kept. Making them all took time in the product of the
+/// predicates and the comment's length: a run-on comment ("…; it returns
+/// …; it returns …") nests each clause in the next, so every predicate's
+/// arguments hold most of the comment.
 fn pairs_from_doc_cancellable(doc: &Doc, code_subject: bool, max: usize, cancel: &AtomicBool) -> Option<Vec<Pair>> {
-    let preds = predicates(doc);
+    let tree = Tree::new(doc);
+    let preds = predicates_with(doc, &tree);
     let main = main_predicate(doc, &preds);
-    let mut ranked: Vec<(usize, usize, Pair)> = Vec::new();
+    let worded: Vec<bool> = (0..doc.len()).map(|i| has_word(doc, i)).collect();
+    let prefix = if code_subject { code_prefix_len(doc) } else { 0 };
+    let mut sources: Vec<Source> = Vec::new();
+    let mut variants: Vec<Predicate> = Vec::new();
+    let mut ranked: Vec<(usize, usize, Candidate)> = Vec::new();
     for (k, p) in preds.iter().enumerate() {
         if cancel.load(Ordering::Relaxed) {
             return None;
         }
         let Some(subject) = &p.subject else { continue };
-        let prefix = if code_subject { code_prefix_len(doc) } else { 0 };
-        let is_code = prefix > 0 && subject.tokens == (0..prefix).collect::<Vec<_>>();
-        let subject_words = if is_code { "the code".to_string() } else { words(doc, &subject.tokens) };
-        if subject_words.is_empty() {
+        let is_code = prefix > 0 && subject.tokens.iter().eq(0..prefix);
+        // The subject's words are made only for the pairs made (below).
+        if !is_code && !subject.tokens.iter().any(|i| worded.get(i).copied().unwrap_or(false)) {
             continue;
         }
         let base = if Some(k) == main {
@@ -121,45 +135,65 @@ fn pairs_from_doc_cancellable(doc: &Doc, code_subject: bool, max: usize, cancel:
         } else {
             20
         };
-        let mut push = |rank: usize, pair: Pair| {
+        let mut push = |rank: usize, candidate: Candidate| {
             let order = ranked.len();
-            ranked.push((base + rank, order, pair));
+            ranked.push((base + rank, order, candidate));
         };
-        let c = clause_of(doc, p, is_code, &subject_words);
-        for q in object_questions(&c) {
-            push(if q.rule == "what-dobj" { 0 } else { 4 }, q);
+        let clause = sources.len();
+        sources.push(Source { pred: PredicateRef::Parsed(k), owner: k, is_code });
+        for (j, o) in p.objects.iter().enumerate() {
+            push(
+                if o.dep == "dobj" { 0 } else { 4 },
+                Candidate { clause, template: Template::Object(j), reattached: false },
+            );
         }
-        for q in modifier_questions(&c) {
-            push(1, q);
+        for (j, a) in p.args.iter().enumerate() {
+            if is_asked(a.role) {
+                push(1, Candidate { clause, template: Template::Modifier(j), reattached: false });
+            }
         }
         if !is_code {
-            push(5, subject_question(&c));
+            push(5, Candidate { clause, template: Template::Subject, reattached: false });
         }
-        if let Some(q) = yes_no_question(&c) {
-            push(6, q);
+        if has_yes_no_question(doc, p, &verb_group(doc, p, is_code)) {
+            push(6, Candidate { clause, template: Template::YesNo, reattached: false });
         }
         if base < 20 {
-            for v in [merged(p), split(doc, p)].into_iter().flatten() {
-                let cv = clause_of(doc, &v, is_code, &subject_words);
-                for q in object_questions(&cv).into_iter().take(1) {
-                    push(2, Pair { rule: format!("{}-reattached", q.rule), ..q });
+            for v in [merged(p), split_with(doc, &tree, p)].into_iter().flatten() {
+                let clause = sources.len();
+                sources.push(Source { pred: PredicateRef::Variant(variants.len()), owner: k, is_code });
+                if !v.objects.is_empty() {
+                    push(2, Candidate { clause, template: Template::Object(0), reattached: true });
                 }
-                for q in modifier_questions(&cv) {
-                    push(3, Pair { rule: format!("{}-reattached", q.rule), ..q });
+                for (j, a) in v.args.iter().enumerate() {
+                    if is_asked(a.role) {
+                        push(3, Candidate { clause, template: Template::Modifier(j), reattached: true });
+                    }
                 }
+                variants.push(v);
             }
-            if let Some(q) = bare_object_question(&c) {
-                push(7, q);
+            if p.objects.first().is_some_and(|o| o.dep == "dobj" && rest_has_words(p, &[o.head], &worded)) {
+                push(7, Candidate { clause, template: Template::BareObject, reattached: false });
             }
         }
     }
     ranked.sort_by_key(|(rank, order, _)| (*rank, *order));
+    let mut clauses: Vec<Option<Clause>> = sources.iter().map(|_| None).collect();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for (_, _, pair) in ranked {
+    for (_, _, candidate) in ranked {
         if out.len() >= max {
             break;
         }
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
+        let Some(slot) = clauses.get_mut(candidate.clause) else { continue };
+        let Some(source) = sources.get(candidate.clause) else { continue };
+        if slot.is_none() {
+            *slot = source.clause(doc, &preds, &variants);
+        }
+        let Some(pair) = slot.as_ref().and_then(|c| candidate.pair(c)) else { continue };
         if pair.kind == Kind::Wh && !keep_answer(&pair.answer) {
             continue;
         }
@@ -172,6 +206,83 @@ fn pairs_from_doc_cancellable(doc: &Doc, code_subject: bool, max: usize, cancel:
         }
     }
     Some(out)
+}
+
+/// A predicate that questions are asked about: one of the parse's, or an
+/// attachment variant of one ([`merged`], [`split`](super::variants::split)).
+#[derive(Debug, Clone, Copy)]
+enum PredicateRef {
+    /// The parse's predicate at this index.
+    Parsed(usize),
+    /// The variant at this index.
+    Variant(usize),
+}
+
+/// What a [`Clause`] is made from.
+#[derive(Debug, Clone, Copy)]
+struct Source {
+    /// The predicate.
+    pred: PredicateRef,
+    /// The parse's predicate whose subject it has.
+    owner: usize,
+    /// True when that subject is the added "the code".
+    is_code: bool,
+}
+
+impl Source {
+    /// The clause, with its subject's words (`None` only for an index out
+    /// of range, which the callers never give).
+    fn clause<'a>(&self, doc: &'a Doc, preds: &'a [Predicate], variants: &'a [Predicate]) -> Option<Clause<'a>> {
+        let pred = match self.pred {
+            PredicateRef::Parsed(k) => preds.get(k)?,
+            PredicateRef::Variant(k) => variants.get(k)?,
+        };
+        let subject = preds.get(self.owner)?.subject.as_ref()?;
+        let subject = if self.is_code { "the code".to_string() } else { words(doc, &subject.tokens) };
+        Some(clause_of(doc, pred, self.is_code, &subject))
+    }
+}
+
+/// The template of a candidate pair.
+#[derive(Debug, Clone, Copy)]
+enum Template {
+    /// [`object_question`] about the object at this index.
+    Object(usize),
+    /// [`modifier_question`] about the argument at this index.
+    Modifier(usize),
+    /// [`subject_question`].
+    Subject,
+    /// [`yes_no_question`].
+    YesNo,
+    /// [`bare_object_question`].
+    BareObject,
+}
+
+/// A pair not made yet: its clause (an index into the sources) and
+/// template.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    /// The index of its clause's [`Source`].
+    clause: usize,
+    /// Its template.
+    template: Template,
+    /// True for a question about an attachment variant: its rule is marked
+    /// `-reattached`.
+    reattached: bool,
+}
+
+impl Candidate {
+    /// The pair, made from clause `c`.
+    fn pair(&self, c: &Clause) -> Option<Pair> {
+        let pair = match self.template {
+            Template::Object(j) => object_question(c, c.pred.objects.get(j)?),
+            Template::Modifier(j) => modifier_question(c, c.pred.args.get(j)?)?,
+            Template::Subject => subject_question(c),
+            Template::YesNo => yes_no_question(c)?,
+            Template::BareObject => bare_object_question(c)?,
+        };
+        Some(if self.reattached { Pair { rule: format!("{}-reattached", pair.rule), ..pair } } else { pair })
+    }
 }
 
 /// The template inputs of a predicate.

@@ -30,6 +30,7 @@ pub mod score;
 pub mod shards;
 pub mod stats;
 pub mod stored;
+pub mod tokens;
 pub mod variants;
 pub mod verb_group;
 pub mod wh;

@@ -12,7 +12,7 @@
 
 use quarry_nlp::Doc;
 
-use super::roles::{modifier_role, subtree_of, Arg, Predicate, Role};
+use super::roles::{modifier_role_with, Arg, Predicate, Role, Tree};
 
 /// Dependents that may belong to the object before them: phrases, and
 /// infinitives ("the amount of time [to wait …]", "an apache site [to be
@@ -23,14 +23,14 @@ const MERGEABLE: [&str; 4] = ["prep", "xcomp", "advcl", "ccomp"];
 /// first object folded into that object.
 pub fn merged(p: &Predicate) -> Option<Predicate> {
     let object = p.objects.first().filter(|o| o.dep == "dobj")?;
-    let last = *object.tokens.last()?;
-    let next = |a: &Arg| a.tokens.first() == Some(&(last + 1)) && MERGEABLE.contains(&a.dep.as_str());
+    let last = object.tokens.last()?;
+    let next = |a: &Arg| a.tokens.first() == Some(last + 1) && MERGEABLE.contains(&a.dep.as_str());
     let arg = p.args.iter().chain(&p.objects[1..]).find(|a| next(a))?.clone();
     let mut q = p.clone();
     q.args.retain(|a| a.head != arg.head);
     q.objects.retain(|o| o.head != arg.head || o.dep == "dobj");
     let mut tokens = object.tokens.clone();
-    tokens.extend(arg.tokens);
+    tokens.extend(&arg.tokens);
     q.objects[0] = Arg { tokens, ..object.clone() };
     Some(q)
 }
@@ -38,19 +38,25 @@ pub fn merged(p: &Predicate) -> Option<Predicate> {
 /// The predicate with the phrase that ends its first object made a
 /// modifier of the verb.
 pub fn split(doc: &Doc, p: &Predicate) -> Option<Predicate> {
+    split_with(doc, &Tree::new(doc), p)
+}
+
+/// [`split`] with the doc's [`Tree`] already made, so that it takes time in
+/// the object's children rather than the doc's length.
+pub(crate) fn split_with(doc: &Doc, tree: &Tree, p: &Predicate) -> Option<Predicate> {
     let object = p.objects.first().filter(|o| o.dep == "dobj")?;
     let head = object.head;
-    let last_child = doc.children(head).into_iter().rfind(|&c| c > head)?;
+    let last_child = tree.children(head).iter().copied().rfind(|&c| c > head)?;
     let t = &doc.tokens[last_child];
     let role = match t.dep.as_str() {
-        "prep" if !t.text.eq_ignore_ascii_case("of") => modifier_role(doc, last_child).unwrap_or(Role::Arg2),
+        "prep" if !t.text.eq_ignore_ascii_case("of") => modifier_role_with(doc, tree, last_child).unwrap_or(Role::Arg2),
         "acl" if t.tag == "VBG" && t.lemma == "use" => Role::Manner,
         _ => return None,
     };
-    let tail = subtree_of(doc, last_child);
-    let (start, end) = (*tail.first()?, *tail.last()?);
-    let kept: Vec<usize> = object.tokens.iter().copied().filter(|&i| i < start).collect();
-    if kept.is_empty() || object.tokens.iter().any(|&i| i > end) {
+    let tail = tree.subtree(last_child);
+    let (start, end) = (tail.first()?, tail.last()?);
+    let kept = object.tokens.before(start);
+    if kept.is_empty() || object.tokens.any_after(end) {
         return None;
     }
     let mut q = p.clone();

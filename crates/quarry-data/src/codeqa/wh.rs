@@ -14,6 +14,8 @@
 //! modifiers in PropBank's label order (ADV, CAU, DIR, EXT, LOC, MNR, PNC,
 //! TMP), each in document order.
 
+use std::collections::HashSet;
+
 use quarry_nlp::Doc;
 
 use super::pair::{Kind, Pair};
@@ -37,18 +39,7 @@ impl Clause<'_> {
     /// The arguments other than the subject and those headed by `skip`, in
     /// Syn-QG's order, as words.
     pub fn rest(&self, skip: &[usize]) -> String {
-        let mut parts: Vec<&Arg> = Vec::new();
-        for a in self.pred.objects.iter().chain(&self.pred.args) {
-            if skip.contains(&a.head) || parts.iter().any(|p| p.head == a.head) {
-                continue;
-            }
-            if self.pred.subject.as_ref().is_some_and(|s| s.head == a.head) {
-                continue;
-            }
-            parts.push(a);
-        }
-        parts.sort_by_key(|a| (a.role, a.head));
-        let texts: Vec<String> = parts.iter().map(|a| words(self.doc, &a.tokens)).collect();
+        let texts: Vec<String> = rest_args(self.pred, skip).iter().map(|a| words(self.doc, &a.tokens)).collect();
         super::words::join(&texts.iter().map(String::as_str).collect::<Vec<_>>())
     }
 
@@ -56,6 +47,34 @@ impl Clause<'_> {
     pub fn object(&self) -> Option<&Arg> {
         self.pred.objects.first()
     }
+}
+
+/// The arguments of `pred` that [`Clause::rest`] puts in a question: the
+/// objects and other arguments not headed by `skip` nor by the subject's
+/// head, the first of each head only, in Syn-QG's order.
+fn rest_args<'p>(pred: &'p Predicate, skip: &[usize]) -> Vec<&'p Arg> {
+    let subject = pred.subject.as_ref().map(|s| s.head);
+    let mut heads = HashSet::new();
+    let mut parts: Vec<&Arg> = Vec::new();
+    for a in pred.objects.iter().chain(&pred.args) {
+        if skip.contains(&a.head) || subject == Some(a.head) || !heads.insert(a.head) {
+            continue;
+        }
+        parts.push(a);
+    }
+    parts.sort_by_key(|a| (a.role, a.head));
+    parts
+}
+
+/// True when [`Clause::rest`] of `pred` with `skip` has words, without
+/// making them: `worded[i]` tells whether token `i` has a word.
+pub(crate) fn rest_has_words(pred: &Predicate, skip: &[usize], worded: &[bool]) -> bool {
+    rest_args(pred, skip).iter().any(|a| a.tokens.iter().any(|i| worded.get(i).copied().unwrap_or(false)))
+}
+
+/// True when modifiers of `role` are asked about (see [`wh_word`]).
+pub fn is_asked(role: Role) -> bool {
+    !matches!(role, Role::Agent | Role::Patient | Role::Arg2 | Role::Adverbial)
 }
 
 /// The wh-word a modifier role asks with (`None` for roles never asked).
@@ -80,17 +99,18 @@ pub fn wh_word(role: Role, answer: &str) -> Option<&'static str> {
 
 /// Object questions: one per object candidate.
 pub fn object_questions(c: &Clause) -> Vec<Pair> {
+    c.pred.objects.iter().map(|o| object_question(c, o)).collect()
+}
+
+/// The question about object candidate `o` of the clause.
+pub fn object_question(c: &Clause, o: &Arg) -> Pair {
     let v = &c.verb;
-    c.pred
-        .objects
-        .iter()
-        .map(|o| Pair {
-            question: question(&["What", &v.main_aux, &c.subject, &v.secondary, &v.verb, &c.rest(&[o.head])]),
-            answer: words(c.doc, &o.tokens),
-            kind: Kind::Wh,
-            rule: format!("what-{}", o.dep),
-        })
-        .collect()
+    Pair {
+        question: question(&["What", &v.main_aux, &c.subject, &v.secondary, &v.verb, &c.rest(&[o.head])]),
+        answer: words(c.doc, &o.tokens),
+        kind: Kind::Wh,
+        rule: format!("what-{}", o.dep),
+    }
 }
 
 /// The object question without the other arguments ("What does the code
@@ -126,24 +146,26 @@ pub fn subject_question(c: &Clause) -> Pair {
 
 /// One question per modifier that has a wh-word.
 pub fn modifier_questions(c: &Clause) -> Vec<Pair> {
+    c.pred.args.iter().filter_map(|a| modifier_question(c, a)).collect()
+}
+
+/// The question about modifier `a` of the clause, when its role has a
+/// wh-word.
+pub fn modifier_question(c: &Clause, a: &Arg) -> Option<Pair> {
     let v = &c.verb;
-    let mut out = Vec::new();
-    for a in &c.pred.args {
-        let answer = words(c.doc, &a.tokens);
-        let Some(wh) = wh_word(a.role, &answer) else { continue };
-        let (object, mut skip) = match c.object() {
-            Some(o) if o.head != a.head => (words(c.doc, &o.tokens), vec![o.head]),
-            _ => (String::new(), Vec::new()),
-        };
-        skip.push(a.head);
-        out.push(Pair {
-            question: question(&[wh, &v.main_aux, &c.subject, &v.secondary, &v.verb, &object, &c.rest(&skip)]),
-            answer,
-            kind: Kind::Wh,
-            rule: format!("am-{}", role_name(a.role)),
-        });
-    }
-    out
+    let answer = words(c.doc, &a.tokens);
+    let wh = wh_word(a.role, &answer)?;
+    let (object, mut skip) = match c.object() {
+        Some(o) if o.head != a.head => (words(c.doc, &o.tokens), vec![o.head]),
+        _ => (String::new(), Vec::new()),
+    };
+    skip.push(a.head);
+    Some(Pair {
+        question: question(&[wh, &v.main_aux, &c.subject, &v.secondary, &v.verb, &object, &c.rest(&skip)]),
+        answer,
+        kind: Kind::Wh,
+        rule: format!("am-{}", role_name(a.role)),
+    })
 }
 
 /// PropBank's short name of a modifier role.

@@ -15,6 +15,12 @@ pub fn word(doc: &Doc, i: usize) -> String {
     t.chars().filter(|c| !DROPPED.contains(c) && !c.is_whitespace()).flat_map(char::to_lowercase).collect()
 }
 
+/// True when token `i` has a released form ([`word`] is not empty), found
+/// without making it.
+pub fn has_word(doc: &Doc, i: usize) -> bool {
+    doc.tokens.get(i).is_some_and(|t| t.text.chars().any(|c| !DROPPED.contains(&c) && !c.is_whitespace()))
+}
+
 /// The words of `tokens` (in the order given) joined by single spaces.
 pub fn words(doc: &Doc, tokens: &[usize]) -> String {
     let mut out = String::new();
@@ -58,4 +64,32 @@ pub fn question(parts: &[&str]) -> String {
     };
     out.push_str(" ?");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use quarry_nlp::Token;
+
+    use super::*;
+
+    #[test]
+    fn has_word_tells_an_empty_word_without_making_it() {
+        let texts = ["Value", ",", ".", "''", "`", "n't", "\u{a0}", "İ", "..,", "a.b", ""];
+        let token = |text: &&str| Token {
+            text: text.to_string(),
+            whitespace: " ".into(),
+            tag: "NN".into(),
+            pos: "NOUN".into(),
+            morph: String::new(),
+            lemma: String::new(),
+            head: 0,
+            dep: "dep".into(),
+            sent_start: false,
+        };
+        let doc = Doc { text: String::new(), tokens: texts.iter().map(token).collect() };
+        for (i, text) in texts.iter().enumerate() {
+            assert_eq!(has_word(&doc, i), !word(&doc, i).is_empty(), "{text:?}");
+        }
+        assert!(!has_word(&doc, texts.len()));
+    }
 }
