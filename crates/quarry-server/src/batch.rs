@@ -6,6 +6,7 @@
 //! edit waits for the check the analyses make between their steps, not for
 //! a whole batch of other files.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -38,12 +39,14 @@ pub struct Ran {
 /// limits, reading `incoming` meanwhile; the first message for which
 /// `interrupts` is true cancels the files not finished yet. With `cache`
 /// (a view of the analysis cache made for this `project`), a file's
-/// findings are taken from it when they are there, and stored when not.
+/// findings are taken from it when they are there, and stored when not;
+/// the files in `uncached` are analysed whatever it holds (and stored).
 pub fn run(
     batch: &[PathBuf],
     project: &Project,
     config: &Resolved,
     cache: Option<&CacheView>,
+    uncached: &HashSet<PathBuf>,
     incoming: &Receiver<Incoming>,
     interrupts: impl Fn(&Incoming) -> bool,
 ) -> Ran {
@@ -53,7 +56,7 @@ pub fn run(
     let outcomes = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
             let outcomes: Vec<Outcome> =
-                batch.par_iter().map(|path| analyse(path, project, config, cache, &cancel)).collect();
+                batch.par_iter().map(|path| analyse(path, project, config, cache, uncached, &cancel)).collect();
             let _ = done.send(());
             outcomes
         });
@@ -84,18 +87,21 @@ pub fn run(
     Ran { outcomes, arrived }
 }
 
-/// One file's analysis (or its findings from the cache); a panic in it (a
-/// bug) costs that file's diagnostics, not the session.
+/// One file's analysis (or its findings from the cache, unless it is one
+/// of `uncached`); a panic in it (a bug) costs that file's diagnostics, not
+/// the session.
 fn analyse(
     path: &std::path::Path,
     project: &Project,
     config: &Resolved,
     cache: Option<&CacheView>,
+    uncached: &HashSet<PathBuf>,
     cancel: &Arc<AtomicBool>,
 ) -> Outcome {
     let deadline = Deadline::new(config.limits.time_budget).cancelled_by(cancel.clone());
     let analyse = || {
-        if let Some(report) = cache.and_then(|cache| cache.report(project, path)) {
+        let lookup = cache.filter(|_| !uncached.contains(path));
+        if let Some(report) = lookup.and_then(|cache| cache.report(project, path)) {
             return Ok(report);
         }
         let positive = [Polarity::Positive];
@@ -137,7 +143,7 @@ mod tests {
         let progress = Notification::new("$/progress".into(), serde_json::Value::Null);
         sender.send(Incoming::Message(Message::Notification(progress))).unwrap();
 
-        let ran = run(&files[..1], &project, &config, None, &incoming, |_| true);
+        let ran = run(&files[..1], &project, &config, None, &HashSet::new(), &incoming, |_| true);
         assert!(matches!(ran.outcomes[0], Ok(Err(SyntaxError::Cancelled { .. }))), "not cancelled");
         assert!(
             matches!(ran.arrived.as_slice(), [Incoming::Message(Message::Notification(n))] if n.method == "$/progress")
@@ -145,7 +151,7 @@ mod tests {
         // A message that does not interrupt: the batch completes.
         let progress = Notification::new("$/progress".into(), serde_json::Value::Null);
         sender.send(Incoming::Message(Message::Notification(progress))).unwrap();
-        let ran = run(&files[1..], &project, &config, None, &incoming, |_| false);
+        let ran = run(&files[1..], &project, &config, None, &HashSet::new(), &incoming, |_| false);
         assert!(matches!(&ran.outcomes[0], Ok(Ok(report)) if report.findings.len() == 1), "small.py failed");
         assert_eq!(ran.arrived.len(), 1);
     }
@@ -169,7 +175,7 @@ mod tests {
         let view = CacheView::new(&project, &files, &options, &cache);
         assert!(view.report(&project, &file).is_none());
         let (_sender, incoming) = crossbeam_channel::unbounded::<Incoming>();
-        let ran = run(&files, &project, &config, Some(&view), &incoming, |_| false);
+        let ran = run(&files, &project, &config, Some(&view), &HashSet::new(), &incoming, |_| false);
         let Ok(Ok(analysed)) = &ran.outcomes[0] else { panic!("m.py failed") };
         // A new session's view serves the same findings without analysing.
         let project = Project::new(&files, &Default::default());

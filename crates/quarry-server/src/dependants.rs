@@ -1,9 +1,12 @@
 //! Which modules import which, kept between edits: a module's imports are
 //! read from its summary once and forgotten only when that summary changes
 //! (or the file set does, with a new project; a file added to the project
-//! changes only the imports that now resolve to it, or otherwise than
-//! before), so finding the dependants of an edited module does not resolve
-//! every import of the workspace again on each keystroke.
+//! changes only the imports of the modules whose imports now resolve
+//! otherwise, [`ImportGraph::changed_by_added_files`]), so finding the
+//! dependants of an edited module does not resolve every import of the
+//! workspace again on each keystroke.
+
+use std::collections::HashSet;
 
 use quarry_query::project::{ModuleId, Project};
 
@@ -64,14 +67,18 @@ impl ImportGraph {
     }
 
     /// After files were added to the project (`after` is `before` with more
-    /// files, the same modules first): the modules of `before` whose
-    /// imports resolve differently in `after` (they import a new module, by
-    /// name or by folder, or a name now stands for another module) or whose
-    /// own name changed (a new `__init__.py` made their folder a package),
-    /// whose imports are kept as `after` resolves them.
+    /// files, the same modules first): the modules of `before` that may be
+    /// analysed differently in `after`, whose imports are kept as `after`
+    /// resolves them. Those are the modules where a name their imports
+    /// write stands for another module, or for one where there was none
+    /// (a new module, a name a new `__init__.py` or a wider common folder
+    /// gives, their own included: `from pkg.m import *` in `pkg/m.py`), those
+    /// importing a package that a new module is a submodule of (read as
+    /// the attribute `pkg.new`), and those whose own name changed.
     pub fn changed_by_added_files(&mut self, before: &Project, after: &Project) -> Vec<ModuleId> {
         let count = after.modules().len();
         self.imports.resize(count, None);
+        let grown = grown_packages(before, after);
         let mut changed = Vec::new();
         for index in 0..before.modules().len().min(count) {
             let module = ModuleId::new(index);
@@ -80,20 +87,45 @@ impl ImportGraph {
                 changed.push(module);
                 continue;
             }
-            let now = after.imports_of(module);
+            let now = after.import_resolution(module);
             if before.summary_if_read(module).is_none() {
                 // Read once, in `after`, and lent to `before`.
                 if let Some(summary) = after.summary_if_read(module) {
                     before.provide_summary(module, summary.clone());
                 }
             }
-            if before.modules().name(module) != after.modules().name(module) || before.imports_of(module) != now {
+            let renamed = before.modules().name(module) != after.modules().name(module);
+            let reaches_grown = now.iter().any(|(_, target)| target.is_some_and(|t| grown.contains(&t)));
+            if renamed || reaches_grown || before.import_resolution(module) != now {
                 changed.push(module);
             }
-            self.imports[index] = Some(now);
+            self.imports[index] = Some(after.imports_of(module));
         }
         changed
     }
+}
+
+/// The packages of `after` that gained a submodule over `before`, directly
+/// or below other packages: those whose folder holds a new module through
+/// a chain of packages (`pkg` and `pkg.sub` for a new `pkg/sub/new.py`).
+fn grown_packages(before: &Project, after: &Project) -> HashSet<ModuleId> {
+    let mut grown = HashSet::new();
+    for added in before.modules().len()..after.modules().len() {
+        let added = ModuleId::new(added);
+        let mut folder = after.modules().path(added).parent();
+        while let Some(dir) = folder {
+            match after.module_of(&dir.join("__init__.py")) {
+                // A new `__init__.py` is its folder's package.
+                Some(package) if package == added => {}
+                Some(package) => {
+                    grown.insert(package);
+                }
+                None => break,
+            }
+            folder = dir.parent();
+        }
+    }
+    grown
 }
 
 #[cfg(test)]
@@ -115,17 +147,19 @@ mod tests {
         let importer = write(ws.join("a.py"), "from helper import area\n");
         let through = write(ws.join("b.py"), "import a\n");
         let other = write(ws.join("c.py"), "import os\n");
+        // Its own name `ws.me` exists once the files' common folder is above `ws`.
+        let itself = write(ws.join("me.py"), "from ws.me import *\n");
         let helper = write(elsewhere.join("helper.py"), "def area(w, h):\n    return w * h\n");
-        let files = vec![importer, through, other];
+        let files = vec![importer, through, other, itself];
         let before = Project::new(&files, &Default::default());
         let mut grown = files.clone();
         grown.push(helper);
         let after = Project::new(&grown, &Default::default());
         let mut graph = ImportGraph::default();
         let changed = graph.changed_by_added_files(&before, &after);
-        assert_eq!(changed, [ModuleId::new(0)]);
+        assert_eq!(changed, [ModuleId::new(0), ModuleId::new(3)]);
         assert_eq!(graph.dependants_of(&after, &changed), [ModuleId::new(1)]);
-        let mut of_helper = graph.dependants(&after, ModuleId::new(3));
+        let mut of_helper = graph.dependants(&after, ModuleId::new(4));
         of_helper.sort();
         assert_eq!(of_helper, [ModuleId::new(0), ModuleId::new(1)]);
         // A new `__init__.py` renames the modules of its folder (`m` becomes `pkg.m`).
@@ -134,5 +168,14 @@ mod tests {
         let after = Project::new(&[module, ws.join("pkg/__init__.py")], &Default::default());
         assert_eq!(after.modules().name(ModuleId::new(0)), "pkg.m");
         assert_eq!(ImportGraph::default().changed_by_added_files(&before, &after), [ModuleId::new(0)]);
+        // A new submodule of a package: its importers may read it as an attribute (`lib.shapes`).
+        let files = vec![
+            write(ws.join("lib/__init__.py"), ""),
+            write(ws.join("user.py"), "import lib\n"),
+            write(ws.join("aside.py"), "import os\n"),
+        ];
+        let before = Project::new(&files, &Default::default());
+        let after = Project::new(&[files, vec![ws.join("lib/shapes.py")]].concat(), &Default::default());
+        assert_eq!(ImportGraph::default().changed_by_added_files(&before, &after), [ModuleId::new(1)]);
     }
 }

@@ -40,9 +40,13 @@
 //! - Opening a file the project lacks (outside the workspace folder, or new
 //!   in it) adds it without a rebuild (`Project::with_files_added`: the
 //!   summaries read so far are kept): it is analysed first, alone; then only
-//!   the files whose imports resolve differently with it, and their
-//!   importers, are analysed again (`dependants`). A configuration change,
-//!   or a file deleted, rebuilds the project and analyses every file.
+//!   the files whose imports may resolve differently with it (a name they
+//!   import stands for another module, a new one or themselves; a package
+//!   they import gained it as a submodule), and their importers, are
+//!   analysed again (`dependants`), not from the cache, whose keys do not
+//!   see what names stand for; so are files opened earlier whose importers
+//!   were still to be found. A configuration change, or a file deleted,
+//!   rebuilds the project and analyses every file.
 //! - An open document is reparsed from its last tree
 //!   (`ParsedFile::reparse_within`; the project keeps each overlay's last tree
 //!   across `Project::edited`), and `dependants` keeps the import graph

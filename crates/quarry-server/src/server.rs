@@ -32,7 +32,7 @@ use lsp_types::{
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
 use quarry_query::cache::run::CacheView;
-use quarry_query::project::Project;
+use quarry_query::project::{ModuleId, Project};
 use quarry_query::report::FileReport;
 use quarry_query::run::RunOptions;
 use quarry_syntax::corpus::source_files_excluding;
@@ -100,6 +100,11 @@ pub struct Server {
     /// files whose imports that changes are yet to be found
     /// ([`Server::refresh_importers`]).
     before_added: Option<Project>,
+    /// Files analysed again because files joined the project, whose next
+    /// findings must not come from the cache: its entries are keyed by the
+    /// modules a file imports, not by what the names it imports stand for
+    /// (a name that now stands for the file itself changes no key).
+    not_from_cache: HashSet<PathBuf>,
     /// Open documents edited since the project last took their text.
     stale: HashSet<PathBuf>,
     dirty: VecDeque<PathBuf>,
@@ -160,6 +165,7 @@ impl Server {
             cache: None,
             cache_view: None,
             before_added: None,
+            not_from_cache: HashSet::new(),
             stale: HashSet::new(),
             dirty: VecDeque::new(),
             dirty_set: HashSet::new(),
@@ -576,31 +582,42 @@ impl Server {
     /// the workspace folder, or created in it) joins the project without
     /// a rebuild, so that its diagnostics wait for its own analysis only:
     /// the modules keep their ids and the summaries read so far
-    /// (`Project::with_files_added`), and nothing is analysed again here.
-    /// Once the open documents are done, [`Server::refresh_importers`]
-    /// marks dirty the files that the new module changes; the cache view,
-    /// which knows the old modules only, is made again before unopened
-    /// files are analysed.
+    /// (`Project::with_files_added`), and nothing is analysed again here
+    /// but the files added earlier while their importers are yet to be
+    /// found (their analysis saw the project without this one). Once the
+    /// open documents are done, [`Server::refresh_importers`] marks dirty
+    /// the files that the new modules change; the cache view, which knows
+    /// the old modules only, is made again before unopened files are
+    /// analysed.
     fn add_to_project(&mut self) {
         let overlays = self.documents.iter().map(|(p, d)| (p.clone(), Arc::from(d.text.as_str()))).collect();
-        let project = self.project.with_files_added(&self.files[self.project.modules().len()..], overlays);
+        let known = self.project.modules().len();
+        let project = self.project.with_files_added(&self.files[known..], overlays);
         // Compared with the project of the published diagnostics: the first one files were added to.
         let before = std::mem::replace(&mut self.project, project);
-        self.before_added.get_or_insert(before);
+        let first_added = self.before_added.get_or_insert(before).modules().len();
+        for earlier in first_added..known {
+            let earlier = self.project.modules().path(ModuleId::new(earlier)).to_path_buf();
+            self.not_from_cache.insert(earlier.clone());
+            self.mark_dirty(&earlier);
+        }
         self.cache_view = None;
     }
 
     /// After files joined the project ([`Server::add_to_project`]): marks
-    /// dirty the modules whose imports resolve differently now (they import
-    /// a new module) and the modules that import those, directly or not:
-    /// the files whose analysis the new modules can change, as a rebuild
-    /// would have found them.
+    /// dirty the modules whose imports may resolve differently now
+    /// ([`ImportGraph::changed_by_added_files`]: a name they import stands
+    /// for a new module, for themselves, or for another module than
+    /// before) and the modules that import those, directly or not: the
+    /// files whose analysis the new modules can change, as a rebuild would
+    /// have found them. Their findings are not taken from the cache.
     fn refresh_importers(&mut self) {
         let Some(before) = self.before_added.take() else { return };
         let changed = self.imports.changed_by_added_files(&before, &self.project);
         let dependants = self.imports.dependants_of(&self.project, &changed);
         for module in changed.into_iter().chain(dependants) {
             let path = self.project.modules().path(module).to_path_buf();
+            self.not_from_cache.insert(path.clone());
             self.mark_dirty(&path);
         }
     }
@@ -641,7 +658,8 @@ impl Server {
         let uris: Vec<&str> = batch.iter().filter_map(|p| self.documents.get(p)).map(|d| d.uri.as_str()).collect();
         let interrupts = |incoming: &Incoming| background || edits_one_of(incoming, &uris);
         let cache = if background { self.cache_view.as_ref() } else { None };
-        let ran = batch::run(&batch, &self.project, &self.config, cache, &self.incoming, interrupts);
+        let uncached = &self.not_from_cache;
+        let ran = batch::run(&batch, &self.project, &self.config, cache, uncached, &self.incoming, interrupts);
         for incoming in ran.arrived {
             if let Some(message) = self.take(incoming) {
                 self.pending.push_back(message);
@@ -651,6 +669,7 @@ impl Server {
             match outcome {
                 Ok(Err(SyntaxError::Cancelled { .. })) => self.mark_dirty(path),
                 Ok(report) => {
+                    self.not_from_cache.remove(path);
                     self.publish_report(path, report);
                     self.refresh_dependants(path);
                 }

@@ -207,6 +207,24 @@ impl Project {
     /// the packages above it and, for `from m import name`, the submodule
     /// `m.name` when there is one. Its summary is read if need be.
     pub fn imports_of(&self, module: ModuleId) -> Vec<ModuleId> {
+        let mut found: Vec<ModuleId> = self.import_resolution(module).into_iter().filter_map(|(_, t)| t).collect();
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|&m| m != module);
+        found
+    }
+
+    /// Every module name `module`'s module-level imports write, with what
+    /// it stands for in this project (`None`: nothing of the project;
+    /// `module` itself when it imports itself), sorted: each dotted prefix
+    /// of an imported module (with a relative import's dots) and, where the
+    /// module is found, `m import name` for `from m import name` with the
+    /// submodule it names, if any. Where the project changes its files,
+    /// the names the module's imports write resolve as before exactly
+    /// when this is equal (an attribute of an imported package, `pkg.sub`
+    /// read after `import pkg`, is not one of them). Its summary is read
+    /// if need be.
+    pub fn import_resolution(&self, module: ModuleId) -> Vec<(String, Option<ModuleId>)> {
         let Some(summary) = self.summary(module) else { return Vec::new() };
         let imports = summary.names.values().filter_map(|b| match b {
             Binding::Import(import) => Some(import),
@@ -222,20 +240,15 @@ impl Project {
                 if (end == 0 && level == 0) || prefix.is_empty() {
                     continue;
                 }
-                if let Some(target) = self.module_target(module, &prefix) {
-                    found.push(target);
-                    if end == parts.len() {
-                        if let Some(sub) = import.name.as_deref().and_then(|n| self.inner.modules.submodule(target, n))
-                        {
-                            found.push(sub);
-                        }
-                    }
+                let target = self.module_target(module, &prefix);
+                if let (Some(target), Some(name), true) = (target, import.name.as_deref(), end == parts.len()) {
+                    found.push((format!("{prefix} import {name}"), self.inner.modules.submodule(target, name)));
                 }
+                found.push((prefix, target));
             }
         }
         found.sort_unstable();
         found.dedup();
-        found.retain(|&m| m != module);
         found
     }
 
@@ -577,5 +590,31 @@ mod tests {
         assert_eq!(grown.imports_of(ma), [added]);
         // Adding a file the project has changes nothing.
         assert_eq!(grown.with_files_added(std::slice::from_ref(&a), overlay("Y = 2\n")).modules().len(), 3);
+    }
+
+    #[test]
+    fn import_resolution_names_every_written_module_itself_included() {
+        let temp = tempfile::tempdir().unwrap();
+        let (init, m, helper) =
+            (temp.path().join("pkg/__init__.py"), temp.path().join("pkg/m.py"), temp.path().join("pkg/helper.py"));
+        std::fs::create_dir_all(temp.path().join("pkg")).unwrap();
+        std::fs::write(&init, "").unwrap();
+        std::fs::write(&m, "from pkg.m import *\nfrom . import helper\nimport os.path\n").unwrap();
+        std::fs::write(&helper, "").unwrap();
+        let project = Project::new(&[init, m.clone(), helper], &LoadOptions::default());
+        let (pkg, module, helper) = (ModuleId::new(0), ModuleId::new(1), ModuleId::new(2));
+        let resolution = project.import_resolution(module);
+        let expected = [
+            (".", Some(pkg)),
+            (". import helper", Some(helper)),
+            // `import os.path` binds `os`.
+            ("os", None),
+            ("pkg", Some(pkg)),
+            ("pkg.m", Some(module)),
+        ];
+        let expected: Vec<(String, Option<ModuleId>)> = expected.iter().map(|(n, t)| (n.to_string(), *t)).collect();
+        assert_eq!(resolution, expected);
+        // `imports_of` leaves the module itself and what is outside out.
+        assert_eq!(project.imports_of(module), [pkg, helper]);
     }
 }

@@ -94,6 +94,16 @@ impl Session {
         body.to_string()
     }
 
+    /// The next message the server sends within `wait`; `None` when it
+    /// sends none that soon (an answer that no `Message` holds fails the
+    /// test, as with [`Session::next`]).
+    pub fn next_within(&self, wait: Duration) -> Option<Message> {
+        match self.from_server.recv_timeout(wait).ok()? {
+            Outgoing::Message(message) => Some(message),
+            Outgoing::Raw(text) => panic!("the server sent {text}, not a message"),
+        }
+    }
+
     /// The next message the server sends (an answer that no `Message`
     /// holds fails the test: take those with [`Session::next_text`]).
     pub fn next(&self) -> Message {
