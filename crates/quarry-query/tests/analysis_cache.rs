@@ -4,7 +4,9 @@
 //! file alone when not; other settings or another build re-analyse
 //! everything; a corrupt entry is analysed again and rewritten; two runs
 //! writing the same cache at once both get the right findings; a view of
-//! the cache told of an unsaved edit serves no stale findings.
+//! the cache told of an unsaved edit serves no stale findings, nor does a
+//! run over a file set that gives a module name a file's imports write
+//! another meaning or an imported package new submodules.
 
 use std::path::{Path, PathBuf};
 
@@ -202,4 +204,84 @@ fn a_view_told_of_an_unsaved_edit_serves_no_stale_findings() {
     assert!(view.report(&edited, &files[1]).is_none(), "child.py's findings are stale");
     assert!(view.report(&edited, &files[2]).is_none(), "grandchild.py's findings are stale");
     assert!(view.report(&edited, &files[3]).is_some(), "alone.py imports nothing that changed");
+}
+
+/// Writes `files` (path under `root`, text), creating their folders.
+fn write_all(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// A run over `before` fills the cache; then `added` is written and a run
+/// over `before` and `added` must find what an uncached run finds, which
+/// for the file `changed` is not what it found before.
+fn a_grown_file_set_serves_no_stale_findings(before: &[(&str, &str)], added: &[(&str, &str)], changed: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_all(root, before);
+    let cache = AnalysisCache::open(&root.join(".quarry_cache")).unwrap();
+    let options = options(all_queries());
+    let first: Vec<PathBuf> = before.iter().map(|(p, _)| root.join(p)).collect();
+    let (run, findings) = cached(&first, &cache, &options);
+    assert_eq!(run, counts(0, first.len()));
+    let was = findings.iter().find(|(f, _)| *f == name(Path::new(changed))).unwrap().clone();
+    write_all(root, added);
+    let mut second = first.clone();
+    second.extend(added.iter().map(|(p, _)| root.join(p)));
+    let expected = uncached(&second, &options);
+    let now = expected.iter().find(|(f, _)| *f == name(Path::new(changed))).unwrap();
+    assert_ne!(*now, was, "the added files change nothing in {changed}");
+    let (run, findings) = cached(&second, &cache, &options);
+    assert_eq!(findings, expected, "{changed}: stale findings from the cache ({run:?})");
+    assert_eq!(cached(&second, &cache, &options), (counts(second.len(), 0), expected));
+}
+
+#[test]
+fn a_wider_common_folder_gives_a_file_its_own_dotted_name() {
+    // `ws.app` names nothing until a file outside `ws/` joins the run.
+    let app = "from ws.app import *\n\n__all__ = ['f']\n\n\ndef f():\n    pass\n";
+    a_grown_file_set_serves_no_stale_findings(
+        &[("ws/app.py", app), ("ws/b.py", "import os\n")],
+        &[("x/tool.py", "import os\n\nprint(os.getcwd())\n")],
+        "ws/app.py",
+    );
+}
+
+#[test]
+fn a_new_init_renames_a_module_that_imports_itself_by_its_old_name() {
+    // `from m import *` in pkg/m.py names itself until pkg/__init__.py makes it `pkg.m`.
+    let m = "from m import *\n\n__all__ = ['f']\n\n\ndef f():\n    pass\n";
+    a_grown_file_set_serves_no_stale_findings(
+        &[("ws/pkg/m.py", m), ("ws/main.py", "import os\n")],
+        &[("ws/pkg/__init__.py", "")],
+        "ws/pkg/m.py",
+    );
+}
+
+#[test]
+fn a_new_submodule_read_as_an_attribute_of_an_imported_package() {
+    a_grown_file_set_serves_no_stale_findings(
+        &[
+            ("ws/pkg/__init__.py", ""),
+            ("ws/app.py", "import pkg\n\n\nclass Point(pkg.shapes.Base):\n    pass\n\n\nPoint(1, 2, 3)\n"),
+        ],
+        &[("ws/pkg/shapes.py", "class Base:\n    def __init__(self, x):\n        self.x = x\n")],
+        "ws/app.py",
+    );
+}
+
+#[test]
+fn a_new_module_below_a_subpackage_read_as_attributes_of_an_imported_package() {
+    a_grown_file_set_serves_no_stale_findings(
+        &[
+            ("ws/pkg/__init__.py", ""),
+            ("ws/pkg/sub/__init__.py", ""),
+            ("ws/app.py", "import pkg\n\n\nclass Point(pkg.sub.leaf.Base):\n    pass\n\n\nPoint(1, 2, 3)\n"),
+        ],
+        &[("ws/pkg/sub/leaf.py", "class Base:\n    def __init__(self, x):\n        self.x = x\n")],
+        "ws/app.py",
+    );
 }

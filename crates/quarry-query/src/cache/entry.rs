@@ -1,6 +1,6 @@
 //! A file's findings as the cache stores them: the report without the
 //! file's text (read again) and its suppressions (scanned again), with the
-//! hash of the summaries it depended on.
+//! hash of the modules it depended on.
 
 use std::path::Path;
 
@@ -14,8 +14,8 @@ use crate::suppression_comments::SuppressionComments;
 /// A results entry.
 #[derive(Serialize, Deserialize)]
 pub struct CachedReport {
-    /// The hash of the summaries of the modules the file imports, directly
-    /// or not, when it was analysed.
+    /// The hash of the modules the file imports, directly or not, as they
+    /// were when it was analysed (see [`crate::cache::run`]).
     pub imports: String,
     /// Whether the file had syntax errors.
     pub has_syntax_errors: bool,

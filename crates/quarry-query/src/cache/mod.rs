@@ -5,9 +5,11 @@
 //!   by the file's text and the size limit it was read with.
 //! - `results/<key>.json`: a file's findings before triage ([`entry`]),
 //!   keyed by its path, its text and the analysis settings (queries, forms,
-//!   size and depth limits); the entry holds the hash of the summaries of
-//!   every module the file imports, directly or through other modules, and
-//!   counts only while those are what they were ([`run`]).
+//!   size and depth limits); the entry holds the hash of every module the
+//!   file imports, directly or through other modules (each one's path,
+//!   name and summary, what the module names its imports write stand for,
+//!   and a package's submodules), and counts only while those are what
+//!   they were ([`run`]).
 //!
 //! Entries live under a folder named for quarry's version and build, and
 //! the folders of other versions are removed when the cache is opened.
@@ -26,7 +28,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// Changes when the entries' format or meaning changes.
-const FORMAT: &str = "2";
+const FORMAT: &str = "3";
 
 /// The `CACHEDIR.TAG` that tells backup tools the folder is a cache.
 const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n\

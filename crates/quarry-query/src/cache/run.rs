@@ -4,12 +4,23 @@
 //!
 //! First every file is read and hashed, and the summaries of unchanged
 //! files are taken from the cache. Then, chunk by chunk, a file whose
-//! results entry exists is taken from it when the summaries of the modules
-//! it imports (directly or through other modules, as the project resolves
-//! imports) hash as they did when it was analysed; a summary not in the
+//! results entry exists is taken from it when the modules it imports
+//! (directly or through other modules, as the project resolves imports)
+//! hash as they did when it was analysed; a summary not in the
 //! cache is read from its file for that check (its tree kept for the
 //! file's own analysis). Other files are analysed, and their entries
 //! written.
+//!
+//! The entry's imports hash covers every module the file imports,
+//! directly or through other modules, itself included, each hashed with
+//! what its imports are worth in this file set: its path, its dotted name,
+//! its summary, every module name its imports write with the path of the
+//! module it stands for ([`Project::import_resolution`]) and, for a
+//! package, the paths of the modules below it (an attribute of an imported
+//! package, `pkg.sub.Base`, may stand for them). So a file set which gives
+//! a written name another meaning (a new module, a new `__init__.py`, a
+//! wider common folder) or a package new submodules does not serve the
+//! findings of the old one.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +31,7 @@ use rayon::prelude::*;
 
 use super::entry::CachedReport;
 use super::{hash_parts, AnalysisCache, Kind};
-use crate::project::{ModuleId, ModuleSummary, Project};
+use crate::project::{ModuleId, ModuleIndex, ModuleSummary, Project};
 use crate::report::FileReport;
 use crate::run::{analyze_one, RunOptions};
 
@@ -37,7 +48,7 @@ pub struct CacheCounts {
 
 /// The cache as a project's run sees it: every file's text hash on disk
 /// (read once), the summaries of unchanged modules given to the project,
-/// and each module's imports and summary hash, found once. Its methods
+/// and each module's imports and hash, found once. Its methods
 /// take the project, which may be a later one over the same files
 /// ([`Project::edited`]) once [`CacheView::forget`] was told which module
 /// changed; files read from an overlay are left to the analysis.
@@ -49,10 +60,10 @@ pub struct CacheView {
     /// Each readable file's text hash (an unreadable one is analysed, to
     /// report why).
     text_hashes: HashMap<PathBuf, String>,
-    /// Each module's summary hash.
-    summary_hashes: Vec<OnceLock<String>>,
-    /// Each module's imports.
-    imports: Vec<OnceLock<Vec<ModuleId>>>,
+    /// Each module's imports and hash, found once ([`Seen`]).
+    seen: Vec<OnceLock<Seen>>,
+    /// Each package's submodules, found once.
+    submodules: OnceLock<Vec<Vec<ModuleId>>>,
     /// Summary entries written or found in this run.
     summaries_stored: Mutex<HashSet<String>>,
     write_errors: Mutex<usize>,
@@ -133,8 +144,8 @@ impl CacheView {
             load: options.load,
             settings,
             text_hashes,
-            summary_hashes: (0..modules).map(|_| OnceLock::new()).collect(),
-            imports: (0..modules).map(|_| OnceLock::new()).collect(),
+            seen: (0..modules).map(|_| OnceLock::new()).collect(),
+            submodules: OnceLock::new(),
             summaries_stored: Mutex::new(HashSet::new()),
             write_errors: Mutex::new(0),
         }
@@ -148,11 +159,8 @@ impl CacheView {
     /// read from an overlay): its imports and summary are read again from
     /// the project passed next.
     pub fn forget(&mut self, module: ModuleId) {
-        if let (Some(imports), Some(summary)) =
-            (self.imports.get_mut(module.index()), self.summary_hashes.get_mut(module.index()))
-        {
-            imports.take();
-            summary.take();
+        if let Some(seen) = self.seen.get_mut(module.index()) {
+            seen.take();
         }
     }
 
@@ -162,7 +170,7 @@ impl CacheView {
     }
 
     /// The report of `path` from the cache, when its entry exists, the
-    /// modules it imports export what they did when it was analysed, and
+    /// modules it imports are what they were when it was analysed, and
     /// its text still hashes as when the view was made.
     pub fn report(&self, project: &Project, path: &Path) -> Option<FileReport> {
         let text_hash = self.text_hashes.get(path).filter(|_| !project.has_overlay(path))?;
@@ -201,33 +209,101 @@ impl CacheView {
         }
     }
 
-    /// The hash of the paths and summaries of the modules `path` imports,
-    /// directly or through other modules (its own summary included).
+    /// The hash of the modules `path` imports, directly or through other
+    /// modules (its own included), each hashed as [`Seen::of`] does.
     fn imports_hash(&self, project: &Project, path: &Path) -> String {
         let Some(module) = project.module_of(path) else { return String::new() };
-        let mut seen = HashSet::from([module]);
+        let submodules = self.submodules.get_or_init(|| submodules(project.modules()));
+        let mut visited = HashSet::from([module]);
         let mut queue = vec![module];
+        let mut hashes: Vec<&str> = Vec::new();
         while let Some(m) = queue.pop() {
-            for &imported in self.imports[m.index()].get_or_init(|| project.imports_of(m)) {
-                if seen.insert(imported) {
+            let seen = self.seen[m.index()].get_or_init(|| Seen::of(project, m, submodules));
+            hashes.push(&seen.hash);
+            for &imported in &seen.imports {
+                if visited.insert(imported) {
                     queue.push(imported);
                 }
             }
         }
-        let mut modules: Vec<ModuleId> = seen.into_iter().collect();
-        let modules_index = project.modules();
-        modules.sort_by(|a, b| modules_index.path(*a).cmp(modules_index.path(*b)));
-        let mut parts: Vec<Vec<u8>> = Vec::with_capacity(modules.len() * 2);
-        for m in modules {
-            parts.push(modules_index.path(m).as_os_str().as_encoded_bytes().to_vec());
-            let summary = self.summary_hashes[m.index()].get_or_init(|| match project.summary(m) {
-                Some(summary) => hash_parts(&[summary.stable_text().as_bytes()]),
-                None => String::new(),
-            });
-            parts.push(summary.as_bytes().to_vec());
-        }
-        hash_parts(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
+        // Each module's hash holds its path: sorted, they name the set.
+        hashes.sort_unstable();
+        hash_parts(&hashes.iter().map(|h| h.as_bytes()).collect::<Vec<_>>())
     }
+}
+
+/// A module as the files that import it depend on it.
+struct Seen {
+    /// The modules its imports resolve to (itself left out).
+    imports: Vec<ModuleId>,
+    /// The hash of its path, its dotted name, its summary, each module name
+    /// its imports write with the path of the module it stands for in this
+    /// file set, and for a package the paths of the modules below it, its
+    /// submodules and theirs (what `pkg.sub.leaf` may stand for after
+    /// `import pkg`). Paths, not ids: ids are not stable across runs.
+    hash: String,
+}
+
+impl Seen {
+    /// `module` in `project`, its imports resolved once; `submodules` as
+    /// [`submodules`] finds them.
+    fn of(project: &Project, module: ModuleId, submodules: &[Vec<ModuleId>]) -> Seen {
+        let modules = project.modules();
+        let path_of = |m: ModuleId| modules.path(m).as_os_str().as_encoded_bytes();
+        let summary = match project.summary(module) {
+            Some(summary) => hash_parts(&[summary.stable_text().as_bytes()]),
+            None => String::new(),
+        };
+        let resolution = project.import_resolution(module);
+        let mut parts: Vec<&[u8]> = vec![path_of(module), modules.name(module).as_bytes(), summary.as_bytes()];
+        for (written, target) in &resolution {
+            parts.push(written.as_bytes());
+            // A module's path is never empty: empty stands for none.
+            parts.push(target.map_or(&[][..], path_of));
+        }
+        let mut below: Vec<&[u8]> = Vec::new();
+        let mut stack: Vec<ModuleId> = submodules[module.index()].clone();
+        while let Some(sub) = stack.pop() {
+            below.push(path_of(sub));
+            stack.extend(&submodules[sub.index()]);
+        }
+        below.sort_unstable();
+        if !below.is_empty() {
+            parts.push(b"submodules");
+            parts.extend(below);
+        }
+        let hash = hash_parts(&parts);
+        let mut imports: Vec<ModuleId> =
+            resolution.into_iter().filter_map(|(_, target)| target).filter(|&t| t != module).collect();
+        imports.sort_unstable();
+        imports.dedup();
+        Seen { imports, hash }
+    }
+}
+
+/// Each module's submodules as [`ModuleIndex::submodule`] finds them
+/// (`dir/name.py`, else `dir/name/__init__.py`, below the package
+/// `dir/__init__.py`); none for a module that is no package.
+fn submodules(modules: &ModuleIndex) -> Vec<Vec<ModuleId>> {
+    let mut below = vec![Vec::new(); modules.len()];
+    for index in 0..modules.len() {
+        let module = ModuleId::new(index);
+        let path = modules.path(module);
+        let (dir, name) = if modules.is_package(module) {
+            let folder = path.parent();
+            (folder.and_then(Path::parent), folder.and_then(Path::file_name))
+        } else {
+            (path.parent(), path.file_stem())
+        };
+        let (Some(dir), Some(name)) = (dir, name.and_then(|n| n.to_str())) else { continue };
+        for init in ["__init__.py", "__init__.pyi"] {
+            let Some(package) = modules.of_path(&dir.join(init)) else { continue };
+            if package != module && modules.submodule(package, name) == Some(module) {
+                below[package.index()].push(module);
+            }
+        }
+    }
+    below
 }
 
 /// The key of a summary entry.
