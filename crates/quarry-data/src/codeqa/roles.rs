@@ -511,9 +511,8 @@ mod tests {
     #[test]
     fn subtrees_of_the_fixture_parses() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codeqa/parses.jsonl");
-        let text = std::fs::read_to_string(path).unwrap();
-        for line in text.lines() {
-            assert_subtrees_match(&serde_json::from_str::<Doc>(line).unwrap());
+        for doc in crate::jsonl::read_records::<Doc>(&path).unwrap() {
+            assert_subtrees_match(&doc);
         }
     }
 }
