@@ -362,3 +362,53 @@ fn emulated_gelu_and_its_gradient_match_the_cpu_loops() {
     assert!(max_diff(&read(dir.path(), "y_odd", &odd), &y.narrow(0, 1, 514).unwrap()) < 1e-5);
     assert!(max_diff(&read(dir.path(), "dx_odd", &odd), &dx.narrow(0, 1, 514).unwrap()) < 1e-5);
 }
+
+/// The emulated residual layer norm, forward and backward, against the CPU op
+/// (`residual_norm`), with and without dropout: the output and the gradients of `a`, the
+/// residual, the scale and the shift (the last two summed from the kernel's per-row `dy * xhat`
+/// and `dy`). Rows of 384 (MiniLM's), of 300 (no multiple of 128), and of 37 and 130 (no
+/// multiple of 4, so rows start at odd elements and draw both halves of the mask's numbers).
+#[test]
+fn emulated_residual_layer_norm_matches_the_cpu_op() {
+    let Some(runner) = runner_or_skip("emulated_residual_layer_norm_matches_the_cpu_op") else { return };
+    let (dev, rng) = (Device::Cpu, SeededRng::new(20));
+    let eps = 1e-12f32;
+    for (rows, cols) in [(5, 384), (7, 300), (9, 37), (3, 130)] {
+        for key in [None, Some(DropoutKey::new(0x5eed_0fd2_0f00_1234, 0.3))] {
+            let shape = Shape::from((rows, cols));
+            let var = |t: Tensor| Var::from_tensor(&t).unwrap();
+            let a = var(rng.normal(&shape, 1.0, &dev).unwrap());
+            let r = var((rng.normal(&shape, 2.0, &dev).unwrap() + 1.0).unwrap());
+            let w = var((rng.normal(&Shape::from(cols), 0.1, &dev).unwrap() + 1.0).unwrap());
+            let b = var(rng.normal(&Shape::from(cols), 0.1, &dev).unwrap());
+            let dy = rng.normal(&shape, 1.0, &dev).unwrap();
+            let (at, rt, wt, bt) = (a.as_tensor(), r.as_tensor(), w.as_tensor(), b.as_tensor());
+            let y = crate::kernels::residual_norm::residual_layer_norm(at, rt, wt, bt, eps as f64, key).unwrap();
+            let grads = (&y * &dy).unwrap().sum_all().unwrap().backward().unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let wb = Tensor::cat(&[wt, bt], 0).unwrap();
+            for (name, t) in [("a", at), ("r", rt), ("wb", &wb), ("dy", &dy)] {
+                write(dir.path(), name, t);
+            }
+            let (k, threshold, scale) = key.map(|k| k.parts()).unwrap_or((0, 0, 1.0));
+            let mut args = vec!["residual_norm".to_string(), dir.path().display().to_string()];
+            args.extend([rows.to_string(), cols.to_string(), eps.to_bits().to_string()]);
+            args.extend([usize::from(key.is_some()).to_string(), k.to_string(), threshold.to_string()]);
+            args.push(scale.to_bits().to_string());
+            run(runner, &args);
+            let case = format!("{rows} x {cols}, dropout {}", key.is_some());
+            let check = |what: &str, got: &Tensor, want: &Tensor| {
+                let d = max_diff(got, want);
+                assert!(d < 1e-5, "{case}: {what} differs by {d}");
+            };
+            check("output", &read(dir.path(), "y", &shape), &y);
+            let dr = read(dir.path(), "dr", &shape);
+            check("residual gradient", &dr, grads.get(rt).unwrap());
+            let da = if key.is_some() { read(dir.path(), "da", &shape) } else { dr };
+            check("a gradient", &da, grads.get(at).unwrap());
+            let params = read(dir.path(), "params", &Shape::from((rows, 2 * cols))).sum(0).unwrap();
+            check("scale gradient", &params.narrow(0, 0, cols).unwrap(), grads.get(wt).unwrap());
+            check("shift gradient", &params.narrow(0, cols, cols).unwrap(), grads.get(bt).unwrap());
+        }
+    }
+}

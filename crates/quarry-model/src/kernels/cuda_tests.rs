@@ -5,7 +5,7 @@
 
 use candle_core::{DType, Device, Tensor, Var};
 
-use crate::kernels::{attention, bias_add, dropout, embedding, layer_norm, masked_softmax, ops};
+use crate::kernels::{attention, bias_add, dropout, embedding, layer_norm, masked_softmax, ops, residual_norm};
 
 fn gpu() -> Device {
     Device::new_cuda(0).expect("a CUDA device")
@@ -81,6 +81,31 @@ fn cuda_layer_norm_matches_the_cpu() {
     // x's gradient is small; w's and b's sum 4096 rows.
     for (d, bound) in diffs.iter().zip([1e-4, 1e-4, 1e-2, 1e-2]) {
         assert!(*d < bound, "{diffs:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_residual_layer_norm_matches_the_cpu_with_and_without_dropout() {
+    // A MiniLM batch's rows, and rows of 130 (no multiple of 128 or of 4).
+    for shape in [(32, 128, 384), (3, 7, 130)] {
+        let cols = shape.2;
+        let a = Tensor::randn(0f32, 1., shape, &Device::Cpu).unwrap();
+        let r = (Tensor::randn(0f32, 2., shape, &Device::Cpu).unwrap() + 1.0).unwrap();
+        let w = Tensor::randn(1f32, 0.1, cols, &Device::Cpu).unwrap();
+        let b = Tensor::randn(0f32, 0.1, cols, &Device::Cpu).unwrap();
+        let key = crate::nn::rng::SeededRng::new(5).dropout_key(0.1);
+        for dropout in [None, Some(key)] {
+            let inputs = [a.clone(), r.clone(), w.clone(), b.clone()];
+            let diffs = compare(&inputs, |t| {
+                residual_norm::residual_layer_norm(&t[0], &t[1], &t[2], &t[3], 1e-12, dropout).unwrap()
+            });
+            assert_eq!(diffs.len(), 5);
+            // The output and the input gradients per element; w's and b's sum up to 4096 rows.
+            for (d, bound) in diffs.iter().zip([1e-5, 1e-4, 1e-4, 1e-2, 1e-2]) {
+                assert!(*d < bound, "{shape:?}, dropout {}: {diffs:?}", dropout.is_some());
+            }
+        }
     }
 }
 

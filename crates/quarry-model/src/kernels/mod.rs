@@ -3,6 +3,7 @@
 //! residual sub-layer end, self- and cross-attention, dropout, the tied output loss), with the
 //! matrix product and vector arithmetic they share. On CUDA, quarry's own kernels
 //! (`cuda/quarry.cu`, with the `cuda` feature) run the embedding gradient, training layer norm,
+//! the residual sub-layer end (dropout, addition and layer norm in one kernel each way),
 //! masked softmax, bias addition, dropout, concatenation, GELU, fused self-attention and
 //! AdamW (in place), each op with a CPU loop the tests check (and the kernels' source run on the CPU by
 //! `cuda/emulation/`), and cuBLASLt the linear layers; AdamW's update runs per tensor on the

@@ -6,10 +6,18 @@
 //! the forward pass makes one pass over the rows, and the backward pass recomputes each
 //! row's sum (the dropout mask is recomputed from its key, [`crate::kernels::dropout`]) and writes
 //! the input gradients, `d residual` and `d a = d residual * mask`, in one pass.
+//!
+//! On CUDA (with the `cuda` feature) the same two passes are one kernel each,
+//! `cuda/quarry.cu`'s `residual_layer_norm_f32` and `residual_layer_norm_backward_f32`, one
+//! block per row, drawing the mask in the kernel (`cuda/dropout.cuh`); the backward kernel
+//! writes each row's `dy * xhat` and `dy` side by side, whose column sums (one product with a
+//! row of ones, [`crate::kernels::ops::column_sums`]) are the scale's and shift's gradients.
 
 use candle_core::{bail, CpuStorage, CustomOp3, Layout, Result, Shape, Storage, Tensor};
 use rayon::prelude::*;
 
+#[cfg(feature = "cuda")]
+use crate::kernels::cuda_kernels::{launch_per_row, view};
 use crate::kernels::dropout::DropoutKey;
 use crate::kernels::ops::{contiguous_f32, contiguous_f32_3, norm_grad_row, norm_row, rows_per_task, zeroed};
 
@@ -52,6 +60,37 @@ struct ResidualNorm {
     dropout: Option<DropoutKey>,
 }
 
+/// The shapes of a CUDA launch, checked as [`check`] checks the CPU's: `(rows, h)`.
+#[cfg(feature = "cuda")]
+fn check_cuda(name: &str, l1: &Layout, l2: &Layout, l3: &Layout) -> Result<(usize, usize)> {
+    let n = l3.shape().elem_count();
+    let h = n / 2;
+    if h == 0 || n != 2 * h || l1.shape() != l2.shape() || l1.shape().dims().last() != Some(&h) {
+        bail!("{name}: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
+    }
+    if u32::try_from(h).is_err() || u32::try_from(l1.shape().elem_count() / h).is_err() {
+        bail!("{name}: shape {:?} is too large for one launch", l1.shape());
+    }
+    Ok((l1.shape().elem_count() / h, h))
+}
+
+/// The kernels' integer parameters after the row length `h`: whether to drop, the key's low and
+/// high halves and the threshold (below 2^32 for a probability below 1); and the scale of kept
+/// elements.
+#[cfg(feature = "cuda")]
+fn dropout_args(name: &str, dropout: Option<DropoutKey>) -> Result<([u32; 4], f32)> {
+    match dropout {
+        None => Ok(([0; 4], 1.0)),
+        Some(key) => {
+            let (k, threshold, scale) = key.parts();
+            let Ok(threshold) = u32::try_from(threshold) else {
+                bail!("{name}: dropout threshold {threshold} does not fit the kernel")
+            };
+            Ok(([1, k as u32, (k >> 32) as u32, threshold], scale))
+        }
+    }
+}
+
 impl CustomOp3 for ResidualNorm {
     fn name(&self) -> &'static str {
         "residual-layer-norm"
@@ -81,6 +120,31 @@ impl CustomOp3 for ResidualNorm {
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
 
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        s1: &candle_core::CudaStorage,
+        l1: &Layout,
+        s2: &candle_core::CudaStorage,
+        l2: &Layout,
+        s3: &candle_core::CudaStorage,
+        l3: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        let name = self.name();
+        let (rows, h) = check_cuda(name, l1, l2, l3)?;
+        let (drop, scale) = dropout_args(name, self.dropout)?;
+        let device = s1.device.clone();
+        // SAFETY: the kernel writes every element of every row.
+        let y = unsafe { device.alloc::<f32>(rows * h)? };
+        let buffers = [view(s1, l1, name)?, view(s2, l2, name)?, view(s3, l3, name)?, y.slice(..)];
+        let ints = [h as u32, drop[0], drop[1], drop[2], drop[3]];
+        // SAFETY: `residual_layer_norm_f32(a, r, wb, y, cols, dropping, key_lo, key_hi,
+        // threshold, eps, keep_scale)` over `rows` rows of `h` f32s (`2 h` in `wb`), which the
+        // buffers hold (`check_cuda`, `view`).
+        unsafe { launch_per_row(&device, "residual_layer_norm_f32", rows, &buffers, &ints, &[self.eps, scale])? };
+        Ok((candle_core::CudaStorage::wrap_cuda_slice(y, device), l1.shape().clone()))
+    }
+
     fn bwd(
         &self,
         a: &Tensor,
@@ -99,15 +163,23 @@ impl CustomOp3 for ResidualNorm {
             None => dr.clone(),
         };
         let blocks = if self.dropout.is_some() { 2 } else { 1 };
-        // A copy, so that the small parameter gradient does not keep the whole buffer alive.
-        let dwb = out.narrow(0, blocks * rows, 2)?.flatten_all()?.copy()?;
+        let dwb = if out.device().is_cuda() {
+            // Each row's `dy * xhat` and `dy` side by side: their column sums.
+            let sides = out.narrow(0, blocks * rows, 2 * rows)?.reshape((rows, 2 * h))?;
+            crate::kernels::ops::column_sums(&sides, 2 * h)?
+        } else {
+            // A copy, so that the small parameter gradient does not keep the whole buffer alive.
+            out.narrow(0, blocks * rows, 2)?.flatten_all()?.copy()?
+        };
         Ok((Some(da), Some(dr), Some(dwb)))
     }
 }
 
 /// The gradients of [`ResidualNorm`] from the output gradient `grad`: a `(k * rows + 2, h)`
 /// result holding the rows of `d residual`, then (with dropout, `k = 2`) those of `d a`,
-/// then the scale's gradient and the shift's.
+/// then the scale's gradient and the shift's. On CUDA the result is `((k + 2) * rows, h)`:
+/// the last `2 * rows` rows, taken as `(rows, 2h)`, hold each row's `grad * xhat` and `grad`,
+/// whose column sums are the scale's and shift's gradients.
 struct ResidualNormGrad {
     eps: f32,
     dropout: Option<DropoutKey>,
@@ -175,9 +247,61 @@ impl CustomOp3 for ResidualNormGrad {
         }
         Ok((CpuStorage::F32(out), Shape::from((blocks * rows + 2, h))))
     }
+
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        s1: &candle_core::CudaStorage,
+        l1: &Layout,
+        s2: &candle_core::CudaStorage,
+        l2: &Layout,
+        s3: &candle_core::CudaStorage,
+        l3: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        let name = self.name();
+        let (rows, h) = check_cuda(name, l1, l2, l3)?;
+        let (drop, scale) = dropout_args(name, self.dropout)?;
+        let (storage, layout) = self.grad.storage_and_layout();
+        let candle_core::Storage::Cuda(g) = &*storage else { bail!("{name}: the gradient must be on the CUDA device") };
+        if layout.shape().elem_count() != rows * h {
+            bail!("{name}: gradient {:?} does not fit {:?}", layout.shape(), l1.shape());
+        }
+        let blocks = if self.dropout.is_some() { 2 } else { 1 };
+        let n = rows * h;
+        let device = s1.device.clone();
+        // SAFETY: the kernel writes every element: `d residual`, `d a` when dropping (only then
+        // is it part of the result) and both halves of each parameter row.
+        let out = unsafe { device.alloc::<f32>((blocks + 2) * n)? };
+        let dr = out.slice(..n);
+        // Without dropout the kernel never writes `da`; `d residual` stands in for the pointer.
+        let da = if self.dropout.is_some() { out.slice(n..2 * n) } else { out.slice(..n) };
+        let params = out.slice(blocks * n..);
+        let w = view(s3, l3, name)?.slice(..h);
+        let buffers = [view(s1, l1, name)?, view(s2, l2, name)?, w, view(g, layout, name)?, dr, da, params];
+        let ints = [h as u32, drop[0], drop[1], drop[2], drop[3]];
+        // SAFETY: `residual_layer_norm_backward_f32(a, r, w, dy, dr, da, params, cols, dropping,
+        // key_lo, key_hi, threshold, eps, keep_scale)` over `rows` rows of `h` f32s (`h` in `w`,
+        // `2 h` per row in `params`), which the buffers hold (`check_cuda`, `view`, the checked
+        // gradient); `da` is written only when dropping, when it is its own block.
+        let kernel = "residual_layer_norm_backward_f32";
+        unsafe { launch_per_row(&device, kernel, rows, &buffers, &ints, &[self.eps, scale])? };
+        Ok((candle_core::CudaStorage::wrap_cuda_slice(out, device), Shape::from(((blocks + 2) * rows, h))))
+    }
 }
 
-/// `layer_norm(a * mask + residual)` over the last dimension for f32 tensors on the CPU, with
+/// The environment variable that, set to `0`, keeps [`residual_layer_norm`] off CUDA (the layer
+/// then composes dropout, addition and layer norm): the before of a before-and-after
+/// measurement, and a way around the kernels should they fail on some GPU.
+pub(crate) const FUSED_RESIDUAL_NORM_ENV: &str = "QUARRY_FUSED_RESIDUAL_NORM";
+
+/// Whether CUDA tensors take [`residual_layer_norm`]: unless [`FUSED_RESIDUAL_NORM_ENV`] is `0`.
+pub(crate) fn fuses_on_cuda() -> bool {
+    static TURNED_OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    !*TURNED_OFF.get_or_init(|| std::env::var(FUSED_RESIDUAL_NORM_ENV).is_ok_and(|v| v.trim() == "0"))
+}
+
+/// `layer_norm(a * mask + residual)` over the last dimension for f32 tensors on the CPU or
+/// (with the `cuda` feature) on CUDA, with
 /// gradients for `a`, `residual`, `weight` and `bias`; `dropout` gives the mask of `a`
 /// (none: `a + residual`). The arithmetic per element is that of the composed operations.
 pub(crate) fn residual_layer_norm(

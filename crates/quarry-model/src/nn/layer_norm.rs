@@ -4,7 +4,9 @@
 //! silently stops gradients at every normalization. This one trains its input, scale
 //! and shift: on CPU through a fused kernel with a backward pass (`ops::layer_norm`), on CUDA
 //! through quarry's two kernels when training (`kernels::layer_norm`) and candle's fused kernel
-//! for inference, elsewhere (other dtypes) through composed tensor operations.
+//! for inference, elsewhere (other dtypes) through composed tensor operations. A sub-layer's
+//! end, `layer_norm(dropout(a) + residual)`, is one fused operation for f32 on the CPU and on
+//! CUDA ([`LayerNorm::forward_residual`]).
 
 use candle_core::{Result, Tensor, D};
 
@@ -43,8 +45,10 @@ impl LayerNorm {
     }
 
     /// `layer_norm(dropout(a) + residual)`, the end of a transformer sub-layer, with the
-    /// mask of `dropout` (none: no dropout): one fused operation for f32 on the CPU
-    /// ([`crate::kernels::residual_norm`]), composed operations elsewhere.
+    /// mask of `dropout` (none: no dropout): one fused operation for f32 on the CPU and on
+    /// CUDA ([`crate::kernels::residual_norm`]; `QUARRY_FUSED_RESIDUAL_NORM=0` keeps it off
+    /// CUDA), composed operations elsewhere (other dtypes, autocast's bf16 sub-layer outputs,
+    /// other devices).
     pub(crate) fn forward_residual(
         &self,
         a: &Tensor,
@@ -54,7 +58,8 @@ impl LayerNorm {
     ) -> Result<Tensor> {
         let (w, b) = (self.weight.get(train), self.bias.get(train));
         let f32s = [a, residual, w, b].iter().all(|t| t.dtype() == candle_core::DType::F32);
-        if a.device().is_cpu() && f32s {
+        let fused = a.device().is_cpu() || (a.device().is_cuda() && crate::kernels::residual_norm::fuses_on_cuda());
+        if f32s && fused {
             return crate::kernels::residual_norm::residual_layer_norm(a, residual, w, b, self.eps, dropout);
         }
         let a = match dropout {

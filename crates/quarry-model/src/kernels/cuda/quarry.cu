@@ -117,6 +117,72 @@ extern "C" __global__ void layer_norm_backward_f32(
     }
 }
 
+// kernels/residual_norm.rs (ResidualNorm, ResidualNormGrad): the layer norm of
+// z = a * mask + residual, the dropout mask's element i drawn for z's flat index i (dropout.cuh;
+// with dropping == 0, z = a + residual). The product is rounded before the sum (__fmul_rn), as
+// the CPU op and the composed dropout and addition compute it. The key and threshold come as
+// u32s (the threshold is below 2^32).
+__device__ __forceinline__ float residual_sum(
+    const float a, const float r, const uint32_t dropping, const uint64_t key, const uint32_t threshold,
+    const float keep_scale, const uint64_t i
+) {
+    return dropping ? __fmul_rn(a, dropout_mask(key, threshold, keep_scale, i)) + r : a + r;
+}
+
+// The forward pass, one block per row of a and r ([rows, cols]); wb holds w then b (2 * cols).
+// Each thread writes the z of its columns to y, which row_moments reads back (the same thread's
+// columns), and then normalizes them in place.
+extern "C" __global__ void residual_layer_norm_f32(
+    const float* a, const float* r, const float* wb, float* y, const uint32_t cols, const uint32_t dropping,
+    const uint32_t key_lo, const uint32_t key_hi, const uint32_t threshold, const float eps, const float keep_scale
+) {
+    const size_t offset = (size_t)blockIdx.x * cols;
+    const uint64_t key = ((uint64_t)key_hi << 32) | key_lo;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        y[offset + c] = residual_sum(a[offset + c], r[offset + c], dropping, key, threshold, keep_scale, offset + c);
+    }
+    const float2 m = row_moments(y + offset, cols, eps);
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        y[offset + c] = (y[offset + c] - m.x) * m.y * wb[c] + wb[cols + c];
+    }
+}
+
+// The backward pass, one block per row, as layer_norm_backward_f32 with x = z: dr is the input
+// gradient, da = dr * mask (written only when dropping), and params ([rows, 2 * cols]) holds
+// dy * xhat then dy for each row, whose column sums are w's and b's gradients. z is recomputed
+// into dr (each thread's own columns) before dr is written.
+extern "C" __global__ void residual_layer_norm_backward_f32(
+    const float* a, const float* r, const float* w, const float* dy, float* dr, float* da, float* params,
+    const uint32_t cols, const uint32_t dropping, const uint32_t key_lo, const uint32_t key_hi,
+    const uint32_t threshold, const float eps, const float keep_scale
+) {
+    const size_t offset = (size_t)blockIdx.x * cols;
+    const uint64_t key = ((uint64_t)key_hi << 32) | key_lo;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        dr[offset + c] = residual_sum(a[offset + c], r[offset + c], dropping, key, threshold, keep_scale, offset + c);
+    }
+    const float2 m = row_moments(dr + offset, cols, eps);
+    float sum_g = 0.0f, sum_g_xh = 0.0f;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float xh = (dr[offset + c] - m.x) * m.y;
+        const float g = dy[offset + c] * w[c];
+        sum_g += g;
+        sum_g_xh += g * xh;
+    }
+    const float mean_g = block_sum(sum_g) / cols;
+    const float mean_g_xh = block_sum(sum_g_xh) / cols;
+    float* p = params + 2 * offset;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float xh = (dr[offset + c] - m.x) * m.y;
+        const float d = dy[offset + c];
+        const float dz = m.y * (d * w[c] - mean_g - xh * mean_g_xh);
+        dr[offset + c] = dz;
+        if (dropping) da[offset + c] = dz * dropout_mask(key, threshold, keep_scale, offset + c);
+        p[c] = d * xh;
+        p[cols + c] = d;
+    }
+}
+
 // kernels/masked_softmax.rs (MaskedSoftmaxOp): softmax over each row of x + bias, where x is
 // [rows, cols] and row r adds bias row r / rows_per_batch ([rows / rows_per_batch, cols]):
 // attention scores and their padding mask in one pass. One block per row.

@@ -7,6 +7,9 @@
 //     reads x, bias, dy; writes y (forward) and dx (backward)
 //   run_kernel layer_norm DIR ROWS COLS EPS_BITS
 //     reads x, w, b, dy; writes y (forward), dx and dy_xh (backward)
+//   run_kernel residual_norm DIR ROWS COLS EPS_BITS DROPPING KEY THRESHOLD KEEP_SCALE_BITS
+//     reads a, r, wb (w then b), dy; writes y (forward), dr, da (with DROPPING 1) and params
+//     (each row's dy * xhat then dy) (backward)
 //   run_kernel grouped_row_sum DIR TABLE_ROWS COLS
 //     reads grad, unique_ids, offsets, order (the ids as f32); writes out
 //   run_kernel concat3 DIR
@@ -167,6 +170,28 @@ int layer_norm(char** argv) {
     return 0;
 }
 
+int residual_norm(char** argv) {
+    const std::string dir = argv[2];
+    const uint32_t rows = std::stoul(argv[3]), cols = std::stoul(argv[4]), dropping = std::stoul(argv[6]);
+    const float eps = float_of_bits(argv[5]), keep_scale = float_of_bits(argv[9]);
+    const uint64_t key = std::stoull(argv[7]);
+    const uint32_t key_lo = static_cast<uint32_t>(key), key_hi = static_cast<uint32_t>(key >> 32);
+    const uint32_t threshold = std::stoul(argv[8]);
+    const auto a = read_floats(dir + "/a"), r = read_floats(dir + "/r"), wb = read_floats(dir + "/wb");
+    const auto dy = read_floats(dir + "/dy");
+    std::vector<float> y(a.size()), dr(a.size()), da(a.size()), params(2 * a.size());
+    emulation::launch(residual_layer_norm_f32, dim3{rows, 1, 1}, 128, a.data(), r.data(), wb.data(), y.data(), cols,
+                      dropping, key_lo, key_hi, threshold, eps, keep_scale);
+    emulation::launch(residual_layer_norm_backward_f32, dim3{rows, 1, 1}, 128, a.data(), r.data(), wb.data(),
+                      dy.data(), dr.data(), da.data(), params.data(), cols, dropping, key_lo, key_hi, threshold, eps,
+                      keep_scale);
+    write_floats(dir + "/y", y);
+    write_floats(dir + "/dr", dr);
+    if (dropping) write_floats(dir + "/da", da);
+    write_floats(dir + "/params", params);
+    return 0;
+}
+
 std::vector<uint32_t> read_ids(const std::string& path) {
     std::vector<uint32_t> out;
     for (float v : read_floats(path)) out.push_back(static_cast<uint32_t>(v));
@@ -284,6 +309,7 @@ int main(int argc, char** argv) {
     if (kernel == "adamw_multi" && argc == 13) return adamw_multi(argv);
     if (kernel == "dropout" && argc == 6) return dropout(argv);
     if (kernel == "layer_norm" && argc == 6) return layer_norm(argv);
+    if (kernel == "residual_norm" && argc == 10) return residual_norm(argv);
     if (kernel == "grouped_row_sum" && argc == 5) return grouped_row_sum(argv);
     if (kernel == "concat3" && argc == 3) return concat3(argv);
     if (kernel == "gelu" && argc == 3) return gelu(argv);
