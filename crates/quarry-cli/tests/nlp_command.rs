@@ -7,16 +7,8 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 fn model() -> Option<String> {
-    match std::env::var("QUARRY_SPACY_MODEL_DIR") {
-        Ok(d) => Some(d),
-        Err(_) => {
-            quarry_stdx::skip::skip(
-                concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
-                "QUARRY_SPACY_MODEL_DIR is not set (scripts/test sets it)",
-            );
-            None
-        }
-    }
+    let test = concat!(env!("CARGO_PKG_NAME"), "::", module_path!());
+    quarry_stdx::skip::path_from_env("QUARRY_SPACY_MODEL_DIR", test).map(|p| p.display().to_string())
 }
 
 fn quarry_stdin(args: &[&str], input: &[u8]) -> Output {

@@ -160,16 +160,7 @@ fn a_subject_shared_by_many_verbs_is_paired_in_linear_time() {
 
 /// The model's directory, or `None` after reporting the skip.
 fn model_dir() -> Option<PathBuf> {
-    match std::env::var_os("QUARRY_SPACY_MODEL_DIR") {
-        Some(d) => Some(PathBuf::from(d)),
-        None => {
-            quarry_stdx::skip::skip(
-                concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
-                "QUARRY_SPACY_MODEL_DIR is not set (scripts/test sets it)",
-            );
-            None
-        }
-    }
+    quarry_stdx::skip::path_from_env("QUARRY_SPACY_MODEL_DIR", concat!(env!("CARGO_PKG_NAME"), "::", module_path!()))
 }
 
 /// A comment of `n` clauses.

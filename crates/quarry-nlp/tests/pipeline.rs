@@ -8,16 +8,7 @@ use std::sync::OnceLock;
 use quarry_nlp::{NlpError, Pipeline};
 
 fn model_dir() -> Option<PathBuf> {
-    match std::env::var_os("QUARRY_SPACY_MODEL_DIR") {
-        Some(d) => Some(PathBuf::from(d)),
-        None => {
-            quarry_stdx::skip::skip(
-                concat!(env!("CARGO_PKG_NAME"), "::", module_path!()),
-                "QUARRY_SPACY_MODEL_DIR is not set (scripts/test sets it)",
-            );
-            None
-        }
-    }
+    quarry_stdx::skip::path_from_env("QUARRY_SPACY_MODEL_DIR", concat!(env!("CARGO_PKG_NAME"), "::", module_path!()))
 }
 
 fn pipeline() -> Option<&'static Pipeline> {

@@ -23,6 +23,16 @@ pub fn skip(test: &str, reason: &str) {
     }
 }
 
+/// The path environment variable `var` names (a test asset `scripts/test` fetches), or
+/// `None` after reporting `test` as skipped because `var` is not set.
+pub fn path_from_env(var: &str, test: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os(var).map(std::path::PathBuf::from);
+    if path.is_none() {
+        skip(test, &format!("{var} is not set (scripts/test sets it)"));
+    }
+    path
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
