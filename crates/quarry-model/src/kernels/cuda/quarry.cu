@@ -80,6 +80,20 @@ __device__ float2 row_moments(const float* x, const uint32_t cols, const float e
     return make_float2(mean, rsqrtf(block_sum(q) / cols + eps));
 }
 
+// The means over one row of g = dy * w and of g * xh, xh = (x - mean) * rstd with the row's
+// moments `m`: the two reductions of a layer norm's input gradient.
+__device__ float2 row_grad_means(const float* x, const float* w, const float* dy, const uint32_t cols, const float2 m) {
+    float sum_g = 0.0f, sum_g_xh = 0.0f;
+    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float xh = (x[c] - m.x) * m.y;
+        const float g = dy[c] * w[c];
+        sum_g += g;
+        sum_g_xh += g * xh;
+    }
+    const float mean_g = block_sum(sum_g) / cols;
+    return make_float2(mean_g, block_sum(sum_g_xh) / cols);
+}
+
 // kernels/layer_norm.rs (LayerNormOp): y = (x - mean) * rstd * w + b over each row of x
 // ([rows, cols]), one block per row.
 extern "C" __global__ void layer_norm_f32(
@@ -100,19 +114,11 @@ extern "C" __global__ void layer_norm_backward_f32(
 ) {
     const size_t offset = (size_t)blockIdx.x * cols;
     const float2 m = row_moments(x + offset, cols, eps);
-    float sum_g = 0.0f, sum_g_xh = 0.0f;
+    const float2 means = row_grad_means(x + offset, w, dy + offset, cols, m);
     for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
         const float xh = (x[offset + c] - m.x) * m.y;
         const float g = dy[offset + c] * w[c];
-        sum_g += g;
-        sum_g_xh += g * xh;
-    }
-    const float mean_g = block_sum(sum_g) / cols;
-    const float mean_g_xh = block_sum(sum_g_xh) / cols;
-    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
-        const float xh = (x[offset + c] - m.x) * m.y;
-        const float g = dy[offset + c] * w[c];
-        dx[offset + c] = m.y * (g - mean_g - xh * mean_g_xh);
+        dx[offset + c] = m.y * (g - means.x - xh * means.y);
         dy_xh[offset + c] = dy[offset + c] * xh;
     }
 }
@@ -162,20 +168,12 @@ extern "C" __global__ void residual_layer_norm_backward_f32(
         dr[offset + c] = residual_sum(a[offset + c], r[offset + c], dropping, key, threshold, keep_scale, offset + c);
     }
     const float2 m = row_moments(dr + offset, cols, eps);
-    float sum_g = 0.0f, sum_g_xh = 0.0f;
-    for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
-        const float xh = (dr[offset + c] - m.x) * m.y;
-        const float g = dy[offset + c] * w[c];
-        sum_g += g;
-        sum_g_xh += g * xh;
-    }
-    const float mean_g = block_sum(sum_g) / cols;
-    const float mean_g_xh = block_sum(sum_g_xh) / cols;
+    const float2 means = row_grad_means(dr + offset, w, dy + offset, cols, m);
     float* p = params + 2 * offset;
     for (uint32_t c = threadIdx.x; c < cols; c += blockDim.x) {
         const float xh = (dr[offset + c] - m.x) * m.y;
         const float d = dy[offset + c];
-        const float dz = m.y * (d * w[c] - mean_g - xh * mean_g_xh);
+        const float dz = m.y * (d * w[c] - means.x - xh * means.y);
         dr[offset + c] = dz;
         if (dropping) da[offset + c] = dz * dropout_mask(key, threshold, keep_scale, offset + c);
         p[c] = d * xh;
