@@ -89,6 +89,7 @@ def parity(quarry, model_dir, corpus, out_json):
         attempt(result, f"encode_{dtype}", encode_parity, quarry, model_dir, model, tok, texts, dtype)
     # The composed attention too, so that one run tells a fused kernel's error from the rest's.
     composed = {"QUARRY_FUSED_ATTENTION": "0"}
+    composed_residual = {"QUARRY_FUSED_RESIDUAL_NORM": "0"}
     attempt(result, "encode_f32_composed_attention", encode_parity, quarry, model_dir, model, tok, texts, "f32",
             composed)
     for key in ("encode_f32", "encode_f32_composed_attention"):
@@ -269,11 +270,12 @@ def with_dropout(model_dir, p=0.1):
 def speed(quarry, model_dir, out_json):
     """(b) the same shapes through quarry and PyTorch, f32 and bf16, and their ratios, with
     dropout off (both sides compute the same function); quarry also with its fused attention
-    kernel turned off (`QUARRY_FUSED_ATTENTION=0`), the kernel's own before and after on the
-    same machine; and the smaller shape again with dropout 0.1 on both sides, as fine-tuning
+    kernel turned off (`QUARRY_FUSED_ATTENTION=0`), and with its fused residual layer norm turned
+    off (`QUARRY_FUSED_RESIDUAL_NORM=0`), each kernel's own before and after on the same machine; and the smaller shape again with dropout 0.1 on both sides, as fine-tuning
     runs (different masks, the same work)."""
     rows = []
     composed = {"QUARRY_FUSED_ATTENTION": "0"}
+    composed_residual = {"QUARRY_FUSED_RESIDUAL_NORM": "0"}
     runs = [(model_dir, b, s, dtype, 0.0) for b, s in SHAPES for dtype in ("f32", "bf16")]
     dropout_dir = with_dropout(model_dir)
     runs += [(dropout_dir, *SHAPES[0], dtype, 0.1) for dtype in ("f32", "bf16")]
@@ -284,8 +286,12 @@ def speed(quarry, model_dir, out_json):
         if dropout == 0.0:
             attempt(row, "quarry_composed_attention", quarry_speed, quarry, directory, batch_size, seq_len, dtype,
                     composed)
+            attempt(row, "quarry_composed_residual_norm", quarry_speed, quarry, directory, batch_size, seq_len,
+                    dtype, composed_residual)
         t = row["torch"]
-        for side, prefix in (("quarry", ""), ("quarry_composed_attention", "composed_attention_")):
+        sides = (("quarry", ""), ("quarry_composed_attention", "composed_attention_"),
+                 ("quarry_composed_residual_norm", "composed_residual_norm_"))
+        for side, prefix in sides:
             q = row.get(side, {})
             if "step_ms" in q and "step_ms" in t:
                 row[f"{prefix}forward_throughput_ratio"] = q["forward_tokens_per_s"] / t["forward_tokens_per_s"]
