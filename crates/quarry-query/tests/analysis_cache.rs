@@ -285,3 +285,29 @@ fn a_new_module_below_a_subpackage_read_as_attributes_of_an_imported_package() {
         "ws/app.py",
     );
 }
+
+#[test]
+fn an_edit_of_a_submodule_read_as_an_attribute_of_an_imported_package_serves_no_stale_findings() {
+    // app.py imports `pkg` only; `pkg.shapes` is a submodule it reads as an attribute.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let app = "import pkg\n\n\nclass Point(pkg.shapes.Base):\n    pass\n\n\nPoint(1, 2, 3)\n";
+    let shapes = "class Base:\n    def __init__(self, x):\n        self.x = x\n";
+    write_all(root, &[("ws/pkg/__init__.py", ""), ("ws/app.py", app), ("ws/pkg/shapes.py", shapes)]);
+    let files: Vec<PathBuf> =
+        ["ws/pkg/__init__.py", "ws/app.py", "ws/pkg/shapes.py"].iter().map(|p| root.join(p)).collect();
+    let cache = AnalysisCache::open(&root.join(".quarry_cache")).unwrap();
+    let options = options(all_queries());
+    let (first, findings) = cached(&files, &cache, &options);
+    assert_eq!(first, counts(0, 3));
+    let wrong_number = |findings: &Findings| findings[1].1.iter().any(|(q, _, _)| q == "wrong-number-class-arguments");
+    assert!(wrong_number(&findings), "{findings:?}");
+    // Base now takes three arguments: app.py's call is right, and its entry stale.
+    std::fs::write(&files[2], shapes.replace("(self, x)", "(self, x, y, z)")).unwrap();
+    let expected = uncached(&files, &options);
+    assert!(!wrong_number(&expected), "{expected:?}");
+    let (second, findings) = cached(&files, &cache, &options);
+    assert_eq!(findings, expected, "app.py: stale findings from the cache ({second:?})");
+    assert_eq!(second, counts(1, 2));
+    assert_eq!(cached(&files, &cache, &options), (counts(3, 0), expected));
+}

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::{bounded, select, Receiver};
 use quarry_query::cache::run::CacheView;
-use quarry_query::project::Project;
+use quarry_query::project::{ModuleId, Project};
 use quarry_query::report::{analyze_file_until, FileReport};
 use quarry_query::Polarity;
 use quarry_syntax::{Deadline, SyntaxError};
@@ -31,6 +31,10 @@ pub struct Ran {
     /// One outcome per file, in the batch's order (a cancelled file's is
     /// [`SyntaxError::Cancelled`]).
     pub outcomes: Vec<Outcome>,
+    /// For each file, in the batch's order, the modules its analysis (or
+    /// its entry in the cache) reached only as attributes of other modules
+    /// ([`Project::recording_attribute_modules`]).
+    pub reached: Vec<Vec<ModuleId>>,
     /// The messages that arrived while it ran, in order.
     pub arrived: Vec<Incoming>,
 }
@@ -55,7 +59,7 @@ pub fn run(
     let (done, finished) = bounded::<()>(1);
     let outcomes = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
-            let outcomes: Vec<Outcome> =
+            let outcomes: Vec<(Outcome, Vec<ModuleId>)> =
                 batch.par_iter().map(|path| analyse(path, project, config, cache, uncached, &cancel)).collect();
             let _ = done.send(());
             outcomes
@@ -80,16 +84,17 @@ pub fn run(
             }
         }
         worker.join().unwrap_or_else(|_| {
-            let failed = || Err("quarry: the analysis of a batch failed (a bug in quarry)".to_string());
+            let failed = || (Err("quarry: the analysis of a batch failed (a bug in quarry)".to_string()), Vec::new());
             batch.iter().map(|_| failed()).collect()
         })
     });
-    Ran { outcomes, arrived }
+    let (outcomes, reached) = outcomes.into_iter().unzip();
+    Ran { outcomes, reached, arrived }
 }
 
 /// One file's analysis (or its findings from the cache, unless it is one
-/// of `uncached`); a panic in it (a bug) costs that file's diagnostics, not
-/// the session.
+/// of `uncached`) with the modules it reached as attributes; a panic in it
+/// (a bug) costs that file's diagnostics, not the session.
 fn analyse(
     path: &std::path::Path,
     project: &Project,
@@ -97,30 +102,34 @@ fn analyse(
     cache: Option<&CacheView>,
     uncached: &HashSet<PathBuf>,
     cancel: &Arc<AtomicBool>,
-) -> Outcome {
+) -> (Outcome, Vec<ModuleId>) {
     let deadline = Deadline::new(config.limits.time_budget).cancelled_by(cancel.clone());
     let analyse = || {
         let lookup = cache.filter(|_| !uncached.contains(path));
-        if let Some(report) = lookup.and_then(|cache| cache.report(project, path)) {
-            return Ok(report);
+        if let Some((report, reached)) = lookup.and_then(|cache| cache.lookup(project, path)) {
+            return (Ok(report), reached);
         }
         let positive = [Polarity::Positive];
-        let report = analyze_file_until(
-            project,
-            path,
-            &config.queries,
-            &positive,
-            &config.load,
-            config.limits.max_depth,
-            deadline,
-        );
+        let (report, reached) = project.recording_attribute_modules(|project| {
+            analyze_file_until(
+                project,
+                path,
+                &config.queries,
+                &positive,
+                &config.load,
+                config.limits.max_depth,
+                deadline,
+            )
+        });
         if let (Some(cache), Ok(report)) = (cache, &report) {
-            cache.store(project, path, report);
+            cache.store(project, path, report, &reached);
         }
-        report
+        (report, reached)
     };
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(analyse))
-        .map_err(|_| format!("quarry: {}: the analysis failed (a bug in quarry)", path.display()))
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(analyse)) {
+        Ok((report, reached)) => (Ok(report), reached),
+        Err(_) => (Err(format!("quarry: {}: the analysis failed (a bug in quarry)", path.display())), Vec::new()),
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,11 @@
 //! changes only the imports of the modules whose imports now resolve
 //! otherwise, [`ImportGraph::changed_by_added_files`]), so finding the
 //! dependants of an edited module does not resolve every import of the
-//! workspace again on each keystroke.
+//! workspace again on each keystroke. A module that a file's last
+//! analysis reached only as an attribute of another (`pkg.shapes` after
+//! `import pkg`, [`Project::recording_attribute_modules`]) is a dependency
+//! of that file alone, from that analysis until the next: the files that
+//! import it record what their own analyses reach so.
 
 use std::collections::HashSet;
 
@@ -15,12 +19,27 @@ use quarry_query::project::{ModuleId, Project};
 pub struct ImportGraph {
     /// The modules each module imports, once read.
     imports: Vec<Option<Vec<ModuleId>>>,
+    /// The modules each module's last analysis reached as attributes.
+    reached: Vec<Vec<ModuleId>>,
 }
 
 impl ImportGraph {
     /// Forgets everything (a new project: the modules changed).
     pub fn clear(&mut self) {
         self.imports.clear();
+        self.reached.clear();
+    }
+
+    /// Keeps the modules that `module`'s last analysis reached as
+    /// attributes of other modules (its dependencies beyond its imports).
+    pub fn reached_as_attributes(&mut self, module: ModuleId, reached: Vec<ModuleId>) {
+        if self.reached.len() <= module.index() {
+            if reached.is_empty() {
+                return;
+            }
+            self.reached.resize(module.index() + 1, Vec::new());
+        }
+        self.reached[module.index()] = reached;
     }
 
     /// Forgets what `module` imports (its summary changed).
@@ -31,13 +50,17 @@ impl ImportGraph {
     }
 
     /// The modules that import `module`, directly or through other modules
-    /// (not `module` itself), in no particular order.
+    /// (not `module` itself), and those whose last analysis reached one of
+    /// these or `module` as an attribute of another module, in no
+    /// particular order.
     pub fn dependants(&mut self, project: &Project, module: ModuleId) -> Vec<ModuleId> {
         self.dependants_of(project, &[module])
     }
 
     /// The modules that import one of `modules`, directly or through other
-    /// modules (none of `modules` themselves), in no particular order.
+    /// modules, and those whose last analysis reached one of these or of
+    /// `modules` as an attribute of another module (none of `modules`
+    /// themselves), in no particular order.
     pub fn dependants_of(&mut self, project: &Project, modules: &[ModuleId]) -> Vec<ModuleId> {
         let count = project.modules().len();
         self.imports.resize(count, None);
@@ -46,6 +69,12 @@ impl ImportGraph {
             let m = ModuleId::new(m);
             for &imported in imports.get_or_insert_with(|| project.imports_of(m)).iter() {
                 importers[imported.index()].push(m);
+            }
+        }
+        let mut readers: Vec<Vec<ModuleId>> = vec![Vec::new(); count];
+        for (m, reached) in self.reached.iter().enumerate().take(count) {
+            for &read in reached.iter().filter(|r| r.index() < count) {
+                readers[read.index()].push(ModuleId::new(m));
             }
         }
         let mut seen = vec![false; count];
@@ -60,6 +89,17 @@ impl ImportGraph {
                 if !std::mem::replace(&mut seen[importer.index()], true) {
                     queue.push(importer);
                     found.push(importer);
+                }
+            }
+        }
+        // Those that read one of these as an attribute; not followed further: a
+        // file whose analysis goes through a reader's names to the module
+        // records that module itself.
+        let read: Vec<ModuleId> = modules.iter().chain(&found).copied().collect();
+        for m in read {
+            for &reader in readers.get(m.index()).into_iter().flatten() {
+                if !std::mem::replace(&mut seen[reader.index()], true) {
+                    found.push(reader);
                 }
             }
         }
@@ -177,5 +217,45 @@ mod tests {
         let before = Project::new(&files, &Default::default());
         let after = Project::new(&[files, vec![ws.join("lib/shapes.py")]].concat(), &Default::default());
         assert_eq!(ImportGraph::default().changed_by_added_files(&before, &after), [ModuleId::new(1)]);
+        // `user.py` read `lib.shapes` as an attribute: it depends on it, until its next analysis.
+        let (user, shapes) = (ModuleId::new(1), ModuleId::new(3));
+        let mut graph = ImportGraph::default();
+        assert!(graph.dependants(&after, shapes).is_empty());
+        graph.reached_as_attributes(user, vec![shapes]);
+        assert_eq!(graph.dependants(&after, shapes), [user]);
+        graph.reached_as_attributes(user, Vec::new());
+        assert!(graph.dependants(&after, shapes).is_empty());
+    }
+
+    #[test]
+    fn a_module_read_as_an_attribute_has_its_readers_as_dependants_and_not_their_importers() {
+        let temp = tempfile::tempdir().unwrap();
+        let ws = temp.path().join("ws");
+        let files: Vec<PathBuf> = [
+            ("lib/__init__.py", ""),
+            ("lib/shapes.py", "from .base import Base\n"),
+            ("lib/base.py", "class Base:\n    pass\n"),
+            ("user.py", "import lib\n"),
+            ("main.py", "import user\n"),
+        ]
+        .iter()
+        .map(|(path, text)| {
+            let path = ws.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect();
+        let project = Project::new(&files, &Default::default());
+        let (shapes, base, user) = (ModuleId::new(1), ModuleId::new(2), ModuleId::new(3));
+        let mut graph = ImportGraph::default();
+        graph.reached_as_attributes(user, vec![shapes]);
+        // main.py imports user.py, whose summary does not change with shapes.py:
+        // an analysis of main.py reading `lib.shapes` through it would record it itself.
+        assert_eq!(graph.dependants(&project, shapes), [user]);
+        // base.py is what shapes.py imports: user.py reads it through `lib.shapes`.
+        let mut of_base = graph.dependants(&project, base);
+        of_base.sort();
+        assert_eq!(of_base, [shapes, user]);
     }
 }

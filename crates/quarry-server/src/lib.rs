@@ -57,8 +57,10 @@
 //!   summary read so far but the edited module's. After an edited module is
 //!   analysed, its new summary is compared with the one before the edit
 //!   (`ModuleSummary::stable_text`); only when it differs are the modules that
-//!   import it, directly or through others (`Project::imports_of`), analysed
-//!   again.
+//!   import it, directly or through others (`Project::imports_of`), and
+//!   those whose last analysis reached it or one of those as an attribute
+//!   of a package they import (`pkg.shapes` after `import pkg`,
+//!   `Project::recording_attribute_modules`), analysed again.
 //! - A bad configuration is logged (`window/logMessage`) and the previous
 //!   settings kept; a file that cannot be analysed (too large, out of time,
 //!   deleted) gets no diagnostics and a log line.

@@ -665,10 +665,13 @@ impl Server {
                 self.pending.push_back(message);
             }
         }
-        for (path, outcome) in batch.iter().zip(ran.outcomes) {
+        for ((path, outcome), reached) in batch.iter().zip(ran.outcomes).zip(ran.reached) {
             match outcome {
                 Ok(Err(SyntaxError::Cancelled { .. })) => self.mark_dirty(path),
                 Ok(report) => {
+                    if let Some(module) = self.project.module_of(path) {
+                        self.imports.reached_as_attributes(module, reached);
+                    }
                     self.not_from_cache.remove(path);
                     self.publish_report(path, report);
                     self.refresh_dependants(path);
@@ -712,7 +715,8 @@ impl Server {
 
     /// After `path` was analysed: when what other modules see of it changed
     /// since its edit, the files that import it (directly or through other
-    /// modules) are marked dirty.
+    /// modules, or that read it as an attribute of a package when they
+    /// were last analysed) are marked dirty.
     fn refresh_dependants(&mut self, path: &Path) {
         let Some(before) = self.summary_before.remove(path) else { return };
         let Some(module) = self.project.module_of(path) else { return };

@@ -1,6 +1,7 @@
 //! A file's findings as the cache stores them: the report without the
 //! file's text (read again) and its suppressions (scanned again), with the
-//! hash of the modules it depended on.
+//! hash of the modules it depended on and those of them it reached as
+//! attributes of other modules.
 
 use std::path::Path;
 
@@ -17,6 +18,10 @@ pub struct CachedReport {
     /// The hash of the modules the file imports, directly or not, as they
     /// were when it was analysed (see [`crate::cache::run`]).
     pub imports: String,
+    /// The paths of the modules outside the file's import closure that its
+    /// analysis reached as attributes of other modules (`pkg.shapes` after
+    /// `import pkg`); `imports` covers them and the modules they import.
+    pub attribute_modules: Vec<String>,
     /// Whether the file had syntax errors.
     pub has_syntax_errors: bool,
     /// Its findings.
@@ -35,8 +40,9 @@ pub struct CachedFinding {
 }
 
 impl CachedReport {
-    /// The entry of `report`, analysed with the imports `imports`.
-    pub fn of(report: &FileReport, imports: String) -> CachedReport {
+    /// The entry of `report`, analysed with the imports `imports` and the
+    /// modules `attribute_modules` reached as attributes.
+    pub fn of(report: &FileReport, imports: String, attribute_modules: Vec<String>) -> CachedReport {
         let findings = report
             .findings
             .iter()
@@ -49,7 +55,7 @@ impl CachedReport {
                 message: f.message.clone(),
             })
             .collect();
-        CachedReport { imports, has_syntax_errors: report.has_syntax_errors, findings }
+        CachedReport { imports, attribute_modules, has_syntax_errors: report.has_syntax_errors, findings }
     }
 
     /// The report of `path` with the text `text`; `None` when a query id

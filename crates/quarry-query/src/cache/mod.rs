@@ -8,8 +8,10 @@
 //!   size and depth limits); the entry holds the hash of every module the
 //!   file imports, directly or through other modules (each one's path,
 //!   name and summary, what the module names its imports write stand for,
-//!   and a package's submodules), and counts only while those are what
-//!   they were ([`run`]).
+//!   and a package's submodules) and of every module its analysis reached
+//!   as an attribute of another (`pkg.shapes` after `import pkg`) with
+//!   those it imports, and counts only while those are what they were
+//!   ([`run`]).
 //!
 //! Entries live under a folder named for quarry's version and build, and
 //! the folders of other versions are removed when the cache is opened.
@@ -28,7 +30,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// Changes when the entries' format or meaning changes.
-const FORMAT: &str = "3";
+const FORMAT: &str = "4";
 
 /// The `CACHEDIR.TAG` that tells backup tools the folder is a cache.
 const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n\

@@ -21,6 +21,15 @@
 //! a written name another meaning (a new module, a new `__init__.py`, a
 //! wider common folder) or a package new submodules does not serve the
 //! findings of the old one.
+//!
+//! A module the analysis reached only as an attribute of another
+//! (`pkg.shapes.Base` after `import pkg`, where `pkg` binds no `shapes`;
+//! [`Project::recording_attribute_modules`]) is no import: the entry names
+//! those outside the file's import closure by path, and its hash covers
+//! them and what they import, hashed alike. A lookup finds them by path
+//! (a miss when one is gone) and hashes them with the rest, so an edit of
+//! what `pkg/shapes.py` exports re-analyses the files that read it so, and
+//! only those.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -89,9 +98,10 @@ pub fn analyze_files_cached<E>(
                 let outcome = match view.report(project, path) {
                     Some(report) => (true, Ok(report)),
                     None => {
-                        let report = analyze_one(project, path, options);
+                        let (report, reached) =
+                            project.recording_attribute_modules(|project| analyze_one(project, path, options));
                         if let Ok(report) = &report {
-                            view.store(project, path, report);
+                            view.store(project, path, report, &reached);
                         }
                         (false, report)
                     }
@@ -170,24 +180,38 @@ impl CacheView {
     }
 
     /// The report of `path` from the cache, when its entry exists, the
-    /// modules it imports are what they were when it was analysed, and
-    /// its text still hashes as when the view was made.
+    /// modules it imports (and those it reached as attributes) are what
+    /// they were when it was analysed, and its text still hashes as when
+    /// the view was made.
     pub fn report(&self, project: &Project, path: &Path) -> Option<FileReport> {
+        self.lookup(project, path).map(|(report, _)| report)
+    }
+
+    /// [`CacheView::report`] with the modules outside the file's import
+    /// closure that its analysis reached as attributes of other modules
+    /// ([`Project::recording_attribute_modules`]), as the entry names them.
+    pub fn lookup(&self, project: &Project, path: &Path) -> Option<(FileReport, Vec<ModuleId>)> {
         let text_hash = self.text_hashes.get(path).filter(|_| !project.has_overlay(path))?;
         let entry: CachedReport = self.cache.read(Kind::Results, &self.results_key(path, text_hash))?;
-        if entry.imports != self.imports_hash(project, path) {
+        // A module gone from the file set: the analysis would differ.
+        let reached: Vec<ModuleId> =
+            entry.attribute_modules.iter().map(|p| project.module_of(Path::new(p))).collect::<Option<_>>()?;
+        if entry.imports != self.imports_hash(project, path, &reached).0 {
             return None;
         }
         let source = SourceFile::load(path, &self.load).ok()?;
         if hash_parts(&[source.text().as_bytes()]) != *text_hash {
             return None;
         }
-        entry.into_report(path, source.text().to_string())
+        let report = entry.into_report(path, source.text().to_string())?;
+        Some((report, reached))
     }
 
     /// Writes the entries of a file just analysed (when its text is still
-    /// the one hashed when the view was made).
-    pub fn store(&self, project: &Project, path: &Path, report: &FileReport) {
+    /// the one hashed when the view was made); `reached` are the modules
+    /// its analysis reached as attributes of other modules
+    /// ([`Project::recording_attribute_modules`]).
+    pub fn store(&self, project: &Project, path: &Path, report: &FileReport, reached: &[ModuleId]) {
         let Some(text_hash) = self.text_hashes.get(path).filter(|_| !project.has_overlay(path)) else { return };
         if hash_parts(&[report.text.as_bytes()]) != *text_hash {
             return;
@@ -200,7 +224,12 @@ impl CacheView {
                 failed += usize::from(self.cache.write(Kind::Summary, &key, summary).is_err());
             }
         }
-        let entry = CachedReport::of(report, self.imports_hash(project, path));
+        let (imports, outside) = self.imports_hash(project, path, reached);
+        let outside: Option<Vec<String>> =
+            outside.iter().map(|&m| project.modules().path(m).to_str().map(str::to_string)).collect();
+        // A path that is not Unicode cannot be named in the entry: the file is analysed each run.
+        let Some(outside) = outside else { return };
+        let entry = CachedReport::of(report, imports, outside);
         failed += usize::from(self.cache.write(Kind::Results, &self.results_key(path, text_hash), &entry).is_err());
         if failed > 0 {
             if let Ok(mut errors) = self.write_errors.lock() {
@@ -210,25 +239,39 @@ impl CacheView {
     }
 
     /// The hash of the modules `path` imports, directly or through other
-    /// modules (its own included), each hashed as [`Seen::of`] does.
-    fn imports_hash(&self, project: &Project, path: &Path) -> String {
-        let Some(module) = project.module_of(path) else { return String::new() };
+    /// modules (its own included), and of the modules `reached` and those
+    /// they import, each hashed as [`Seen::of`] does; with the modules of
+    /// `reached` outside the file's own closure.
+    fn imports_hash(&self, project: &Project, path: &Path, reached: &[ModuleId]) -> (String, Vec<ModuleId>) {
+        let Some(module) = project.module_of(path) else { return (String::new(), Vec::new()) };
         let submodules = self.submodules.get_or_init(|| submodules(project.modules()));
         let mut visited = HashSet::from([module]);
         let mut queue = vec![module];
         let mut hashes: Vec<&str> = Vec::new();
-        while let Some(m) = queue.pop() {
-            let seen = self.seen[m.index()].get_or_init(|| Seen::of(project, m, submodules));
-            hashes.push(&seen.hash);
-            for &imported in &seen.imports {
-                if visited.insert(imported) {
-                    queue.push(imported);
+        let mut outside: Option<Vec<ModuleId>> = None;
+        loop {
+            while let Some(m) = queue.pop() {
+                let seen = self.seen[m.index()].get_or_init(|| Seen::of(project, m, submodules));
+                hashes.push(&seen.hash);
+                for &imported in &seen.imports {
+                    if visited.insert(imported) {
+                        queue.push(imported);
+                    }
                 }
             }
+            if outside.is_some() {
+                break;
+            }
+            // The file's own closure is complete: then those of `reached` outside it.
+            let further: Vec<ModuleId> =
+                reached.iter().copied().filter(|m| m.index() < self.seen.len() && !visited.contains(m)).collect();
+            visited.extend(&further);
+            queue.extend(&further);
+            outside = Some(further);
         }
         // Each module's hash holds its path: sorted, they name the set.
         hashes.sort_unstable();
-        hash_parts(&hashes.iter().map(|h| h.as_bytes()).collect::<Vec<_>>())
+        (hash_parts(&hashes.iter().map(|h| h.as_bytes()).collect::<Vec<_>>()), outside.unwrap_or_default())
     }
 }
 

@@ -77,6 +77,10 @@ pub const MAX_KEPT_TREES: usize = 128;
 #[derive(Clone)]
 pub struct Project {
     inner: Arc<Inner>,
+    /// Where the modules [`Project::resolve_attribute`] reaches as
+    /// submodules are recorded, in the handles that
+    /// [`Project::recording_attribute_modules`] makes (and their clones).
+    reached: Option<Arc<Mutex<Vec<ModuleId>>>>,
 }
 
 struct Inner {
@@ -136,7 +140,7 @@ impl Project {
         let (summary_parses, trees_reused) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let inner =
             Inner { modules, summaries, load: *load, overlays, kept, last_overlay_trees, summary_parses, trees_reused };
-        Project { inner: Arc::new(inner) }
+        Project { inner: Arc::new(inner), reached: None }
     }
 
     /// The same project after the text of `path` changed: `text` is its new
@@ -398,15 +402,41 @@ impl Project {
     }
 
     /// The attribute `name` of what `target` stands for: a name of a module
-    /// or one of its submodules; unknown for anything else.
+    /// or one of its submodules; unknown for anything else. A submodule
+    /// reached this way is recorded for [`Project::recording_attribute_modules`].
     pub fn resolve_attribute(&self, target: Resolved, name: &str) -> Resolved {
         match target {
             Resolved::Module(m) => self
                 .name_in(m, name, &mut Vec::new())
-                .or_else(|| self.inner.modules.submodule(m, name).map(Resolved::Module))
+                .or_else(|| {
+                    let sub = self.inner.modules.submodule(m, name)?;
+                    if let Some(Ok(mut reached)) = self.reached.as_ref().map(|r| r.lock()) {
+                        reached.push(sub);
+                    }
+                    Some(Resolved::Module(sub))
+                })
                 .unwrap_or(Resolved::Unknown),
             _ => Resolved::Unknown,
         }
+    }
+
+    /// Runs `analysis` with a handle on this project that records the
+    /// modules it reaches only as an attribute of a module, by
+    /// [`Project::resolve_attribute`] (`pkg.shapes` read after `import pkg`,
+    /// where no name of `pkg` binds `shapes`); returns what the analysis
+    /// returned with those modules, sorted and without repeats. The modules
+    /// a file's imports name do not cover them
+    /// ([`Project::import_resolution`]), so the analysis cache and the
+    /// editor's server keep them as the file's further dependencies.
+    pub fn recording_attribute_modules<T>(&self, analysis: impl FnOnce(&Project) -> T) -> (T, Vec<ModuleId>) {
+        let recorder = Arc::new(Mutex::new(Vec::new()));
+        let handle = Project { inner: self.inner.clone(), reached: Some(recorder.clone()) };
+        let result = analysis(&handle);
+        drop(handle);
+        let mut reached = recorder.lock().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default();
+        reached.sort_unstable();
+        reached.dedup();
+        (result, reached)
     }
 
     /// A dotted name (`Base`, `mod.Base`) read in `module`: its head as a
