@@ -60,35 +60,30 @@ struct ResidualNorm {
     dropout: Option<DropoutKey>,
 }
 
-/// The shapes of a CUDA launch, checked as [`check`] checks the CPU's: `(rows, h)`.
+/// A CUDA launch's rows and row length `h` (the shapes checked as [`check`] checks the
+/// CPU's), its integer parameters (`h`, whether to drop, the dropout key's low and high halves
+/// and the threshold, below 2^32 for a probability below 1) and the scale of kept elements.
 #[cfg(feature = "cuda")]
-fn check_cuda(name: &str, l1: &Layout, l2: &Layout, l3: &Layout) -> Result<(usize, usize)> {
+fn cuda_args(
+    name: &str,
+    (l1, l2, l3): (&Layout, &Layout, &Layout),
+    dropout: Option<DropoutKey>,
+) -> Result<(usize, usize, [u32; 5], f32)> {
     let n = l3.shape().elem_count();
     let h = n / 2;
     if h == 0 || n != 2 * h || l1.shape() != l2.shape() || l1.shape().dims().last() != Some(&h) {
         bail!("{name}: shapes {:?}, {:?}, {:?} do not fit", l1.shape(), l2.shape(), l3.shape());
     }
-    if u32::try_from(h).is_err() || u32::try_from(l1.shape().elem_count() / h).is_err() {
-        bail!("{name}: shape {:?} is too large for one launch", l1.shape());
-    }
-    Ok((l1.shape().elem_count() / h, h))
-}
-
-/// The kernels' integer parameters after the row length `h`: whether to drop, the key's low and
-/// high halves and the threshold (below 2^32 for a probability below 1); and the scale of kept
-/// elements.
-#[cfg(feature = "cuda")]
-fn dropout_args(name: &str, dropout: Option<DropoutKey>) -> Result<([u32; 4], f32)> {
-    match dropout {
-        None => Ok(([0; 4], 1.0)),
-        Some(key) => {
-            let (k, threshold, scale) = key.parts();
-            let Ok(threshold) = u32::try_from(threshold) else {
-                bail!("{name}: dropout threshold {threshold} does not fit the kernel")
-            };
-            Ok(([1, k as u32, (k >> 32) as u32, threshold], scale))
-        }
-    }
+    let rows = l1.shape().elem_count() / h;
+    let (Ok(h32), Ok(_)) = (u32::try_from(h), u32::try_from(rows)) else {
+        bail!("{name}: shape {:?} is too large for one launch", l1.shape())
+    };
+    let Some(key) = dropout else { return Ok((rows, h, [h32, 0, 0, 0, 0], 1.0)) };
+    let (k, threshold, scale) = key.parts();
+    let Ok(threshold) = u32::try_from(threshold) else {
+        bail!("{name}: dropout threshold {threshold} does not fit the kernel")
+    };
+    Ok((rows, h, [h32, 1, k as u32, (k >> 32) as u32, threshold], scale))
 }
 
 impl CustomOp3 for ResidualNorm {
@@ -131,16 +126,14 @@ impl CustomOp3 for ResidualNorm {
         l3: &Layout,
     ) -> Result<(candle_core::CudaStorage, Shape)> {
         let name = self.name();
-        let (rows, h) = check_cuda(name, l1, l2, l3)?;
-        let (drop, scale) = dropout_args(name, self.dropout)?;
+        let (rows, h, ints, scale) = cuda_args(name, (l1, l2, l3), self.dropout)?;
         let device = s1.device.clone();
         // SAFETY: the kernel writes every element of every row.
         let y = unsafe { device.alloc::<f32>(rows * h)? };
         let buffers = [view(s1, l1, name)?, view(s2, l2, name)?, view(s3, l3, name)?, y.slice(..)];
-        let ints = [h as u32, drop[0], drop[1], drop[2], drop[3]];
         // SAFETY: `residual_layer_norm_f32(a, r, wb, y, cols, dropping, key_lo, key_hi,
         // threshold, eps, keep_scale)` over `rows` rows of `h` f32s (`2 h` in `wb`), which the
-        // buffers hold (`check_cuda`, `view`).
+        // buffers hold (`cuda_args`, `view`).
         unsafe { launch_per_row(&device, "residual_layer_norm_f32", rows, &buffers, &ints, &[self.eps, scale])? };
         Ok((candle_core::CudaStorage::wrap_cuda_slice(y, device), l1.shape().clone()))
     }
@@ -259,8 +252,7 @@ impl CustomOp3 for ResidualNormGrad {
         l3: &Layout,
     ) -> Result<(candle_core::CudaStorage, Shape)> {
         let name = self.name();
-        let (rows, h) = check_cuda(name, l1, l2, l3)?;
-        let (drop, scale) = dropout_args(name, self.dropout)?;
+        let (rows, h, ints, scale) = cuda_args(name, (l1, l2, l3), self.dropout)?;
         let (storage, layout) = self.grad.storage_and_layout();
         let candle_core::Storage::Cuda(g) = &*storage else { bail!("{name}: the gradient must be on the CUDA device") };
         if layout.shape().elem_count() != rows * h {
@@ -278,10 +270,9 @@ impl CustomOp3 for ResidualNormGrad {
         let params = out.slice(blocks * n..);
         let w = view(s3, l3, name)?.slice(..h);
         let buffers = [view(s1, l1, name)?, view(s2, l2, name)?, w, view(g, layout, name)?, dr, da, params];
-        let ints = [h as u32, drop[0], drop[1], drop[2], drop[3]];
         // SAFETY: `residual_layer_norm_backward_f32(a, r, w, dy, dr, da, params, cols, dropping,
         // key_lo, key_hi, threshold, eps, keep_scale)` over `rows` rows of `h` f32s (`h` in `w`,
-        // `2 h` per row in `params`), which the buffers hold (`check_cuda`, `view`, the checked
+        // `2 h` per row in `params`), which the buffers hold (`cuda_args`, `view`, the checked
         // gradient); `da` is written only when dropping, when it is its own block.
         let kernel = "residual_layer_norm_backward_f32";
         unsafe { launch_per_row(&device, kernel, rows, &buffers, &ints, &[self.eps, scale])? };

@@ -246,32 +246,38 @@ impl CacheView {
         let Some(module) = project.module_of(path) else { return (String::new(), Vec::new()) };
         let submodules = self.submodules.get_or_init(|| submodules(project.modules()));
         let mut visited = HashSet::from([module]);
-        let mut queue = vec![module];
         let mut hashes: Vec<&str> = Vec::new();
-        let mut outside: Option<Vec<ModuleId>> = None;
-        loop {
-            while let Some(m) = queue.pop() {
-                let seen = self.seen[m.index()].get_or_init(|| Seen::of(project, m, submodules));
-                hashes.push(&seen.hash);
-                for &imported in &seen.imports {
-                    if visited.insert(imported) {
-                        queue.push(imported);
-                    }
-                }
-            }
-            if outside.is_some() {
-                break;
-            }
-            // The file's own closure is complete: then those of `reached` outside it.
-            let further: Vec<ModuleId> =
-                reached.iter().copied().filter(|m| m.index() < self.seen.len() && !visited.contains(m)).collect();
-            visited.extend(&further);
-            queue.extend(&further);
-            outside = Some(further);
-        }
+        self.close_over(project, submodules, vec![module], &mut visited, &mut hashes);
+        // The file's own closure is complete: then those of `reached` outside it.
+        let outside: Vec<ModuleId> =
+            reached.iter().copied().filter(|m| m.index() < self.seen.len() && !visited.contains(m)).collect();
+        visited.extend(&outside);
+        self.close_over(project, submodules, outside.clone(), &mut visited, &mut hashes);
         // Each module's hash holds its path: sorted, they name the set.
         hashes.sort_unstable();
-        (hash_parts(&hashes.iter().map(|h| h.as_bytes()).collect::<Vec<_>>()), outside.unwrap_or_default())
+        (hash_parts(&hashes.iter().map(|h| h.as_bytes()).collect::<Vec<_>>()), outside)
+    }
+
+    /// Adds to `hashes` the hash of every module of `queue` and of those they
+    /// import, directly or not, that `visited` does not hold yet (the modules
+    /// of `queue` already in it).
+    fn close_over<'a>(
+        &'a self,
+        project: &Project,
+        submodules: &[Vec<ModuleId>],
+        mut queue: Vec<ModuleId>,
+        visited: &mut HashSet<ModuleId>,
+        hashes: &mut Vec<&'a str>,
+    ) {
+        while let Some(m) = queue.pop() {
+            let seen = self.seen[m.index()].get_or_init(|| Seen::of(project, m, submodules));
+            hashes.push(&seen.hash);
+            for &imported in &seen.imports {
+                if visited.insert(imported) {
+                    queue.push(imported);
+                }
+            }
+        }
     }
 }
 
