@@ -370,10 +370,14 @@ def torch_kernels(model_dir, batch_size, seq_len, dtype):
 
 
 def profile_kernels(quarry, model_dir, out_json):
-    """Kernel counts and times of one inference pass and one training step on each side."""
-    result = {"shape": [32, 128], "dtype": "f32"}
-    attempt(result, "torch", lambda: torch_kernels(model_dir, 32, 128, "f32"))
-    attempt(result, "quarry", lambda: quarry_kernels(quarry, model_dir, 32, 128, "f32"))
+    """Kernel counts and times of one inference pass and one training step on each side, in
+    f32 at each of SHAPES."""
+    result = {"dtype": "f32", "shapes": []}
+    for b, s in SHAPES:
+        row = {"shape": [b, s]}
+        attempt(row, "torch", lambda: torch_kernels(model_dir, b, s, "f32"))
+        attempt(row, "quarry", lambda: quarry_kernels(quarry, model_dir, b, s, "f32"))
+        result["shapes"].append(row)
     write(out_json, result)
 
 

@@ -18,14 +18,17 @@ use super::dropout::DropoutKey;
 /// The largest head dimension the kernels take (their shared memory holds rows this wide).
 pub(crate) const MAX_HEAD_DIM: usize = 64;
 
-/// Queries (or keys) per block, `ATTN_ROWS` in `attention.cuh`.
+/// Queries (or keys) per block of the backward kernels, `ATTN_ROWS` in `attention.cuh`.
 const ROWS_PER_BLOCK: usize = 32;
 
-/// One block per 32 rows of every (sequence, head) pair, four warps each: the pairs along x,
-/// the rows along y (at most 65,535 blocks, so sequences of up to two million tokens).
-fn head_blocks(g: Blocks) -> LaunchConfig {
+/// Queries per block of the forward kernel, `ATTN_FWD_ROWS` in `attention.cuh`.
+const FORWARD_ROWS_PER_BLOCK: usize = 64;
+
+/// One block per `rows` rows of every (sequence, head) pair, four warps each: the pairs along
+/// x, the rows along y (at most 65,535 blocks, so sequences of up to two million tokens).
+fn head_blocks(g: Blocks, rows: usize) -> LaunchConfig {
     LaunchConfig {
-        grid_dim: ((g.batch * g.heads) as u32, g.seq.div_ceil(ROWS_PER_BLOCK) as u32, 1),
+        grid_dim: ((g.batch * g.heads) as u32, g.seq.div_ceil(rows) as u32, 1),
         block_dim: (128, 1, 1),
         shared_mem_bytes: 0,
     }
@@ -127,7 +130,7 @@ pub(crate) fn forward(
                 // SAFETY: `qkv` holds (batch, seq, 3 * heads * head_dim) elements, `bias`
                 // (batch, seq), `ctx` (batch, seq, heads * head_dim) and `lse` (batch * heads,
                 // seq) (checked by `Masks::blocks`); the kernel's parameters are these.
-                unsafe { builder.launch(head_blocks(g)) }.w()?;
+                unsafe { builder.launch(head_blocks(g, FORWARD_ROWS_PER_BLOCK)) }.w()?;
                 Ok(())
             })?;
         }
@@ -205,7 +208,7 @@ pub(crate) fn backward(
                 // SAFETY: the shapes of the forward pass (checked there and by the caller);
                 // the keys-and-values pass writes the k and v blocks of `dqkv` and the
                 // queries pass its q blocks, each element once.
-                unsafe { builder.launch(head_blocks(g)) }.w()?;
+                unsafe { builder.launch(head_blocks(g, ROWS_PER_BLOCK)) }.w()?;
             }
             Ok(())
         })?;

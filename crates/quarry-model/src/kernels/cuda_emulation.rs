@@ -129,9 +129,10 @@ fn attention_inputs(rng: &SeededRng, (b, s, heads, d): (usize, usize, usize, usi
 fn emulated_attention_kernels_match_the_cpu_kernel_in_f32() {
     let Some(runner) = runner_or_skip("emulated_attention_kernels_match_the_cpu_kernel_in_f32") else { return };
     let rng = SeededRng::new(11);
-    // A sequence that is no multiple of the 32-row blocks and key tiles, heads narrower
-    // than the kernels' 32 and 64 columns, one head as wide as 64, and five tiles of keys.
-    for shape in [(2, 37, 2, 24), (1, 19, 3, 64), (2, 5, 1, 32), (1, 130, 2, 32)] {
+    // Sequences that are no multiple of the blocks (32 and 64 rows) and key tiles (32 and
+    // 64), heads narrower than the kernels' 32 and 64 columns, heads as wide as 64 over three
+    // tiles of keys, and five tiles of keys.
+    for shape in [(2, 37, 2, 24), (1, 19, 3, 64), (1, 70, 1, 48), (2, 5, 1, 32), (1, 130, 2, 32)] {
         for key in [None, Some(rng.dropout_key(0.3))] {
             let (qkv, bias, dctx) = attention_inputs(&rng, shape);
             let (ctx, dqkv) = cpu_attention(&qkv, shape.2, &bias, &dctx, key);

@@ -95,8 +95,9 @@ int attention(char** argv) {
     std::vector<float> lse(static_cast<size_t>(batch) * heads * seq), delta(lse.size());
     std::vector<T> dqkv(qkv.size());
     const dim3 grid{batch * heads, (seq + ATTN_ROWS - 1) / ATTN_ROWS, 1};
+    const dim3 forward_grid{batch * heads, (seq + ATTN_FWD_ROWS - 1) / ATTN_FWD_ROWS, 1};
     const auto run = [&](auto forward, auto backward_kv, auto backward_q, auto delta_kernel) {
-        emulation::launch(forward, grid, ATTN_THREADS, qkv.data(), bias.data(), ctx.data(), lse.data(), seq, heads, d,
+        emulation::launch(forward, forward_grid, ATTN_THREADS, qkv.data(), bias.data(), ctx.data(), lse.data(), seq, heads, d,
                           scale, dropping, key, threshold, keep_scale);
         emulation::launch(delta_kernel, dim3{4, 1, 1}, 64, ctx.data(), dctx.data(), delta.data(), batch, seq, heads, d);
         emulation::launch(backward_kv, grid, ATTN_THREADS, qkv.data(), bias.data(), dctx.data(), lse.data(),
