@@ -96,14 +96,16 @@ def test_an_interrupted_pipe_stops_its_work(nlp):
 
 def test_interrupted_codeqa_pairs_stop_their_work(nlp):
     # One long first sentence (156,000 characters): its pairs take about as long again as
-    # its parse, both linear in its length (seconds in a dev build). Interrupted once the
-    # pairs are being made, timed from the parse alone (the parse stops only between
-    # components, each of which takes longer than the checks between predicates).
+    # its parse, both linear in its length (seconds in a dev build). Interrupted in the
+    # parse and once the pairs are being made (timed from the parse alone): the parse's
+    # token vectors and parser look at the flag every thousand or so rows or moves, the
+    # pairs between predicates.
     comment = " ".join(["reads values"] * 12000)
     start = time.perf_counter()
     list(nlp.pipe([comment]))
     parse = time.perf_counter() - start
     call = lambda: quarry_code.codeqa.pairs(comment, nlp)  # noqa: E731
+    assert _cpu_after_interrupt(call, after=parse * 0.4) < 0.3
     assert _cpu_after_interrupt(call, after=parse * 1.2 + 0.05) < 0.3
 
 

@@ -3,6 +3,7 @@
 //! product they share.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::msgpack::Node;
 use crate::NlpError;
@@ -108,6 +109,16 @@ impl Linear {
     }
 }
 
+/// Rows a row-wise layer computes between two looks at a cancellation flag:
+/// a long text stops within one such piece (milliseconds), not at the end of
+/// the component.
+pub const ROWS_BETWEEN_CANCEL_CHECKS: usize = 1024;
+
+/// Whether `cancel` is set (by any thread).
+pub fn is_set(cancel: &AtomicBool) -> bool {
+    cancel.load(Ordering::Relaxed)
+}
+
 /// thinc's `Maxout(nO, nI, nP, normalize=True)`: an affine layer with nP
 /// pieces per output, the maximum piece, then layer normalization.
 #[derive(Debug, Clone)]
@@ -150,6 +161,31 @@ impl MaxoutNorm {
             g: g.data.clone(),
             ln_b: ln_b.data.clone(),
         })
+    }
+
+    /// [`MaxoutNorm::forward`] in pieces of [`ROWS_BETWEEN_CANCEL_CHECKS`]
+    /// rows (each row is computed alone, so the result is the same); `None`
+    /// once `cancel` is set.
+    pub fn forward_cancellable(
+        &self,
+        x: &[f32],
+        rows: usize,
+        out: &mut Vec<f32>,
+        scratch: &mut Vec<f32>,
+        cancel: &AtomicBool,
+    ) -> Option<()> {
+        out.clear();
+        out.reserve(rows * self.n_o);
+        let mut piece = Vec::new();
+        for start in (0..rows).step_by(ROWS_BETWEEN_CANCEL_CHECKS) {
+            if is_set(cancel) {
+                return None;
+            }
+            let n = ROWS_BETWEEN_CANCEL_CHECKS.min(rows - start);
+            self.forward(&x[start * self.n_i..(start + n) * self.n_i], n, &mut piece, scratch);
+            out.extend_from_slice(&piece[..n * self.n_o]);
+        }
+        Some(())
     }
 
     /// Applies the layer to `rows` rows of `x` (rows × nI), writing rows × nO

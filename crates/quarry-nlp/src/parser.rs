@@ -4,9 +4,10 @@
 //! and greedy arc-eager decoding with spaCy's validity rules.
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use crate::arc_eager::{Move, MoveKind, State};
-use crate::layers::{matmul_bt, Linear};
+use crate::layers::{is_set, matmul_bt, Linear, ROWS_BETWEEN_CANCEL_CHECKS};
 use crate::msgpack::{self, as_text, get, ThincModel};
 use crate::NlpError;
 
@@ -112,21 +113,39 @@ impl Parser {
     /// (n × nF·nO·nP); rows of different docs are independent, so a batch
     /// is computed at once.
     pub fn precompute(&self, tokvecs: &[f32], n: usize) -> Vec<f32> {
-        if n == 0 {
-            return Vec::new();
-        }
-        let proj = self.proj.forward(tokvecs, n);
+        self.precompute_cancellable(tokvecs, n, &AtomicBool::new(false)).unwrap_or_default()
+    }
+
+    /// [`Parser::precompute`] in pieces of rows (each row computed alone, so
+    /// the same result), looking at `cancel` between them: `None` once it is
+    /// set.
+    pub fn precompute_cancellable(&self, tokvecs: &[f32], n: usize, cancel: &AtomicBool) -> Option<Vec<f32>> {
         let feat = self.n_f * self.n_o * self.n_p;
+        let (n_i, n_o) = (self.proj.n_i, self.proj.n_o);
         let mut cached = vec![0.0f32; n * feat];
-        matmul_bt(&proj, &self.lower_w, n, self.proj.n_o, feat, &mut cached);
-        cached
+        for start in (0..n).step_by(ROWS_BETWEEN_CANCEL_CHECKS) {
+            if is_set(cancel) {
+                return None;
+            }
+            let rows = ROWS_BETWEEN_CANCEL_CHECKS.min(n - start);
+            let proj = self.proj.forward(&tokvecs[start * n_i..(start + rows) * n_i], rows);
+            matmul_bt(&proj, &self.lower_w, rows, n_o, feat, &mut cached[start * feat..(start + rows) * feat]);
+        }
+        Some(cached)
     }
 
     /// Greedy arc-eager decoding of one doc of `n` tokens from its rows of
     /// [`Self::precompute`].
     pub fn decode(&self, cached: &[f32], n: usize) -> Parse {
+        let never = AtomicBool::new(false);
+        self.decode_cancellable(cached, n, &never).unwrap_or_else(|| Parse { heads: Vec::new(), deps: Vec::new() })
+    }
+
+    /// [`Parser::decode`] that looks at `cancel` every
+    /// [`ROWS_BETWEEN_CANCEL_CHECKS`] moves: `None` once it is set.
+    pub fn decode_cancellable(&self, cached: &[f32], n: usize, cancel: &AtomicBool) -> Option<Parse> {
         if n == 0 {
-            return Parse { heads: Vec::new(), deps: Vec::new() };
+            return Some(Parse { heads: Vec::new(), deps: Vec::new() });
         }
         let slot = self.n_o * self.n_p;
         let feat = self.n_f * slot;
@@ -145,6 +164,9 @@ impl Parser {
                 break;
             }
             budget -= 1;
+            if budget.is_multiple_of(ROWS_BETWEEN_CANCEL_CHECKS) && is_set(cancel) {
+                return None;
+            }
             unmaxed.fill(0.0);
             for (f, tok) in state.context().iter().enumerate() {
                 let src = match tok {
@@ -198,7 +220,7 @@ impl Parser {
                 }
             }
         }
-        Parse { heads: out_heads, deps }
+        Some(Parse { heads: out_heads, deps })
     }
 }
 

@@ -212,8 +212,9 @@ impl Pipeline {
     }
 
     /// [`Pipeline::pipe`] that stops once `cancel` is set (by any thread), checked
-    /// before each component runs on each batch of texts: `None` when it stopped,
-    /// else the same results.
+    /// before each component runs on each batch of texts and, inside the token
+    /// vectors and the parser, after every thousand or so rows or moves: `None`
+    /// when it stopped, else the same results.
     pub fn pipe_cancellable(&self, texts: &[&str], cancel: &AtomicBool) -> Option<Vec<Result<Doc, NlpError>>> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
@@ -268,7 +269,7 @@ impl Pipeline {
                                     .collect()
                             })
                             .collect();
-                        tokvecs = t2v.forward_batch(&views, &self.norms);
+                        tokvecs = t2v.forward_batch_cancellable(&views, &self.norms, cancel)?;
                     }
                 }
                 Step::Tagger(tagger) => {
@@ -281,12 +282,16 @@ impl Pipeline {
                 }
                 Step::Parser(parser) => {
                     if total > 0 && tokvecs.len() == total * width {
-                        let cached = parser.precompute(&tokvecs, total);
+                        let cached = parser.precompute_cancellable(&tokvecs, total, cancel)?;
                         let feat = cached.len() / total;
                         let mut offset = 0;
                         for (doc, &n) in docs.iter_mut().zip(&lens) {
                             if n > 0 {
-                                let parse = parser.decode(&cached[offset * feat..(offset + n) * feat], n);
+                                let parse = parser.decode_cancellable(
+                                    &cached[offset * feat..(offset + n) * feat],
+                                    n,
+                                    cancel,
+                                )?;
                                 set_parse(doc, parse.heads, parse.deps);
                             }
                             offset += n;

@@ -2,8 +2,10 @@
 //! `MaxoutWindowEncoder.v2`: hash embeddings of lexical attributes, mixed
 //! by a maxout layer, then a stack of residual CNN layers.
 
+use std::sync::atomic::AtomicBool;
+
 use crate::hash::{hash_id, string_id};
-use crate::layers::MaxoutNorm;
+use crate::layers::{is_set, MaxoutNorm, ROWS_BETWEEN_CANCEL_CHECKS};
 use crate::lexeme::{self, Norms};
 use crate::msgpack::ThincModel;
 use crate::NlpError;
@@ -171,13 +173,28 @@ impl Tok2Vec {
     /// (`depth * window` pad rows before, between and after them), which
     /// keeps each doc's vectors exactly what they are alone.
     pub fn forward_batch(&self, docs: &[Vec<TokenView>], norms: &Norms) -> Vec<f32> {
+        let never = AtomicBool::new(false);
+        self.forward_batch_cancellable(docs, norms, &never).unwrap_or_default()
+    }
+
+    /// [`Tok2Vec::forward_batch`] that looks at `cancel` between pieces of
+    /// rows of each layer: `None` once it is set.
+    pub fn forward_batch_cancellable(
+        &self,
+        docs: &[Vec<TokenView>],
+        norms: &Norms,
+        cancel: &AtomicBool,
+    ) -> Option<Vec<f32>> {
         let total: usize = docs.iter().map(Vec::len).sum();
         if total == 0 {
-            return Vec::new();
+            return Some(Vec::new());
         }
         let concat: usize = self.embeds.iter().map(|e| e.width).sum();
         let mut x = vec![0.0f32; total * concat];
         for (t, tok) in docs.iter().flatten().enumerate() {
+            if t.is_multiple_of(ROWS_BETWEEN_CANCEL_CHECKS) && is_set(cancel) {
+                return None;
+            }
             let mut off = 0;
             for (attr, e) in self.attrs.iter().zip(&self.embeds) {
                 let id = attr_id(*attr, tok, norms);
@@ -194,7 +211,7 @@ impl Tok2Vec {
         }
         let mut scratch = Vec::new();
         let mut mixed = Vec::new();
-        self.mix.forward(&x, total, &mut mixed, &mut scratch);
+        self.mix.forward_cancellable(&x, total, &mut mixed, &mut scratch, cancel)?;
         // Pad rows are computed like tokens and the docs' edges see them.
         // Layer l only needs rows within `(depth - 1 - l) * window` of a
         // token, so only those are computed; rows further out never reach
@@ -245,7 +262,7 @@ impl Tok2Vec {
                     }
                 }
             }
-            enc.forward(&win, needed.len(), &mut y, &mut scratch);
+            enc.forward_cancellable(&win, needed.len(), &mut y, &mut scratch, cancel)?;
             for (i, &r) in needed.iter().enumerate() {
                 for (a, b) in h[r * w..(r + 1) * w].iter_mut().zip(&y[i * w..(i + 1) * w]) {
                     *a += b;
@@ -256,6 +273,6 @@ impl Tok2Vec {
         for (d, &r) in docs.iter().zip(&starts) {
             out.extend_from_slice(&h[r * w..(r + d.len()) * w]);
         }
-        out
+        Some(out)
     }
 }

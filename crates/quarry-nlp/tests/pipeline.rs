@@ -85,6 +85,50 @@ fn a_cancelled_pipe_stops_and_an_uncancelled_one_equals_pipe() {
 }
 
 #[test]
+fn a_long_text_computed_in_pieces_equals_itself_beside_another() {
+    // The token vectors and the parser's lower layer are computed a thousand or so rows at a
+    // time; a short text before the long one moves every piece boundary, and the long
+    // text's analysis may not change.
+    let Some(p) = pipeline() else { return };
+    let long = "Returns the value of the line, then opens the file and reads it. ".repeat(250);
+    let alone = p.parse(&long).expect("parse");
+    assert!(alone.len() > 3000);
+    let beside = p.pipe(&["A short one, seven tokens.", &long]).pop().expect("two results").expect("parse");
+    assert_eq!(beside, alone);
+}
+
+#[test]
+fn a_long_text_stops_soon_after_it_is_cancelled() {
+    // One text of 24,000 tokens: cancelled a third of the way in (inside the token vectors,
+    // the longest component), the pipe returns within a small share of the whole run rather
+    // than at the end of the component.
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    let Some(p) = pipeline() else { return };
+    let text = ["reads values"; 12_000].join(" ");
+    let start = Instant::now();
+    p.pipe(&[&text]).pop().expect("a result").expect("parse");
+    let whole = start.elapsed();
+    let cancel = AtomicBool::new(false);
+    let (stopped, lag) = std::thread::scope(|scope| {
+        let setter = scope.spawn(|| {
+            std::thread::sleep(whole / 3);
+            cancel.store(true, Ordering::Relaxed);
+            Instant::now()
+        });
+        let result = p.pipe_cancellable(&[&text], &cancel);
+        let returned = Instant::now();
+        let set = setter.join().expect("setter");
+        (result.is_none(), returned.saturating_duration_since(set))
+    });
+    assert!(stopped, "the run finished before it was cancelled ({whole:?} alone)");
+    assert!(
+        lag < whole / 8 + Duration::from_millis(20),
+        "stopped {lag:?} after the cancel; the whole run takes {whole:?}"
+    );
+}
+
+#[test]
 fn awkward_input_gets_a_result_or_an_error() {
     let Some(p) = pipeline() else { return };
     assert!(p.parse("").expect("empty").is_empty());
