@@ -5,9 +5,10 @@
 // copy and no [batch, heads, seq, seq] tensor is written. The forward pass keeps a running
 // maximum and sum per query over tiles of 64 keys (32 for heads wider than 32; the online
 // softmax of FlashAttention) and writes each query's log-sum-exp for the backward pass, which
-// recomputes the probabilities from it. Dropout multiplies the probabilities by the mask of kernels/dropout.rs, element
-// ((b * heads + h) * seq + i) * seq + j drawn where it is used. Values are read as T (f32 or
-// bf16) and computed in f32. Head dimensions up to DMAX (32 or 64) are supported.
+// recomputes the probabilities from it. Dropout multiplies the probabilities by the mask of
+// kernels/dropout.rs, element ((b * heads + h) * seq + i) * seq + j drawn where it is used.
+// Values are read as T (f32 or bf16) and computed in f32. Head dimensions up to DMAX (32 or
+// 64) are supported.
 
 #define ATTN_WARPS 4
 #define ATTN_ROWS_PER_WARP 8
