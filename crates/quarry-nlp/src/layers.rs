@@ -119,6 +119,19 @@ pub fn is_set(cancel: &AtomicBool) -> bool {
     cancel.load(Ordering::Relaxed)
 }
 
+/// Calls `piece(start, rows)` for consecutive pieces of at most
+/// [`ROWS_BETWEEN_CANCEL_CHECKS`] of `total` rows, looking at `cancel`
+/// before each: `None` once it is set.
+pub fn in_row_pieces(total: usize, cancel: &AtomicBool, mut piece: impl FnMut(usize, usize)) -> Option<()> {
+    for start in (0..total).step_by(ROWS_BETWEEN_CANCEL_CHECKS) {
+        if is_set(cancel) {
+            return None;
+        }
+        piece(start, ROWS_BETWEEN_CANCEL_CHECKS.min(total - start));
+    }
+    Some(())
+}
+
 /// thinc's `Maxout(nO, nI, nP, normalize=True)`: an affine layer with nP
 /// pieces per output, the maximum piece, then layer normalization.
 #[derive(Debug, Clone)]
@@ -177,15 +190,10 @@ impl MaxoutNorm {
         out.clear();
         out.reserve(rows * self.n_o);
         let mut piece = Vec::new();
-        for start in (0..rows).step_by(ROWS_BETWEEN_CANCEL_CHECKS) {
-            if is_set(cancel) {
-                return None;
-            }
-            let n = ROWS_BETWEEN_CANCEL_CHECKS.min(rows - start);
+        in_row_pieces(rows, cancel, |start, n| {
             self.forward(&x[start * self.n_i..(start + n) * self.n_i], n, &mut piece, scratch);
             out.extend_from_slice(&piece[..n * self.n_o]);
-        }
-        Some(())
+        })
     }
 
     /// Applies the layer to `rows` rows of `x` (rows × nI), writing rows × nO

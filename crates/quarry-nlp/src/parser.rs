@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use crate::arc_eager::{Move, MoveKind, State};
-use crate::layers::{is_set, matmul_bt, Linear, ROWS_BETWEEN_CANCEL_CHECKS};
+use crate::layers::{in_row_pieces, is_set, matmul_bt, Linear, ROWS_BETWEEN_CANCEL_CHECKS};
 use crate::msgpack::{self, as_text, get, ThincModel};
 use crate::NlpError;
 
@@ -123,14 +123,10 @@ impl Parser {
         let feat = self.n_f * self.n_o * self.n_p;
         let (n_i, n_o) = (self.proj.n_i, self.proj.n_o);
         let mut cached = vec![0.0f32; n * feat];
-        for start in (0..n).step_by(ROWS_BETWEEN_CANCEL_CHECKS) {
-            if is_set(cancel) {
-                return None;
-            }
-            let rows = ROWS_BETWEEN_CANCEL_CHECKS.min(n - start);
+        in_row_pieces(n, cancel, |start, rows| {
             let proj = self.proj.forward(&tokvecs[start * n_i..(start + rows) * n_i], rows);
             matmul_bt(&proj, &self.lower_w, rows, n_o, feat, &mut cached[start * feat..(start + rows) * feat]);
-        }
+        })?;
         Some(cached)
     }
 
